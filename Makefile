@@ -1,0 +1,92 @@
+# arcturn build. `make` gives build/arcturn: static (musl), with the Landlock
+# helper built in the same run and embedded. Third-party sources are fetched
+# and verified by vendor/fetch.sh into .deps/ (ignored), never committed.
+
+CC       = musl-gcc
+HOSTCC   = gcc
+BUILD    = build
+DEPS     = .deps/musl
+HOSTDEPS = .deps/host
+WARN     = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+CFLAGS   = -std=c11 -D_GNU_SOURCE -O2 $(WARN) -Isrc -Ilandlock-helper -I$(BUILD) -I$(DEPS)/include
+LDFLAGS  = -static -s
+HFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) -fno-asynchronous-unwind-tables \
+           -ffunction-sections -fdata-sections
+HLDFLAGS = -static -s -Wl,--gc-sections
+# Unit tests build with the host compiler and sanitizers (leak checks
+# included), against host-built copies of the same pinned dependencies.
+TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
+           -fno-omit-frame-pointer -Isrc -Ilandlock-helper -I$(BUILD) -I$(HOSTDEPS)/include -DARCTURN_TEST
+
+# Platform files live in whole files: *_macos.c and *_win.c are for `make cross`.
+CORE_SRCS = $(filter-out src/main.c src/%_macos.c src/%_win.c,$(wildcard src/*.c))
+CORE_OBJS = $(CORE_SRCS:src/%.c=$(BUILD)/obj/%.o)
+HDRS      = $(wildcard src/*.h) $(BUILD)/helper_sum.h
+HELPER_SRCS = $(wildcard landlock-helper/*.c)
+UNIT_SRCS = $(wildcard tests/unit/*_test.c)
+UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_SRCS = $(wildcard tests/tools/*.c)
+TOOL_BINS = $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
+
+.PHONY: all test tests demo clean cross release bench
+all: $(BUILD)/arcturn
+
+$(DEPS)/.built: vendor/lock vendor/fetch.sh
+	vendor/fetch.sh $(DEPS) $(CC)
+	touch $@
+
+$(HOSTDEPS)/.built: vendor/lock vendor/fetch.sh
+	vendor/fetch.sh $(HOSTDEPS) $(HOSTCC)
+	touch $@
+
+$(BUILD)/landlock-helper: $(HELPER_SRCS) $(wildcard landlock-helper/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(HFLAGS) -o $@ $(HELPER_SRCS) $(HLDFLAGS)
+
+$(BUILD)/helper_sum.h: $(BUILD)/landlock-helper
+	{ printf '/* generated: SHA-256 of the embedded landlock-helper */\n#define HELPER_SHA256 "'; \
+	  sha256sum $< | cut -d' ' -f1 | tr -d '\n'; printf '"\n'; } >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/%.o: src/%.c $(HDRS) $(DEPS)/.built
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/helper_embed.o: src/helper_embed.S $(BUILD)/landlock-helper
+	@mkdir -p $(@D)
+	$(CC) -c -DHELPER_PATH='"$(BUILD)/landlock-helper"' -o $@ $<
+
+$(BUILD)/arcturn: $(BUILD)/obj/main.o $(CORE_OBJS) $(BUILD)/obj/helper_embed.o $(DEPS)/.built
+	$(CC) -o $@ $(BUILD)/obj/main.o $(CORE_OBJS) $(BUILD)/obj/helper_embed.o \
+		$(DEPS)/lib/libcjson.a $(DEPS)/lib/libbearssl.a $(LDFLAGS)
+
+# Unit tests: each links the modules directly (not main.c).
+$(BUILD)/tobj/%.o: src/%.c $(HDRS) $(HOSTDEPS)/.built
+	@mkdir -p $(@D)
+	$(HOSTCC) $(TFLAGS) -c -o $@ $<
+
+$(BUILD)/tobj/helper_embed.o: src/helper_embed.S $(BUILD)/landlock-helper
+	@mkdir -p $(@D)
+	$(HOSTCC) -c -DHELPER_PATH='"$(BUILD)/landlock-helper"' -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(CORE_SRCS:src/%.c=$(BUILD)/tobj/%.o) $(BUILD)/tobj/helper_embed.o
+	@mkdir -p $(@D)
+	$(HOSTCC) $(TFLAGS) -Itests/unit -o $@ $< $(CORE_SRCS:src/%.c=$(BUILD)/tobj/%.o) \
+		$(BUILD)/tobj/helper_embed.o $(HOSTDEPS)/lib/libcjson.a $(HOSTDEPS)/lib/libbearssl.a
+
+# Small static programs the black-box tests use (seccomp launcher, ...).
+$(BUILD)/tools/%: tests/tools/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -o $@ $< -static
+
+tests: $(BUILD)/arcturn $(UNIT_BINS) $(TOOL_BINS)
+
+test: tests
+	tests/run
+
+demo: $(BUILD)/arcturn
+	tests/demo.sh $(BUILD)/arcturn
+
+clean:
+	rm -rf $(BUILD)
+
+-include cross.mk

@@ -1,0 +1,106 @@
+/*
+ * landlock_uapi.h: the Landlock and mount-API kernel interface, defined
+ * here because musl-gcc sees no kernel headers and distribution headers lag
+ * the kernel. Values are the kernel's UAPI (include/uapi/linux/landlock.h,
+ * include/uapi/linux/mount.h); they never change once released.
+ */
+#ifndef ARCTURN_LANDLOCK_UAPI_H
+#define ARCTURN_LANDLOCK_UAPI_H
+
+#include <stdint.h>
+
+/* The highest Landlock ABI this build knows how to use. */
+#define LANDLOCK_ABI_KNOWN	7
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset	444
+#define __NR_landlock_add_rule		445
+#define __NR_landlock_restrict_self	446
+#endif
+#ifndef __NR_open_tree
+#define __NR_open_tree		428
+#define __NR_move_mount		429
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr	442
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2		437
+#endif
+
+#define LANDLOCK_CREATE_RULESET_VERSION	(1U << 0)
+#define LANDLOCK_RULE_PATH_BENEATH	1
+#define LANDLOCK_RULE_NET_PORT		2
+
+/* ABI 1 */
+#define LANDLOCK_ACCESS_FS_EXECUTE	(1ULL << 0)
+#define LANDLOCK_ACCESS_FS_WRITE_FILE	(1ULL << 1)
+#define LANDLOCK_ACCESS_FS_READ_FILE	(1ULL << 2)
+#define LANDLOCK_ACCESS_FS_READ_DIR	(1ULL << 3)
+#define LANDLOCK_ACCESS_FS_REMOVE_DIR	(1ULL << 4)
+#define LANDLOCK_ACCESS_FS_REMOVE_FILE	(1ULL << 5)
+#define LANDLOCK_ACCESS_FS_MAKE_CHAR	(1ULL << 6)
+#define LANDLOCK_ACCESS_FS_MAKE_DIR	(1ULL << 7)
+#define LANDLOCK_ACCESS_FS_MAKE_REG	(1ULL << 8)
+#define LANDLOCK_ACCESS_FS_MAKE_SOCK	(1ULL << 9)
+#define LANDLOCK_ACCESS_FS_MAKE_FIFO	(1ULL << 10)
+#define LANDLOCK_ACCESS_FS_MAKE_BLOCK	(1ULL << 11)
+#define LANDLOCK_ACCESS_FS_MAKE_SYM	(1ULL << 12)
+/* ABI 2 */
+#define LANDLOCK_ACCESS_FS_REFER	(1ULL << 13)
+/* ABI 3 */
+#define LANDLOCK_ACCESS_FS_TRUNCATE	(1ULL << 14)
+/* ABI 5 */
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV	(1ULL << 15)
+
+/* ABI 4 */
+#define LANDLOCK_ACCESS_NET_BIND_TCP	(1ULL << 0)
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP	(1ULL << 1)
+
+/* ABI 6 */
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET	(1ULL << 0)
+#define LANDLOCK_SCOPE_SIGNAL			(1ULL << 1)
+
+struct landlock_ruleset_attr {
+	uint64_t	handled_access_fs;
+	uint64_t	handled_access_net;	/* ABI 4 */
+	uint64_t	scoped;			/* ABI 6 */
+};
+
+struct landlock_path_beneath_attr {
+	uint64_t	allowed_access;
+	int32_t		parent_fd;
+} __attribute__((packed));
+
+/* Mount API */
+#define OPEN_TREE_CLONE		1
+#define OPEN_TREE_CLOEXEC	02000000
+#define MOVE_MOUNT_F_EMPTY_PATH	0x00000004
+#define MOUNT_ATTR_RDONLY	0x00000001
+#define MOUNT_ATTR_NOSUID	0x00000002
+#define MOUNT_ATTR_NODEV	0x00000004
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE		0x8000
+#endif
+
+struct mount_attr {
+	uint64_t	attr_set;
+	uint64_t	attr_clr;
+	uint64_t	propagation;
+	uint64_t	userns_fd;
+};
+
+/* openat2 */
+#define RESOLVE_NO_XDEV		0x01
+#define RESOLVE_NO_MAGICLINKS	0x02
+#define RESOLVE_NO_SYMLINKS	0x04
+#define RESOLVE_BENEATH		0x08
+#define RESOLVE_IN_ROOT		0x10
+
+struct open_how {
+	uint64_t	flags;
+	uint64_t	mode;
+	uint64_t	resolve;
+};
+
+#endif

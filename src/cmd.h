@@ -1,0 +1,43 @@
+/*
+ * cmd: the subcommands' front ends. main.c owns the table, the global
+ * options and the exit codes of usage errors; each cmd_* function gets the
+ * parsed global options and its own argv (argv[0] is the command's name)
+ * and returns the process exit status documented in README (EXIT STATUS).
+ * Front ends print their own one-line errors with warnx(3), in the form
+ * `arcturn: what: path: reason`; the modules under them never print.
+ */
+#ifndef ARCTURN_CMD_H
+#define ARCTURN_CMD_H
+
+#define ARCTURN_VERSION	"0.1.0"
+
+/* Exit codes (README, EXIT STATUS). */
+#define EXIT_REFUSED	1	/* operation refused or partly failed */
+#define EXIT_USAGE	2	/* usage or environment error */
+#define EXIT_OWN	125	/* exec: arcturn itself failed */
+#define EXIT_NOEXEC	126	/* exec: found but could not run */
+#define EXIT_NOTFOUND	127	/* exec: not found */
+
+struct cli {
+	const char	*dir;		/* -C DIR, or NULL for the cwd */
+	const char	*session;	/* --session ID, or NULL */
+	int		 json;		/* --json */
+	int		 quiet;		/* -q */
+	int		 argc;
+	char		**argv;
+};
+
+int	cmd_exec(struct cli *);
+int	cmd_sandbox(struct cli *);
+int	cmd_write(struct cli *);
+int	cmd_edit(struct cli *);
+int	cmd_read(struct cli *);
+int	cmd_diff(struct cli *);
+int	cmd_apply(struct cli *);
+int	cmd_discard(struct cli *);
+int	cmd_session(struct cli *);
+
+/* Print `usage: ...` for the named command to stderr (main.c). */
+void	cmd_usage(const char *);
+
+#endif

@@ -1,0 +1,152 @@
+#include <err.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "landlock_uapi.h"
+
+struct command {
+	const char	*name;
+	int		(*fn)(struct cli *);
+	const char	*usage;
+	const char	*help;
+};
+
+static const struct command commands[] = {
+	{ "exec", cmd_exec,
+	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run] [--require-sandbox]\n"
+	  "             [--network on|off] [--] CMD [ARG]...",
+	  "Run CMD so that it can write only inside the workspace, the temp dir,\n"
+	  "arcturn's state dir and granted paths. Reads, exec and network stay\n"
+	  "as they were.\n\n"
+	  "  --sandbox MODE      off, workspace-write (default) or read-only\n"
+	  "  --grant PATH        also allow writes beneath PATH (absolute, must exist)\n"
+	  "  --dry-run           capture every write into the dry-run session\n"
+	  "  --require-sandbox   exit 125 instead of running unconfined\n"
+	  "  --network on|off    keep or cut network access (default on)\n\n"
+	  "Exit status: CMD's own, 128+N if killed by signal N, 125 if arcturn\n"
+	  "failed, 126 if CMD could not run, 127 if CMD was not found.\n"
+	  "ARCTURN_BACKEND=helper|bwrap|none forces a backend." },
+	{ "sandbox", cmd_sandbox,
+	  "sandbox status",
+	  "Show which backend `arcturn exec` would use here, why the others\n"
+	  "were skipped, and which guarantees hold on this machine (--json for\n"
+	  "a machine-readable report)." },
+	{ "write", cmd_write, "write PATH",
+	  "Write standard input to PATH (into the session under dry run)." },
+	{ "edit", cmd_edit, "edit PATH --old TEXT --new TEXT [--all]",
+	  "Replace the one occurrence of TEXT (every one with --all)." },
+	{ "read", cmd_read, "read PATH",
+	  "Print PATH, as the pending session sees it." },
+	{ "diff", cmd_diff,
+	  "diff [--full] [--stat] [--color=auto|always|never]",
+	  "Show every pending change as one git-style diff." },
+	{ "apply", cmd_apply, "apply [--yes] [--expect DIGEST] [PATH]...",
+	  "Apply pending changes to the workspace, file by file." },
+	{ "discard", cmd_discard, "discard [--yes]",
+	  "Throw away every pending change of the session." },
+	{ "session", cmd_session, "session list|show|rm [ID]",
+	  "List, show or remove dry-run sessions." },
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void
+usage_all(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: arcturn [-C DIR] [--session ID] [--json] [-q] COMMAND ...\n\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "       arcturn %s\n", commands[i].usage);
+	fprintf(f, "       arcturn --version | --help | COMMAND --help\n");
+}
+
+void
+cmd_usage(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			fprintf(stderr, "usage: arcturn %s\n", commands[i].usage);
+}
+
+static int
+version(void)
+{
+	printf("arcturn %s\n", ARCTURN_VERSION);
+	printf("landlock: knows ABI 1 to %d\n", LANDLOCK_ABI_KNOWN);
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_USAGE;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "session", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cli cli = { 0 };
+	const struct command *cmd = NULL;
+	size_t i;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "+C:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			cli.dir = optarg;
+			break;
+		case 's':
+			cli.session = optarg;
+			break;
+		case 'j':
+			cli.json = 1;
+			break;
+		case 'q':
+			cli.quiet = 1;
+			break;
+		case 'h':
+			usage_all(stdout);
+			return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+		case 'V':
+			return version();
+		default:
+			usage_all(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage_all(stderr);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, argv[optind]) == 0)
+			cmd = &commands[i];
+	if (cmd == NULL) {
+		warnx("unknown command: %s (see arcturn --help)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	cli.argc = argc - optind;
+	cli.argv = argv + optind;
+	if (cli.argc > 1 && (strcmp(cli.argv[1], "--help") == 0 ||
+	    strcmp(cli.argv[1], "-h") == 0)) {
+		printf("usage: arcturn %s\n\n%s\n", cmd->usage, cmd->help);
+		return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+	}
+	/* getopt state is reset for the command's own parser. */
+	optind = 0;
+	rc = cmd->fn(&cli);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		warn("write to standard output");
+		if (rc == 0)
+			rc = strcmp(cmd->name, "exec") == 0 ? EXIT_OWN : EXIT_USAGE;
+	}
+	return rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * policy: plain data describing what a confined command may write.
+ *
+ * Filled by config.c (defaults < user config < workspace config < env <
+ * flags), read by the sandbox backends. Every path is absolute and
+ * canonical (realpath) except protect[], which holds workspace-relative
+ * paths as written in config. All strings are owned by the policy and freed
+ * by policy_free() (config.h).
+ */
+#ifndef ARCTURN_POLICY_H
+#define ARCTURN_POLICY_H
+
+#include <stddef.h>
+
+enum sandbox_mode {
+	MODE_OFF,		/* no confinement at all */
+	MODE_WORKSPACE_WRITE,	/* default: workspace, temp, state, grants */
+	MODE_READ_ONLY		/* temp dir and devices only */
+};
+
+struct strlist {
+	char	**v;
+	size_t	  n;
+};
+
+struct policy {
+	enum sandbox_mode mode;
+	int		 dry_run;
+	int		 require_sandbox;
+	int		 network;	/* 1 on (default), 0 off */
+	struct strlist	 grants;	/* absolute, canonical */
+	struct strlist	 protect;	/* workspace-relative */
+	char		*workspace;	/* canonical workspace root */
+	char		*state;		/* $ARCTURN_HOME (~/.arcturn), canonical */
+	char		*tmpdir;	/* $TMPDIR or /tmp, canonical */
+	char		*user_config;	/* path of the user config file */
+	char		*session;	/* --session / ARCTURN_SESSION, or NULL */
+};
+
+#endif
