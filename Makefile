@@ -7,7 +7,7 @@ HOSTCC   = gcc
 BUILD    = build
 DEPS     = .deps/musl
 HOSTDEPS = .deps/host
-WARN     = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+WARN     = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation
 CFLAGS   = -std=c11 -D_GNU_SOURCE -O2 $(WARN) -Isrc -Ilandlock-helper -I$(BUILD) -I$(DEPS)/include
 LDFLAGS  = -static -s
 HFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) -fno-asynchronous-unwind-tables \

@@ -1,1 +1,447 @@
-int main(void) { return 125; }
+/*
+ * landlock-helper: confine the writes of one command, then become it.
+ *
+ *	landlock-helper [-m | -M] [-n] [-w PATH]... [-p PATH]... -- CMD [ARG]...
+ *
+ *	-w PATH	writable root (a directory, or a single file such as a device)
+ *	-p PATH	protected path: stays read-only even inside a writable root
+ *		(needs the mount layer; Landlock cannot carve out a subpath)
+ *	-m	add the mount layer when user namespaces allow it, else go on
+ *		with Landlock alone
+ *	-M	the mount layer is required: exit 125 when it cannot be had
+ *	-n	no network (a fresh network namespace, else Landlock TCP rules)
+ *
+ * arcturn embeds this program and starts it with the whole policy on argv;
+ * it reads no config and no environment. The process chain is exec-only:
+ * the helper sets up the confinement and execs CMD in place, so the pid,
+ * signals and exit status are CMD's own.
+ *
+ * Order matters. The mount layer (new user + mount namespace; every mount
+ * read-only; writable roots re-attached from clones taken before; protected
+ * paths bound read-only on top) is built first; root then loses
+ * CAP_SYS_ADMIN so it cannot clear those flags, and any namespace the
+ * command nests gets locked copies of the mounts. Then Landlock: only write-type
+ * accesses are handled, so reads and exec stay as they were; every handled
+ * access is allowed beneath the writable roots. Then no_new_privs, a
+ * seccomp filter refusing TIOCSTI, and exec.
+ *
+ * Exit status when CMD never starts: 125 setup failed, 126 CMD could not be
+ * executed, 127 CMD not found.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "landlock_uapi.h"
+#include "tiocsti.h"
+
+#define MAXPATHS	64
+
+struct opts {
+	const char	*w[MAXPATHS];
+	int		 nw;
+	const char	*p[MAXPATHS];
+	int		 np;
+	int		 mount;		/* 0 off, 1 try, 2 required */
+	int		 nonet;
+	char		**cmd;
+};
+
+static void
+say(const char *what, const char *path, int e)
+{
+	if (path != NULL)
+		fprintf(stderr, "arcturn: %s: %s: %s\n", what, path, strerror(e));
+	else
+		fprintf(stderr, "arcturn: %s: %s\n", what, strerror(e));
+}
+
+static _Noreturn void
+fail(const char *what, const char *path)
+{
+	say(what, path, errno);
+	_exit(125);
+}
+
+static int
+writefile(const char *path, const char *s)
+{
+	int fd, saved;
+	ssize_t n;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/*
+ * Map our ids to themselves in the user namespace we just entered. An
+ * unprivileged user maps its own ids, which needs no privilege. Root maps
+ * every id, so that files of other users stay writable in the workspace;
+ * that needs CAP_SETUID over the parent namespace, which the process gave
+ * up by entering the new one, so a child left behind in the parent
+ * namespace writes the maps (see mapper()).
+ */
+static int
+map_own_ids(uid_t uid, gid_t gid)
+{
+	char buf[64];
+
+	if (writefile("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
+		return -1;
+	snprintf(buf, sizeof buf, "%u %u 1", (unsigned)uid, (unsigned)uid);
+	if (writefile("/proc/self/uid_map", buf) < 0)
+		return -1;
+	snprintf(buf, sizeof buf, "%u %u 1", (unsigned)gid, (unsigned)gid);
+	return writefile("/proc/self/gid_map", buf);
+}
+
+/*
+ * Fork the child that will write root's identity maps once we have
+ * unshared; it waits for one byte on the pipe (EOF: give up). Returns its
+ * pid, or -1.
+ */
+static pid_t
+mapper(int *wfd)
+{
+	char path[64], c;
+	int p[2], ok;
+	pid_t pid, parent = getpid();
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		snprintf(path, sizeof path, "/proc/%d/uid_map", (int)parent);
+		ok = writefile(path, "0 0 4294967295") == 0;
+		snprintf(path, sizeof path, "/proc/%d/gid_map", (int)parent);
+		ok = ok && writefile(path, "0 0 4294967295") == 0;
+		_exit(ok ? 0 : 1);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+static int
+mapper_done(pid_t pid, int wfd, int go)
+{
+	int st;
+
+	if (go && write(wfd, "x", 1) != 1)
+		go = 0;
+	close(wfd);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return go && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/*
+ * Root keeps its capabilities inside the namespace; without CAP_SYS_ADMIN
+ * it cannot clear the read-only flags we set (those are not locked: they
+ * were set in a namespace we own). A nested namespace the command creates
+ * itself gets locked copies of every mount.
+ */
+static void
+drop_sys_admin(void)
+{
+	struct { uint32_t version; int pid; } hdr = { 0x20080522, 0 };
+	struct { uint32_t eff, perm, inh; } data[2];
+
+	if (prctl(PR_CAPBSET_DROP, 21 /* CAP_SYS_ADMIN */, 0, 0, 0) < 0)
+		fail("mount layer: drop CAP_SYS_ADMIN", NULL);
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		fail("mount layer: capget", NULL);
+	data[0].eff &= ~(1U << 21);
+	data[0].perm &= ~(1U << 21);
+	data[0].inh &= ~(1U << 21);
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		fail("mount layer: capset", NULL);
+}
+
+static int
+open_tree(const char *path, unsigned flags)
+{
+	return (int)syscall(__NR_open_tree, AT_FDCWD, path, flags);
+}
+
+static int
+move_mount(int fd, const char *to)
+{
+	return (int)syscall(__NR_move_mount, fd, "", AT_FDCWD, to,
+	    MOVE_MOUNT_F_EMPTY_PATH);
+}
+
+static int
+set_rdonly(int dfd, const char *path, unsigned flags)
+{
+	struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
+
+	return (int)syscall(__NR_mount_setattr, dfd, path, flags, &a, sizeof a);
+}
+
+static void
+loopback_up(void)
+{
+	struct ifreq ifr;
+	int s;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return;
+	memset(&ifr, 0, sizeof ifr);
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		(void)ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+}
+
+/*
+ * Returns 1 with the layer in place, 0 when user namespaces are not to be
+ * had (nothing changed: Landlock alone follows), and exits 125 on a failure
+ * half way.
+ */
+static int
+mount_layer(const struct opts *o, int *netns)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int fds[MAXPATHS], i, fd, wfd = -1, flags = CLONE_NEWUSER | CLONE_NEWNS;
+	pid_t mpid = -1;
+	char cwd[PATH_MAX];
+
+	if (getcwd(cwd, sizeof cwd) == NULL)
+		cwd[0] = '\0';
+	if (o->nonet)
+		flags |= CLONE_NEWNET;
+	/*
+	 * Already confined (arcturn nested in itself): the outer Landlock
+	 * domain refuses id maps, so a new namespace would leave us unmapped.
+	 * Landlock alone stacks on the outer layers instead.
+	 */
+	if ((fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC)) < 0) {
+		if (o->mount == 2)
+			fail("mount layer: /proc/self/uid_map", NULL);
+		return 0;
+	}
+	close(fd);
+	if (uid == 0 && (mpid = mapper(&wfd)) < 0)
+		fail("mount layer: fork", NULL);
+	if (unshare(flags) < 0) {
+		if (uid == 0)
+			(void)mapper_done(mpid, wfd, 0);
+		if (o->mount == 2)
+			fail("mount layer: unshare", NULL);
+		return 0;
+	}
+	if (uid == 0 ? mapper_done(mpid, wfd, 1) : map_own_ids(uid, gid))
+		fail("mount layer: id map", NULL);
+	*netns = o->nonet;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		/*
+		 * Refused when we already run confined (Landlock forbids
+		 * mount changes): nothing was changed, Landlock stacks.
+		 */
+		if (o->mount == 2)
+			fail("mount layer: make / private", NULL);
+		return 0;
+	}
+	for (i = 0; i < o->nw; i++) {
+		fds[i] = open_tree(o->w[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+		    AT_RECURSIVE);
+		if (fds[i] < 0)
+			fail("mount layer: clone", o->w[i]);
+	}
+	if (set_rdonly(AT_FDCWD, "/", AT_RECURSIVE) < 0)
+		fail("mount layer: read-only /", NULL);
+	for (i = 0; i < o->nw; i++) {
+		if (move_mount(fds[i], o->w[i]) < 0)
+			fail("mount layer: attach", o->w[i]);
+		close(fds[i]);
+	}
+	for (i = 0; i < o->np; i++) {
+		fd = open_tree(o->p[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+		    AT_RECURSIVE);
+		if (fd < 0)
+			fail("mount layer: clone", o->p[i]);
+		if (set_rdonly(fd, "", AT_EMPTY_PATH | AT_RECURSIVE) < 0)
+			fail("mount layer: protect", o->p[i]);
+		if (move_mount(fd, o->p[i]) < 0)
+			fail("mount layer: protect", o->p[i]);
+		close(fd);
+	}
+	if (uid == 0)
+		drop_sys_admin();
+	if (o->nonet)
+		loopback_up();
+	/* the old cwd is on the read-only tree beneath the new mounts */
+	if (cwd[0] != '\0' && chdir(cwd) < 0)
+		fail("chdir", cwd);
+	return 1;
+}
+
+static int
+landlock_abi(void)
+{
+	long v = syscall(__NR_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+
+	return v < 0 ? -1 : (int)v;
+}
+
+static void
+landlock(const struct opts *o, int netns)
+{
+	struct landlock_ruleset_attr ra = { 0 };
+	struct landlock_path_beneath_attr pb;
+	struct stat st;
+	size_t rasz;
+	uint64_t file_rights;
+	int abi, rfd, fd, i;
+
+	if ((abi = landlock_abi()) < 1)
+		fail("landlock", NULL);
+	ra.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE |
+	    LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+	    LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+	    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+	    LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+	    LANDLOCK_ACCESS_FS_MAKE_SYM;
+	file_rights = LANDLOCK_ACCESS_FS_WRITE_FILE;
+	if (abi >= 2)
+		ra.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3) {
+		ra.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+		file_rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	}
+	rasz = sizeof ra.handled_access_fs;
+	if (abi >= 4) {
+		rasz = offsetof(struct landlock_ruleset_attr, scoped);
+		if (o->nonet && !netns)
+			ra.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+			    LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	} else if (o->nonet && !netns) {
+		errno = ENOSYS;
+		fail("network off needs a network namespace or Landlock ABI 4",
+		    NULL);
+	}
+	if (abi >= 6) {
+		rasz = sizeof ra;
+		ra.scoped = LANDLOCK_SCOPE_SIGNAL |
+		    LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+	}
+	rfd = (int)syscall(__NR_landlock_create_ruleset, &ra, rasz, 0);
+	if (rfd < 0)
+		fail("landlock: create ruleset", NULL);
+	for (i = 0; i < o->nw; i++) {
+		if ((fd = open(o->w[i], O_PATH | O_CLOEXEC)) < 0) {
+			if (errno == ENOENT)
+				continue;
+			fail("landlock: open", o->w[i]);
+		}
+		if (fstat(fd, &st) < 0)
+			fail("landlock: stat", o->w[i]);
+		pb.parent_fd = fd;
+		pb.allowed_access = S_ISDIR(st.st_mode) ? ra.handled_access_fs :
+		    file_rights;
+		if (syscall(__NR_landlock_add_rule, rfd,
+		    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
+			fail("landlock: add rule", o->w[i]);
+		close(fd);
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		fail("no_new_privs", NULL);
+	if (syscall(__NR_landlock_restrict_self, rfd, 0) < 0)
+		fail("landlock: restrict", NULL);
+	close(rfd);
+}
+
+static void
+seccomp_tiocsti(void)
+{
+	struct sock_fprog prog = {
+		.len = TIOCSTI_FILTER_LEN,
+		.filter = (struct sock_filter *)tiocsti_filter,
+	};
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+		fail("seccomp", NULL);
+}
+
+static int
+parse(int argc, char **argv, struct opts *o)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0) {
+			o->cmd = argv + i + 1;
+			return *o->cmd != NULL ? 0 : -1;
+		}
+		if (strcmp(a, "-m") == 0 || strcmp(a, "-M") == 0)
+			o->mount = a[1] == 'm' ? 1 : 2;
+		else if (strcmp(a, "-n") == 0)
+			o->nonet = 1;
+		else if ((strcmp(a, "-w") == 0 || strcmp(a, "-p") == 0) &&
+		    i + 1 < argc) {
+			if (a[1] == 'w' && o->nw < MAXPATHS)
+				o->w[o->nw++] = argv[++i];
+			else if (a[1] == 'p' && o->np < MAXPATHS)
+				o->p[o->np++] = argv[++i];
+			else
+				return -1;
+		} else
+			return -1;
+	}
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	int netns = 0;
+
+	if (parse(argc, argv, &o) < 0) {
+		fprintf(stderr, "usage: landlock-helper [-m | -M] [-n] "
+		    "[-w PATH]... [-p PATH]... -- CMD [ARG]...\n");
+		return 125;
+	}
+	if (o.mount)
+		mount_layer(&o, &netns);
+	landlock(&o, netns);
+	seccomp_tiocsti();
+	execvp(o.cmd[0], o.cmd);
+	say(o.cmd[0], NULL, errno);
+	return errno == ENOENT || errno == ENOTDIR ? 127 : 126;
+}

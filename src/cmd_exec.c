@@ -1,6 +1,220 @@
+/*
+ * cmd_exec: the portable front ends of `arcturn exec` and `arcturn sandbox`.
+ * Parses flags, builds the policy (config.c) and hands over to the
+ * platform backend (sandbox.h).
+ */
 #include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "config.h"
+#include "mem.h"
+#include "sandbox.h"
 
-int cmd_exec(struct cli *c) { warnx("exec: not built yet"); return EXIT_OWN; }
-int cmd_sandbox(struct cli *c) { warnx("sandbox: not built yet"); return EXIT_USAGE; }
+static void
+warn_cb(const char *msg, void *arg)
+{
+	(void)arg;
+	warnx("warning: %s", msg);
+}
+
+static int
+load(struct cli *c, struct config_flags *f, struct policy *p)
+{
+	char err[512];
+
+	f->dir = c->dir;
+	f->session = c->session;
+	if (config_load(p, f, err, sizeof err, warn_cb, NULL) < 0) {
+		warnx("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cmd_exec(struct cli *c)
+{
+	static const struct option opts[] = {
+		{ "sandbox", required_argument, NULL, 's' },
+		{ "grant", required_argument, NULL, 'g' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ "require-sandbox", no_argument, NULL, 'r' },
+		{ "network", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct config_flags f = { .mode = -1, .dry_run = -1,
+	    .require_sandbox = -1, .network = -1 };
+	struct policy p = { 0 };
+	const char **grants = NULL;
+	char err[512];
+	int ch, rc;
+
+	grants = mem_calloc((size_t)c->argc, sizeof *grants);
+	if (grants == NULL) {
+		warn("exec");
+		return EXIT_OWN;
+	}
+	f.grants = grants;
+	opterr = 0;
+	while ((ch = getopt_long(c->argc, c->argv, "+", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			if ((f.mode = config_mode(optarg)) < 0) {
+				warnx("exec: unknown sandbox mode: %s (off, "
+				    "workspace-write, read-only)", optarg);
+				goto usage;
+			}
+			break;
+		case 'g':
+			grants[f.ngrants++] = optarg;
+			break;
+		case 'd':
+			f.dry_run = 1;
+			break;
+		case 'r':
+			f.require_sandbox = 1;
+			break;
+		case 'n':
+			if (strcmp(optarg, "on") == 0)
+				f.network = 1;
+			else if (strcmp(optarg, "off") == 0)
+				f.network = 0;
+			else {
+				warnx("exec: --network takes on or off, not %s",
+				    optarg);
+				goto usage;
+			}
+			break;
+		default:
+			if (optopt != 0)
+				warnx("exec: option -%c needs a value or is "
+				    "unknown", optopt);
+			else
+				warnx("exec: unknown option: %s",
+				    c->argv[optind - 1]);
+			goto usage;
+		}
+	}
+	if (optind >= c->argc) {
+		warnx("exec: no command given (usage: arcturn exec [OPTION]... "
+		    "[--] CMD [ARG]...)");
+		goto usage;
+	}
+	if (load(c, &f, &p) < 0) {
+		mem_free(grants);
+		return EXIT_OWN;
+	}
+	mem_free(grants);
+	if (p.mode != MODE_OFF && strcmp(p.workspace, "/") == 0) {
+		warnx("exec: workspace is /: refusing to make the whole "
+		    "filesystem writable (use -C DIR)");
+		policy_free(&p);
+		return EXIT_OWN;
+	}
+	rc = sandbox_exec(&p, c->argv + optind, err, sizeof err);
+	warnx("%s", err);
+	policy_free(&p);
+	return rc;
+usage:
+	mem_free(grants);
+	return EXIT_OWN;
+}
+
+static void
+json_str(FILE *o, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	fputc('"', o);
+	for (; *u; u++) {
+		if (*u == '"' || *u == '\\')
+			fprintf(o, "\\%c", *u);
+		else if (*u < 0x20)
+			fprintf(o, "\\u%04x", *u);
+		else
+			fputc(*u, o);
+	}
+	fputc('"', o);
+}
+
+static void
+status_json(const struct sandbox_report *r)
+{
+	int i;
+
+	printf("{\"backend\":");
+	json_str(stdout, r->backend);
+	printf(",\"why\":");
+	json_str(stdout, r->why);
+	for (i = 0; i < r->nfacts; i++) {
+		printf(",");
+		json_str(stdout, r->facts[i].key);
+		printf(":");
+		json_str(stdout, r->facts[i].value);
+	}
+	printf(",\"dry_run_exec\":%s,\"dry_run_exec_why\":",
+	    r->dry_run_exec ? "true" : "false");
+	json_str(stdout, r->dry_run_why);
+	printf(",\"guarantees\":{");
+	for (i = 0; i < r->ng; i++) {
+		printf("%s", i ? "," : "");
+		json_str(stdout, r->g[i].key);
+		printf(":{\"holds\":%s,\"why\":", r->g[i].holds ? "true" :
+		    "false");
+		json_str(stdout, r->g[i].why);
+		printf("}");
+	}
+	printf("}}\n");
+}
+
+static void
+status_text(const struct sandbox_report *r)
+{
+	int i;
+
+	printf("backend: %s\n", r->backend);
+	printf("  why: %s\n", r->why);
+	for (i = 0; i < r->nfacts; i++)
+		printf("%s: %s\n", r->facts[i].key, r->facts[i].value);
+	printf("dry-run exec: %s (%s)\n", r->dry_run_exec ? "available" :
+	    "unavailable", r->dry_run_why);
+	printf("guarantees:\n");
+	for (i = 0; i < r->ng; i++)
+		printf("  %-4s %s: %s\n", r->g[i].holds ? "yes" : "NO",
+		    r->g[i].name, r->g[i].why);
+}
+
+int
+cmd_sandbox(struct cli *c)
+{
+	struct config_flags f = { .mode = -1, .dry_run = -1,
+	    .require_sandbox = -1, .network = -1 };
+	struct policy p = { 0 };
+	struct sandbox_report r;
+	int json = c->json;
+
+	if (c->argc >= 2 && strcmp(c->argv[1], "status") == 0) {
+		if (c->argc == 3 && strcmp(c->argv[2], "--json") == 0)
+			json = 1;
+		else if (c->argc != 2)
+			goto usage;
+		if (load(c, &f, &p) < 0)
+			return EXIT_USAGE;
+		memset(&r, 0, sizeof r);
+		sandbox_probe(&p, &r);
+		if (json)
+			status_json(&r);
+		else
+			status_text(&r);
+		policy_free(&p);
+		return 0;
+	}
+usage:
+	cmd_usage("sandbox");
+	return EXIT_USAGE;
+}

@@ -1,0 +1,110 @@
+/*
+ * fsx: fd-relative file helpers for untrusted trees. Nothing here follows
+ * a symlink out of the directory it starts from, and nothing opens a
+ * concatenated path string. Linux uses openat2(RESOLVE_BENEATH) where the
+ * kernel has it and falls back to a component-by-component walk with
+ * O_NOFOLLOW (the only method on macOS); both give the same answers.
+ *
+ * Every function returns >= 0 (an fd, or 0) or -1 with errno:
+ *   EXDEV   the path resolves outside root (a symlink or ".." leads out)
+ *   ELOOP   a symlink where none may be followed (final component, NOFOLLOW)
+ *   others  as from the underlying call
+ * errno is kept intact across cleanup. All fds are O_CLOEXEC.
+ */
+#ifndef ARCTURN_FSX_H
+#define ARCTURN_FSX_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Open rel (relative, '/'-separated, no leading '/') beneath rootfd.
+ * Symlinks inside the path are followed only while they stay beneath root
+ * (relative links); absolute links and ".." above root give EXDEV. flags as
+ * for openat(2); O_NOFOLLOW applies to the last component.
+ */
+int	fsx_open_beneath(int rootfd, const char *rel, int flags, mode_t mode);
+
+/*
+ * Open the parent directory of rel beneath rootfd, as fsx_open_beneath
+ * does, and point *base at rel's last component (inside rel). With
+ * mkdirs, missing parents are created (mode 0755, subject to umask).
+ */
+int	fsx_open_parent(int rootfd, const char *rel, int mkdirs,
+	    const char **base);
+
+/*
+ * Replace (or create) dirfd/name with len bytes of buf and the given mode,
+ * atomically: a temp file in dirfd, write, fchmod, fsync, rename, fsync of
+ * dirfd. With noreplace the rename fails with EEXIST if name exists by
+ * then (renameat2 RENAME_NOREPLACE, or link+unlink where that is missing).
+ * The temp file never survives a failure.
+ */
+int	fsx_write_atomic(int dirfd, const char *name, const void *buf,
+	    size_t len, mode_t mode, int noreplace);
+
+/*
+ * Read the whole regular file dirfd/name (never following a final
+ * symlink; a fifo, socket or device gives EINVAL without blocking). *buf
+ * is owned by the caller (mem_free). max bounds the size (EFBIG beyond).
+ */
+int	fsx_read_all(int dirfd, const char *name, size_t max, char **buf,
+	    size_t *len);
+
+/*
+ * write(2) the whole buffer, retrying short writes and EINTR. The single
+ * seam for file writes: fsx_fail_write_after(n) makes the nth call from
+ * now fail with EIO (tests only; -1 turns it off).
+ */
+int	fsx_write_full(int fd, const void *buf, size_t len);
+void	fsx_fail_write_after(long n);
+
+/* Added by the fsx/apply owner (apl): */
+
+/* Whether the injected write failure has happened since the last call. */
+int	fsx_write_failed(void);
+
+/*
+ * Tests only: with on != 0, fsx_open_beneath never tries openat2 and
+ * always takes the component-by-component walk.
+ */
+void	fsx_force_walk(int on);
+
+/*
+ * Temp files are named FSX_TMP_PREFIX + 16 lower-case hex digits, made
+ * in the destination directory. One may survive a kill -9 between its
+ * creation and the rename; fsx_is_tmp_name recognises the exact pattern
+ * and fsx_sweep_tmp unlinks every such name in dirfd (returns how many,
+ * or -1 with errno). A listing of the tree should skip these names.
+ */
+#define FSX_TMP_PREFIX	".arcturn-tmp-"
+#define FSX_TMP_RANDLEN	16
+#define FSX_TMP_NAMELEN	(sizeof FSX_TMP_PREFIX - 1 + FSX_TMP_RANDLEN)
+int	fsx_is_tmp_name(const char *name);
+int	fsx_sweep_tmp(int dirfd);
+
+/*
+ * As fsx_write_atomic, with the bytes streamed from the regular file
+ * srcfd (read with pread from offset 0 to its size at the start; holes
+ * stay holes), so a large file is never held in memory. EINVAL if srcfd
+ * is not a regular file.
+ */
+int	fsx_write_atomic_fd(int dirfd, const char *name, int srcfd,
+	    mode_t mode, int noreplace);
+
+/*
+ * Create or replace the symlink dirfd/name pointing at target, atomically
+ * (symlinkat to a temp name, rename, fsync of dirfd); noreplace as for
+ * fsx_write_atomic. The temp link never survives a failure.
+ */
+int	fsx_symlink_atomic(int dirfd, const char *name, const char *target,
+	    int noreplace);
+
+/*
+ * chmod dirfd/name without ever following a symlink: EOPNOTSUPP if it is
+ * one. Linux pins the inode with O_PATH and changes it through
+ * /proc/self/fd; without /proc it opens the object O_NOFOLLOW and fchmods.
+ */
+int	fsx_chmod_nofollow(int dirfd, const char *name, mode_t mode);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * sandbox: the platform backend behind `arcturn exec` and `arcturn sandbox
+ * status`. One implementation per platform, in whole files:
+ * sandbox_linux.c (Landlock helper, bubblewrap), sandbox_macos.c
+ * (Seatbelt), sandbox_win.c (Low integrity). cmd_exec.c is the portable
+ * front end and the only caller.
+ */
+#ifndef ARCTURN_SANDBOX_H
+#define ARCTURN_SANDBOX_H
+
+#include "policy.h"
+
+#define SANDBOX_MAXFACTS	16
+#define SANDBOX_MAXGUAR		12
+
+struct sandbox_fact {
+	const char	*key;		/* static string, e.g. "landlock_abi" */
+	char		 value[256];
+};
+
+struct sandbox_guarantee {
+	const char	*name;		/* static, e.g. "writes outside roots" */
+	const char	*key;		/* static, JSON key, e.g. "writes_outside" */
+	int		 holds;
+	char		 why[200];
+};
+
+struct sandbox_report {
+	char		 backend[32];	/* helper+mount, helper, bwrap, none, ... */
+	char		 why[256];	/* why this backend; for none, the cause */
+	struct sandbox_fact facts[SANDBOX_MAXFACTS];
+	int		 nfacts;
+	struct sandbox_guarantee g[SANDBOX_MAXGUAR];
+	int		 ng;
+	int		 dry_run_exec;	/* exec --dry-run possible here */
+	char		 dry_run_why[200];
+};
+
+/*
+ * Probe the machine and say which backend would confine a command under p,
+ * why, and which guarantees hold. Honours ARCTURN_BACKEND. Never fails:
+ * what cannot be probed is reported as such.
+ */
+void	sandbox_probe(const struct policy *p, struct sandbox_report *);
+
+/*
+ * Run argv[0] with argv under p, replacing this process where the backend
+ * allows (exec-only chain). Returns only on failure, with an exit status
+ * (EXIT_OWN, EXIT_NOEXEC, EXIT_NOTFOUND, or the child's status for
+ * backends that must wait) and one line in err. When no backend is
+ * available and p->require_sandbox is off, prints the unavailable note to
+ * stderr and runs the command unconfined: the only module that prints,
+ * because the note must reach the user even when exec succeeds.
+ */
+int	sandbox_exec(const struct policy *p, char **argv, char *err,
+	    size_t errlen);
+
+#endif

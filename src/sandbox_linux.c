@@ -1,0 +1,873 @@
+/*
+ * sandbox_linux: the Linux backends behind sandbox.h.
+ *
+ * Order: the embedded Landlock helper (with its mount layer where user
+ * namespaces allow), bubblewrap when the kernel has no Landlock, else
+ * none (a note, or exit 125 when a sandbox is required).
+ * ARCTURN_BACKEND=helper|helper-landlock|bwrap|none forces one
+ * (helper-landlock: the helper without its mount layer).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "hash.h"
+#include "helper_sum.h"
+#include "landlock_uapi.h"
+#include "mem.h"
+#include "sandbox.h"
+#include "tiocsti.h"
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC	0x0001U
+#endif
+#define MFD_EXEC	0x0010U
+
+#define MAXROOTS	48
+
+extern const unsigned char helper_bin[], helper_bin_end[];
+extern char **environ;
+
+enum backend { B_HELPER, B_HELPER_LANDLOCK, B_BWRAP, B_NONE };
+
+struct roots {
+	char	*w[MAXROOTS];	/* writable, absolute, owned */
+	int	 nw;
+	char	*p[MAXROOTS];	/* protected, absolute, owned */
+	int	 np;
+};
+
+static const char *const devices[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx",
+	"/dev/pts", "/dev/shm",
+};
+
+static int
+landlock_abi(void)
+{
+	long v = syscall(__NR_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+
+	return v < 0 ? -errno : (int)v;
+}
+
+static void
+roots_free(struct roots *r)
+{
+	int i;
+
+	for (i = 0; i < r->nw; i++)
+		mem_free(r->w[i]);
+	for (i = 0; i < r->np; i++)
+		mem_free(r->p[i]);
+	r->nw = r->np = 0;
+}
+
+static char *
+join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = mem_alloc(la + lb + 2);
+
+	if (s == NULL)
+		return NULL;
+	memcpy(s, a, la);
+	s[la] = '/';
+	memcpy(s + la + 1, b, lb + 1);
+	return s;
+}
+
+static int
+add(char **v, int *n, char *s)
+{
+	if (s == NULL)
+		return -1;
+	if (*n >= MAXROOTS) {
+		mem_free(s);
+		errno = E2BIG;
+		return -1;
+	}
+	v[(*n)++] = s;
+	return 0;
+}
+
+static int
+under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return 1;
+	return strncmp(path, root, n) == 0 && (path[n] == '/' ||
+	    path[n] == '\0');
+}
+
+/*
+ * The state dir is writable for the command, but its session and cache
+ * folders are not (where a backend can express it), so they are created
+ * here to be protected from the start.
+ */
+static void
+state_dirs(const char *state)
+{
+	static const char *const sub[] = { "overlays", "cache" };
+	char *s;
+	size_t i;
+
+	if (mkdir(state, 0700) < 0 && errno != EEXIST)
+		return;
+	for (i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+		if ((s = join(state, sub[i])) == NULL)
+			return;
+		(void)mkdir(s, 0700);
+		mem_free(s);
+	}
+}
+
+static int
+roots_build(const struct policy *p, struct roots *r, int withdev)
+{
+	static const char *const stsub[] = { "overlays", "checkpoints",
+	    "cache" };
+	struct stat st;
+	char *s, cfgdir[PATH_MAX], *slash;
+	size_t i;
+	int j;
+
+	memset(r, 0, sizeof *r);
+	if (p->mode == MODE_WORKSPACE_WRITE) {
+		if (add(r->w, &r->nw, mem_strdup(p->workspace)) < 0)
+			goto fail;
+		state_dirs(p->state);
+		if (add(r->w, &r->nw, mem_strdup(p->state)) < 0)
+			goto fail;
+		for (i = 0; i < p->grants.n; i++)
+			if (add(r->w, &r->nw, mem_strdup(p->grants.v[i])) < 0)
+				goto fail;
+	}
+	if (add(r->w, &r->nw, mem_strdup(p->tmpdir)) < 0)
+		goto fail;
+	for (i = 0; withdev && i < sizeof devices / sizeof devices[0]; i++)
+		if (stat(devices[i], &st) == 0 &&
+		    add(r->w, &r->nw, mem_strdup(devices[i])) < 0)
+			goto fail;
+	if (p->mode != MODE_WORKSPACE_WRITE)
+		return 0;
+	for (i = 0; i < p->protect.n; i++) {
+		if ((s = join(p->workspace, p->protect.v[i])) == NULL)
+			goto fail;
+		if (lstat(s, &st) < 0) {
+			mem_free(s);
+			continue;
+		}
+		if (add(r->p, &r->np, s) < 0)
+			goto fail;
+	}
+	for (i = 0; i < sizeof stsub / sizeof stsub[0]; i++) {
+		if ((s = join(p->state, stsub[i])) == NULL)
+			goto fail;
+		if (lstat(s, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			mem_free(s);
+			continue;
+		}
+		if (add(r->p, &r->np, s) < 0)
+			goto fail;
+	}
+	/* the user config must not be loosened by the command it governs */
+	if (p->user_config != NULL &&
+	    strlen(p->user_config) < sizeof cfgdir) {
+		strcpy(cfgdir, p->user_config);
+		if ((slash = strrchr(cfgdir, '/')) != NULL && slash != cfgdir)
+			*slash = '\0';
+		for (j = 0; j < r->nw; j++)
+			if (strncmp(r->w[j], "/dev/", 5) != 0 &&
+			    under(cfgdir, r->w[j]) && stat(cfgdir, &st) == 0) {
+				if (add(r->p, &r->np, mem_strdup(cfgdir)) < 0)
+					goto fail;
+				break;
+			}
+	}
+	return 0;
+fail:
+	roots_free(r);
+	return -1;
+}
+
+static const char *
+which(const char *name, char *buf, size_t len)
+{
+	const char *path = getenv("PATH"), *e;
+	size_t n;
+
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (; *path; path = *e ? e + 1 : e) {
+		e = strchrnul(path, ':');
+		n = (size_t)(e - path);
+		if (n == 0 || n + strlen(name) + 2 > len)
+			continue;
+		memcpy(buf, path, n);
+		buf[n] = '/';
+		strcpy(buf + n + 1, name);
+		if (access(buf, X_OK) == 0)
+			return buf;
+	}
+	return NULL;
+}
+
+/* Can this process create a user namespace? 0, or an errno. */
+static int
+userns_probe(int mounts)
+{
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			_exit(errno & 0xff);
+		if (mounts && syscall(SYS_mount, NULL, "/", NULL,
+		    MS_REC | MS_PRIVATE, NULL) < 0)
+			_exit(errno & 0xff);
+		_exit(0);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	if (!WIFEXITED(st))
+		return EIO;
+	return WEXITSTATUS(st);
+}
+
+/* The helper refuses its mount layer where it cannot write an id map. */
+static int
+idmap_writable(void)
+{
+	int fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static enum backend
+choose(char *why, size_t len, int *forced)
+{
+	const char *env = getenv("ARCTURN_BACKEND");
+	char buf[PATH_MAX];
+	int abi, e;
+
+	*forced = 0;
+	if (env != NULL && *env != '\0') {
+		*forced = 1;
+		snprintf(why, len, "forced by ARCTURN_BACKEND=%s", env);
+		if (strcmp(env, "helper") == 0)
+			return B_HELPER;
+		if (strcmp(env, "helper-landlock") == 0)
+			return B_HELPER_LANDLOCK;
+		if (strcmp(env, "bwrap") == 0)
+			return B_BWRAP;
+		if (strcmp(env, "none") == 0)
+			return B_NONE;
+		*forced = -1;
+		snprintf(why, len, "ARCTURN_BACKEND=%s: unknown backend "
+		    "(helper, helper-landlock, bwrap, none)", env);
+		return B_NONE;
+	}
+	if ((abi = landlock_abi()) > 0) {
+		snprintf(why, len, "kernel has Landlock ABI %d", abi);
+		return B_HELPER;
+	}
+	if (which("bwrap", buf, sizeof buf) == NULL) {
+		snprintf(why, len, "no Landlock in this kernel (%s) and no "
+		    "bwrap on PATH", strerror(-abi));
+		return B_NONE;
+	}
+	if ((e = userns_probe(0)) != 0) {
+		snprintf(why, len, "no Landlock in this kernel (%s), and bwrap "
+		    "cannot create a user namespace (%s)", strerror(-abi),
+		    strerror(e));
+		return B_NONE;
+	}
+	snprintf(why, len, "no Landlock in this kernel (%s): using %s",
+	    strerror(-abi), buf);
+	return B_BWRAP;
+}
+
+static int
+write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The cached copy of the helper for kernels that refuse to exec a memfd:
+ * $state/cache/landlock-helper-<sha>, verified on the opened fd before
+ * every exec (rewritten when it does not match).
+ */
+static int
+helper_cache_fd(const char *state, char *err, size_t errlen)
+{
+	unsigned char sum[HASH_LEN];
+	char hex[HASH_HEXLEN + 1], path[PATH_MAX], tmp[PATH_MAX];
+	int fd, tries;
+	size_t len = (size_t)(helper_bin_end - helper_bin);
+
+	state_dirs(state);
+	snprintf(path, sizeof path, "%s/cache/landlock-helper-%.16s", state,
+	    HELPER_SHA256);
+	for (tries = 0; tries < 2; tries++) {
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			if (hash_fd(fd, sum) == 0) {
+				hash_hex(sum, hex);
+				if (strcmp(hex, HELPER_SHA256) == 0)
+					return fd;
+			}
+			close(fd);
+		}
+		snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		    O_CLOEXEC, 0500);
+		if (fd < 0 || write_all(fd, helper_bin, len) < 0 ||
+		    fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+			snprintf(err, errlen, "helper cache: %s: %s", tmp,
+			    strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			unlink(tmp);
+			return -1;
+		}
+	}
+	snprintf(err, errlen, "helper cache: %s: does not verify", path);
+	return -1;
+}
+
+static int
+helper_memfd(void)
+{
+	size_t len = (size_t)(helper_bin_end - helper_bin);
+	int fd;
+
+	fd = (int)syscall(SYS_memfd_create, "landlock-helper",
+	    MFD_CLOEXEC | MFD_EXEC);
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_memfd_create, "landlock-helper",
+		    MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, helper_bin, len) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+exec_status(int e)
+{
+	return e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC;
+}
+
+static size_t
+count(char **v)
+{
+	size_t n = 0;
+
+	while (v[n] != NULL)
+		n++;
+	return n;
+}
+
+/*
+ * Start the embedded helper with argv: from memory when the kernel lets us
+ * exec a memfd, else from the verified cache file. Returns only on failure.
+ */
+static int
+exec_helper(const struct policy *p, char **argv, char *err, size_t errlen)
+{
+	char why[256];
+	int fd, e;
+
+	if ((fd = helper_memfd()) >= 0) {
+		fexecve(fd, argv, environ);
+		e = errno;
+		close(fd);
+		snprintf(why, sizeof why, "exec from memory: %s", strerror(e));
+	} else
+		snprintf(why, sizeof why, "memfd_create: %s", strerror(errno));
+	if ((fd = helper_cache_fd(p->state, err, errlen)) < 0)
+		return EXIT_OWN;
+	fexecve(fd, argv, environ);
+	e = errno;
+	close(fd);
+	snprintf(err, errlen, "cannot start the sandbox helper (%s; from "
+	    "cache: %s)", why, strerror(e));
+	return EXIT_OWN;
+}
+
+static int
+run_helper(const struct policy *p, const struct roots *r, int mountlayer,
+    char **cmd, char *err, size_t errlen)
+{
+	char **argv;
+	size_t n = 0;
+	int i, rc;
+
+	argv = mem_calloc(4 + 2 * (size_t)(r->nw + r->np) + count(cmd) + 1,
+	    sizeof *argv);
+	if (argv == NULL) {
+		snprintf(err, errlen, "exec: %s", strerror(errno));
+		return EXIT_OWN;
+	}
+	argv[n++] = "landlock-helper";
+	if (mountlayer)
+		argv[n++] = "-m";
+	if (!p->network)
+		argv[n++] = "-n";
+	for (i = 0; i < r->nw; i++) {
+		argv[n++] = "-w";
+		argv[n++] = r->w[i];
+	}
+	for (i = 0; mountlayer && i < r->np; i++) {
+		argv[n++] = "-p";
+		argv[n++] = r->p[i];
+	}
+	argv[n++] = "--";
+	for (i = 0; cmd[i] != NULL; i++)
+		argv[n++] = cmd[i];
+	rc = exec_helper(p, argv, err, errlen);
+	mem_free(argv);
+	return rc;
+}
+
+/*
+ * A regular file on stdin would let the command reopen it for writing
+ * through /proc/self/fd/0 (bubblewrap's read-only binds do not cover the
+ * host mount that fd lives on). Hand the command a pipe fed from the file
+ * instead.
+ */
+static int
+stdin_pipe(char *err, size_t errlen)
+{
+	struct stat st;
+	char buf[65536];
+	int pfd[2];
+	ssize_t n;
+	pid_t pid;
+
+	if (fstat(0, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return 0;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		goto fail;
+	if ((pid = fork()) < 0)
+		goto fail;
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		close(pfd[0]);
+		while ((n = read(0, buf, sizeof buf)) > 0)
+			if (write_all(pfd[1], buf, (size_t)n) < 0)
+				_exit(1);
+		_exit(n < 0);
+	}
+	close(pfd[1]);
+	if (dup2(pfd[0], 0) < 0)
+		goto fail;
+	close(pfd[0]);
+	return 0;
+fail:
+	snprintf(err, errlen, "stdin pipe: %s", strerror(errno));
+	return -1;
+}
+
+static int
+run_bwrap(const struct policy *p, const struct roots *r, char **cmd,
+    char *err, size_t errlen)
+{
+	char path[PATH_MAX], fdarg[16], **argv;
+	size_t n = 0;
+	int i, sfd[2];
+
+	if (which("bwrap", path, sizeof path) == NULL) {
+		snprintf(err, errlen, "bwrap: not found on PATH");
+		return EXIT_OWN;
+	}
+	/* the TIOCSTI filter, handed over on a pipe */
+	if (pipe(sfd) < 0 || write_all(sfd[1], tiocsti_filter,
+	    sizeof tiocsti_filter) < 0 || close(sfd[1]) < 0) {
+		snprintf(err, errlen, "bwrap: seccomp pipe: %s",
+		    strerror(errno));
+		return EXIT_OWN;
+	}
+	if (stdin_pipe(err, errlen) < 0)
+		return EXIT_OWN;
+	snprintf(fdarg, sizeof fdarg, "%d", sfd[0]);
+	argv = mem_calloc(16 + 3 * (size_t)(r->nw + r->np) + count(cmd),
+	    sizeof *argv);
+	if (argv == NULL) {
+		snprintf(err, errlen, "exec: %s", strerror(errno));
+		return EXIT_OWN;
+	}
+	argv[n++] = "bwrap";
+	argv[n++] = "--ro-bind";
+	argv[n++] = "/";
+	argv[n++] = "/";
+	argv[n++] = "--dev";
+	argv[n++] = "/dev";
+	for (i = 0; i < r->nw; i++) {
+		if (strncmp(r->w[i], "/dev/", 5) == 0)
+			continue;	/* --dev provides the allowed devices */
+		argv[n++] = "--bind";
+		argv[n++] = r->w[i];
+		argv[n++] = r->w[i];
+	}
+	for (i = 0; i < r->np; i++) {
+		argv[n++] = "--ro-bind";
+		argv[n++] = r->p[i];
+		argv[n++] = r->p[i];
+	}
+	argv[n++] = p->network ? "--share-net" : "--unshare-net";
+	argv[n++] = "--seccomp";
+	argv[n++] = fdarg;
+	argv[n++] = "--";
+	for (i = 0; cmd[i] != NULL; i++)
+		argv[n++] = cmd[i];
+	execv(path, argv);
+	snprintf(err, errlen, "bwrap: %s: %s", path, strerror(errno));
+	mem_free(argv);
+	return EXIT_OWN;
+}
+
+static int
+run_plain(char **cmd, char *err, size_t errlen)
+{
+	execvp(cmd[0], cmd);
+	snprintf(err, errlen, "%s: %s", cmd[0], errno == ENOENT ?
+	    "command not found" : strerror(errno));
+	return exec_status(errno);
+}
+
+int
+sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
+{
+	struct roots r;
+	char why[256];
+	enum backend b;
+	int forced, rc;
+
+	if (p->mode == MODE_OFF)
+		return run_plain(cmd, err, errlen);
+	b = choose(why, sizeof why, &forced);
+	if (forced < 0) {
+		snprintf(err, errlen, "%s", why);
+		return EXIT_OWN;
+	}
+	if ((b == B_HELPER || b == B_HELPER_LANDLOCK) && landlock_abi() < 1) {
+		snprintf(err, errlen, "%s, but this kernel has no Landlock",
+		    why);
+		return EXIT_OWN;
+	}
+	if (b == B_NONE) {
+		if (p->require_sandbox) {
+			snprintf(err, errlen, "sandbox required but "
+			    "unavailable: %s", why);
+			return EXIT_OWN;
+		}
+		fprintf(stderr, "note: sandbox requested but unavailable on "
+		    "this platform\nnote: %s; the command runs WITHOUT "
+		    "confinement\n", why);
+		return run_plain(cmd, err, errlen);
+	}
+	if (roots_build(p, &r, b != B_BWRAP) < 0) {
+		snprintf(err, errlen, "exec: %s", strerror(errno));
+		return EXIT_OWN;
+	}
+	if (b == B_BWRAP)
+		rc = run_bwrap(p, &r, cmd, err, errlen);
+	else
+		rc = run_helper(p, &r, b == B_HELPER, cmd, err, errlen);
+	roots_free(&r);
+	return rc;
+}
+
+/* status */
+
+static void
+fact(struct sandbox_report *r, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+fact(struct sandbox_report *r, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nfacts >= SANDBOX_MAXFACTS)
+		return;
+	r->facts[r->nfacts].key = key;
+	va_start(ap, fmt);
+	vsnprintf(r->facts[r->nfacts].value, sizeof r->facts[0].value, fmt,
+	    ap);
+	va_end(ap);
+	r->nfacts++;
+}
+
+static void
+guar(struct sandbox_report *r, const char *key, const char *name, int holds,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void
+guar(struct sandbox_report *r, const char *key, const char *name, int holds,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->ng >= SANDBOX_MAXGUAR)
+		return;
+	r->g[r->ng].key = key;
+	r->g[r->ng].name = name;
+	r->g[r->ng].holds = holds;
+	va_start(ap, fmt);
+	vsnprintf(r->g[r->ng].why, sizeof r->g[0].why, fmt, ap);
+	va_end(ap);
+	r->ng++;
+}
+
+static int
+read_sysctl(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+static void
+bwrap_version(const char *path, char *buf, size_t len)
+{
+	int pfd[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(buf, len, "unknown");
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return;
+	if ((pid = fork()) == 0) {
+		dup2(pfd[1], 1);
+		execl(path, "bwrap", "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (pid > 0) {
+		n = read(pfd[0], buf, len - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			buf[strcspn(buf, "\n")] = '\0';
+		}
+		waitpid(pid, &st, 0);
+	}
+	close(pfd[0]);
+}
+
+void
+sandbox_probe(const struct policy *p, struct sandbox_report *r)
+{
+	struct utsname u;
+	char why[256], buf[PATH_MAX], ver[128], sys[64];
+	const char *bw;
+	enum backend b;
+	int abi, ue, me, forced, mount, landlock, idmap, fd;
+
+	memset(r, 0, sizeof *r);
+	if (uname(&u) == 0)
+		fact(r, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
+	abi = landlock_abi();
+	if (abi > 0)
+		fact(r, "landlock_abi", "%d (arcturn knows 1 to %d)", abi,
+		    LANDLOCK_ABI_KNOWN);
+	else
+		fact(r, "landlock_abi", "unavailable (%s)", strerror(-abi));
+	ue = userns_probe(0);
+	me = ue == 0 ? userns_probe(1) : ue;
+	idmap = idmap_writable();
+	if (ue == 0 && me == 0 && idmap)
+		fact(r, "user_namespaces", "usable");
+	else if (ue == 0 && !idmap)
+		fact(r, "user_namespaces", "unusable for the mount layer: "
+		    "id maps not writable here (already confined?)");
+	else {
+		int k = snprintf(buf, sizeof buf, "unusable: %s",
+		    strerror(ue ? ue : me));
+		if (read_sysctl("/proc/sys/user/max_user_namespaces", sys,
+		    sizeof sys) == 0 && k > 0 && (size_t)k < sizeof buf)
+			k += snprintf(buf + k, sizeof buf - (size_t)k,
+			    "; user.max_user_namespaces=%s", sys);
+		if (read_sysctl("/proc/sys/kernel/unprivileged_userns_clone",
+		    sys, sizeof sys) == 0 && k > 0 && (size_t)k < sizeof buf)
+			k += snprintf(buf + k, sizeof buf - (size_t)k,
+			    "; kernel.unprivileged_userns_clone=%s", sys);
+		if (read_sysctl("/proc/sys/kernel/"
+		    "apparmor_restrict_unprivileged_userns", sys,
+		    sizeof sys) == 0 && k > 0 && (size_t)k < sizeof buf)
+			snprintf(buf + k, sizeof buf - (size_t)k,
+			    "; kernel.apparmor_restrict_unprivileged_userns=%s",
+			    sys);
+		fact(r, "user_namespaces", "%s", buf);
+	}
+	bw = which("bwrap", buf, sizeof buf);
+	if (bw != NULL) {
+		bwrap_version(bw, ver, sizeof ver);
+		fact(r, "bwrap", "%s (%s)", bw, ver);
+	} else
+		fact(r, "bwrap", "not found on PATH");
+	if (read_sysctl("/proc/sys/vm/memfd_noexec", sys, sizeof sys) == 0 &&
+	    strcmp(sys, "2") == 0)
+		fact(r, "helper_start", "cache file (vm.memfd_noexec=2)");
+	else if ((fd = helper_memfd()) >= 0) {
+		close(fd);
+		fact(r, "helper_start", "from memory (memfd)");
+	} else
+		fact(r, "helper_start", "cache file (memfd_create: %s)",
+		    strerror(errno));
+
+	b = choose(why, sizeof why, &forced);
+	landlock = abi > 0 && (b == B_HELPER || b == B_HELPER_LANDLOCK);
+	mount = landlock && b == B_HELPER && ue == 0 && me == 0 && idmap;
+	if (p->mode == MODE_OFF) {
+		snprintf(r->backend, sizeof r->backend, "off");
+		snprintf(r->why, sizeof r->why, "sandbox mode is off");
+	} else if ((b == B_HELPER || b == B_HELPER_LANDLOCK) && !landlock) {
+		snprintf(r->backend, sizeof r->backend, "none");
+		snprintf(r->why, sizeof r->why, "%s, but this kernel has no "
+		    "Landlock: exec exits 125", why);
+		b = B_NONE;
+	} else {
+		snprintf(r->backend, sizeof r->backend, "%s",
+		    b == B_BWRAP ? "bwrap" : b == B_NONE ? "none" :
+		    mount ? "helper+mount" : "helper");
+		if (b == B_HELPER && !mount)
+			snprintf(r->why, sizeof r->why, "%s; mount layer "
+			    "unavailable (user namespaces unusable here), "
+			    "Landlock only", why);
+		else
+			snprintf(r->why, sizeof r->why, "%s", why);
+	}
+	if (p->mode == MODE_OFF)
+		b = B_NONE;
+	r->dry_run_exec = 0;
+	snprintf(r->dry_run_why, sizeof r->dry_run_why,
+	    "exec --dry-run is not part of this version");
+
+	if (read_sysctl("/proc/sys/dev/tty/legacy_tiocsti", sys,
+	    sizeof sys) < 0)
+		snprintf(sys, sizeof sys, "?");
+
+	if (b == B_NONE) {
+		guar(r, "writes_outside", "writes outside the roots", 0,
+		    "nothing confines the command");
+		guar(r, "metadata_outside", "metadata changes outside the "
+		    "roots", 0, "nothing confines the command");
+		guar(r, "protected_paths", "protected paths", 0,
+		    "nothing confines the command");
+		guar(r, "truncation", "truncation outside the roots", 0,
+		    "nothing confines the command");
+		guar(r, "devices", "writes to other devices", 0,
+		    "nothing confines the command");
+		guar(r, "signals", "signals to outside processes", 0,
+		    "nothing confines the command");
+		guar(r, "tiocsti", "TIOCSTI terminal injection", sys[0] == '0',
+		    "dev.tty.legacy_tiocsti=%s", sys);
+		return;
+	}
+	if (b == B_BWRAP) {
+		guar(r, "writes_outside", "writes outside the roots", 1,
+		    "bwrap: / bound read-only, roots bound read-write");
+		guar(r, "metadata_outside", "metadata changes outside the "
+		    "roots", 1, "read-only bind mounts refuse chmod, chown, "
+		    "utimes and xattrs");
+		guar(r, "protected_paths", "protected paths", 1,
+		    "bound read-only on top of the roots");
+		guar(r, "truncation", "truncation outside the roots", 1,
+		    "read-only bind mounts");
+		guar(r, "devices", "writes to other devices", 1,
+		    "--dev gives a minimal /dev");
+		guar(r, "signals", "signals to outside processes", 0,
+		    "bwrap shares the pid namespace: the command can signal "
+		    "other processes of the same user");
+		guar(r, "tiocsti", "TIOCSTI terminal injection", 1,
+		    "seccomp filter handed to bwrap");
+		guar(r, "network_off", "--network off", 1,
+		    "bwrap --unshare-net");
+		return;
+	}
+	guar(r, "writes_outside", "writes outside the roots", 1,
+	    "Landlock ABI %d%s", abi, mount ? " and read-only mounts" : "");
+	if (mount)
+		guar(r, "metadata_outside", "metadata changes outside the "
+		    "roots", 1, "mount layer: everything outside the roots is "
+		    "mounted read-only");
+	else
+		guar(r, "metadata_outside", "metadata changes outside the "
+		    "roots", 0, "Landlock does not cover chmod, chown, utimes "
+		    "or xattrs, and the mount layer that would needs user "
+		    "namespaces");
+	if (mount)
+		guar(r, "protected_paths", "protected paths", 1,
+		    "bound read-only by the mount layer");
+	else
+		guar(r, "protected_paths", "protected paths", 0,
+		    "Landlock cannot make a subpath of a writable root "
+		    "read-only; needs the mount layer");
+	guar(r, "truncation", "truncation outside the roots", abi >= 3 || mount,
+	    "%s", abi >= 3 ? "Landlock ABI 3 truncate right" : mount ?
+	    "read-only mounts" : "needs Landlock ABI 3 or the mount layer");
+	guar(r, "devices", "writes to other devices", 1,
+	    "Landlock: only the listed devices are writable");
+	guar(r, "signals", "signals to outside processes", abi >= 6,
+	    "%s", abi >= 6 ? "Landlock ABI 6 signal scoping" :
+	    "needs Landlock ABI 6");
+	guar(r, "tiocsti", "TIOCSTI terminal injection", 1,
+	    "seccomp filter refuses TIOCSTI and TIOCLINUX");
+	guar(r, "network_off", "--network off", mount || abi >= 4, "%s",
+	    mount ? "new network namespace" : abi >= 4 ?
+	    "Landlock ABI 4: TCP bind/connect only (UDP and others not "
+	    "covered)" : "needs user namespaces or Landlock ABI 4");
+}
