@@ -272,6 +272,7 @@ choose(char *why, size_t len, int *forced)
 {
 	const char *env = getenv("ARCTURN_BACKEND");
 	char buf[PATH_MAX];
+	struct stat st;
 	int abi, e;
 
 	*forced = 0;
@@ -300,7 +301,9 @@ choose(char *why, size_t len, int *forced)
 		    "bwrap on PATH", strerror(-abi));
 		return B_NONE;
 	}
-	if ((e = userns_probe(0)) != 0) {
+	/* root, or a setuid bwrap, needs no user namespace */
+	if (geteuid() != 0 && !(stat(buf, &st) == 0 && (st.st_mode & S_ISUID)) &&
+	    (e = userns_probe(0)) != 0) {
 		snprintf(why, len, "no Landlock in this kernel (%s), and bwrap "
 		    "cannot create a user namespace (%s)", strerror(-abi),
 		    strerror(e));
