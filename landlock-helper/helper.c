@@ -1,7 +1,8 @@
 /*
  * landlock-helper: confine the writes of one command, then become it.
  *
- *	landlock-helper [-m | -M] [-n] [-w PATH]... [-p PATH]... -- CMD [ARG]...
+ *	landlock-helper [-m | -M] [-n] [-o DIR -u UPPER -k WORK]
+ *	    [-w PATH]... [-p PATH]... -- CMD [ARG]...
  *
  *	-w PATH	writable root (a directory, or a single file such as a device)
  *	-p PATH	protected path: stays read-only even inside a writable root
@@ -10,6 +11,10 @@
  *		with Landlock alone
  *	-M	the mount layer is required: exit 125 when it cannot be had
  *	-n	no network (a fresh network namespace, else Landlock TCP rules)
+ *	-o DIR -u UPPER -k WORK
+ *		dry run: mount overlayfs on DIR (lower: DIR itself, upper and
+ *		work from the session), so every change lands in UPPER; needs
+ *		the mount layer (implies -M)
  *
  * arcturn embeds this program and starts it with the whole policy on argv;
  * it reads no config and no environment. The process chain is exec-only:
@@ -59,6 +64,9 @@ struct opts {
 	int		 np;
 	int		 mount;		/* 0 off, 1 try, 2 required */
 	int		 nonet;
+	const char	*ovl;		/* -o: overlay on this path ... */
+	const char	*upper;		/* -u: ... with this upper dir */
+	const char	*work;		/* -k: ... and this work dir */
 	char		**cmd;
 };
 
@@ -224,6 +232,42 @@ loopback_up(void)
 	close(s);
 }
 
+static int
+fsconfig(int fd, unsigned cmd, const char *key, const char *val)
+{
+	return (int)syscall(__NR_fsconfig, fd, cmd, key, val, 0);
+}
+
+/*
+ * overlayfs on o->ovl with the session's upper and work dirs. userxattr:
+ * we are in a user namespace, so overlayfs keeps its whiteouts as 0/0
+ * character devices and its opaque marks as user.overlay.* xattrs.
+ */
+static void
+overlay(const struct opts *o)
+{
+	int fs, mnt;
+
+	if ((fs = (int)syscall(__NR_fsopen, "overlay", FSOPEN_CLOEXEC)) < 0)
+		fail("dry run: overlayfs", NULL);
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir+", o->ovl) < 0)
+		fail("dry run: overlayfs lower", o->ovl);
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", o->upper) < 0)
+		fail("dry run: overlayfs upper", o->upper);
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "workdir", o->work) < 0)
+		fail("dry run: overlayfs work", o->work);
+	if (fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL) < 0)
+		fail("dry run: overlayfs userxattr", NULL);
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL) < 0)
+		fail("dry run: overlayfs mount", o->ovl);
+	if ((mnt = (int)syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0)) < 0)
+		fail("dry run: overlayfs fsmount", o->ovl);
+	if (move_mount(mnt, o->ovl) < 0)
+		fail("dry run: overlayfs attach", o->ovl);
+	close(mnt);
+	close(fs);
+}
+
 /*
  * Returns 1 with the layer in place, 0 when user namespaces are not to be
  * had (nothing changed: Landlock alone follows), and exits 125 on a failure
@@ -287,6 +331,8 @@ mount_layer(const struct opts *o, int *netns)
 			fail("mount layer: attach", o->w[i]);
 		close(fds[i]);
 	}
+	if (o->ovl != NULL)
+		overlay(o);
 	for (i = 0; i < o->np; i++) {
 		fd = open_tree(o->p[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 		    AT_RECURSIVE);
@@ -412,6 +458,15 @@ parse(int argc, char **argv, struct opts *o)
 			o->mount = a[1] == 'm' ? 1 : 2;
 		else if (strcmp(a, "-n") == 0)
 			o->nonet = 1;
+		else if ((strcmp(a, "-o") == 0 || strcmp(a, "-u") == 0 ||
+		    strcmp(a, "-k") == 0) && i + 1 < argc) {
+			if (a[1] == 'o')
+				o->ovl = argv[++i];
+			else if (a[1] == 'u')
+				o->upper = argv[++i];
+			else
+				o->work = argv[++i];
+		}
 		else if ((strcmp(a, "-w") == 0 || strcmp(a, "-p") == 0) &&
 		    i + 1 < argc) {
 			if (a[1] == 'w' && o->nw < MAXPATHS)
@@ -432,10 +487,12 @@ main(int argc, char **argv)
 	struct opts o = { 0 };
 	int netns = 0;
 
-	if (parse(argc, argv, &o) < 0) {
-		fprintf(stderr, "usage: landlock-helper [-m | -M] [-n] "
-		    "[-w PATH]... [-p PATH]... -- CMD [ARG]...\n");
-		return 125;
+	if (parse(argc, argv, &o) < 0)
+		goto usage;
+	if (o.ovl != NULL || o.upper != NULL || o.work != NULL) {
+		if (o.ovl == NULL || o.upper == NULL || o.work == NULL)
+			goto usage;
+		o.mount = 2;	/* never run a dry run against the real tree */
 	}
 	if (o.mount)
 		mount_layer(&o, &netns);
@@ -444,4 +501,8 @@ main(int argc, char **argv)
 	execvp(o.cmd[0], o.cmd);
 	say(o.cmd[0], NULL, errno);
 	return errno == ENOENT || errno == ENOTDIR ? 127 : 126;
+usage:
+	fprintf(stderr, "usage: landlock-helper [-m | -M] [-n] [-o DIR -u UPPER "
+	    "-k WORK] [-w PATH]... [-p PATH]... -- CMD [ARG]...\n");
+	return 125;
 }

@@ -21,6 +21,11 @@
 #define __NR_open_tree		428
 #define __NR_move_mount		429
 #endif
+#ifndef __NR_fsopen
+#define __NR_fsopen		430
+#define __NR_fsconfig		431
+#define __NR_fsmount		432
+#endif
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr	442
 #endif
@@ -76,6 +81,11 @@ struct landlock_path_beneath_attr {
 #define OPEN_TREE_CLONE		1
 #define OPEN_TREE_CLOEXEC	02000000
 #define MOVE_MOUNT_F_EMPTY_PATH	0x00000004
+#define FSOPEN_CLOEXEC		0x00000001
+#define FSMOUNT_CLOEXEC		0x00000001
+#define FSCONFIG_SET_FLAG	0
+#define FSCONFIG_SET_STRING	1
+#define FSCONFIG_CMD_CREATE	6
 #define MOUNT_ATTR_RDONLY	0x00000001
 #define MOUNT_ATTR_NOSUID	0x00000002
 #define MOUNT_ATTR_NODEV	0x00000004
