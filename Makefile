@@ -86,6 +86,9 @@ test: tests
 demo: $(BUILD)/arcturn
 	tests/demo.sh $(BUILD)/arcturn
 
+release:
+	release/build.sh
+
 clean:
 	rm -rf $(BUILD)
 

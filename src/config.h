@@ -12,6 +12,36 @@
  *
  * Environment: ARCTURN_HOME (state dir, default ~/.arcturn), ARCTURN_DRY_RUN
  * (1/0), ARCTURN_SESSION, TMPDIR, XDG_CONFIG_HOME, HOME.
+ *
+ * How the sources combine:
+ * - user config: any key; its "protect" replaces the default list, its
+ *   grants are resolved like --grant (errors carry FILE:LINE:COLUMN).
+ * - workspace config: dryRun true, requireSandbox true, network "off" and a
+ *   stricter sandbox mode (off < workspace-write < read-only) than the
+ *   user config's apply; "protect" adds to the list. dryRun false,
+ *   requireSandbox false, network "on", a non-empty "grants" and a looser
+ *   mode are ignored with a warning `FILE: "key": ... ignored: ...`
+ *   (always for the booleans and network, even when the value agrees).
+ *   Wrong types are errors here too.
+ * - environment: ARCTURN_DRY_RUN=1|0 (empty = unset, else an error),
+ *   ARCTURN_SESSION; ARCTURN_HOME must be absolute.
+ * - flags win over everything; --grant adds to the user config's grants.
+ * Grants are deduplicated after realpath; protect entries are normalised
+ * ("." and empty components dropped) and deduplicated; an absolute entry,
+ * one with a ".." component or one naming the workspace root is an error.
+ * Session ids (flag or environment) must match [a-z0-9][a-z0-9-]{0,63}.
+ *
+ * Config files: a missing file (or a missing parent) is no config; any
+ * other failure to read is an error `FILE: reason`; so is a file that is
+ * not regular (never blocks on a fifo) or larger than CONFIG_FILE_MAX.
+ * Syntax errors name the first byte cJSON rejects, `FILE:LINE:COLUMN:
+ * what` (lines from 1; columns are bytes from 1, a byte order mark not
+ * counted). A known key given twice is an error at the second one; an
+ * unknown key warns `FILE: unknown key "name"` (non-printable bytes shown
+ * as \xNN, long names cut; after CONFIG_WARN_MAX of them one more warning
+ * gives the count). Warnings go through the callback, which may be NULL.
+ * config_load(p, NULL, ...) means no flags. Lists hold at most
+ * CONFIG_LIST_MAX entries per file.
  */
 #ifndef ARCTURN_CONFIG_H
 #define ARCTURN_CONFIG_H
@@ -19,6 +49,10 @@
 #include <stddef.h>
 
 #include "policy.h"
+
+#define CONFIG_FILE_MAX	(1024 * 1024)	/* bytes; larger config files are refused */
+#define CONFIG_LIST_MAX	1024		/* entries in one "grants" or "protect" */
+#define CONFIG_WARN_MAX	16		/* unknown-key warnings per file, then a count */
 
 /* What the command line said; -1 (or NULL / 0 entries) means "not given". */
 struct config_flags {

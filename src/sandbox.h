@@ -55,4 +55,26 @@ void	sandbox_probe(const struct policy *p, struct sandbox_report *);
 int	sandbox_exec(const struct policy *p, char **argv, char *err,
 	    size_t errlen);
 
+/*
+ * Dry run: run argv under p with overlayfs mounted on the workspace
+ * (lower: the workspace itself; upper and work: the session's dirs), so
+ * that every change the command makes lands in upper. Waits for the
+ * command and returns its status as exec reports it (its exit code, 128+N
+ * for signal N, 126/127). Fails closed: returns -1 with one line in err
+ * when the overlay cannot be had here, and then the command did not run
+ * (status 125 from the helper means the same).
+ */
+int	sandbox_exec_overlay(const struct policy *p, const char *upper,
+	    const char *work, char **argv, char *err, size_t errlen);
+
+/*
+ * `arcturn sandbox unstamp [PATH]`: on Windows, give each writable root
+ * stamped Low by earlier runs (only PATH when given) its previous label
+ * back, from the journal in p->state. Returns 0 with a one-line summary in
+ * err, or -1 with errno and one line in err. Elsewhere nothing is ever
+ * stamped: -1 with errno ENOTSUP.
+ */
+int	sandbox_unstamp(const struct policy *p, const char *path, char *err,
+	    size_t errlen);
+
 #endif

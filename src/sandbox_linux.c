@@ -439,15 +439,22 @@ exec_helper(const struct policy *p, char **argv, char *err, size_t errlen)
 	return EXIT_OWN;
 }
 
+/* Dry run: overlayfs on ovl with these upper and work dirs. */
+struct ovl {
+	const char	*dir;
+	const char	*upper;
+	const char	*work;
+};
+
 static int
 run_helper(const struct policy *p, const struct roots *r, int mountlayer,
-    char **cmd, char *err, size_t errlen)
+    const struct ovl *ovl, char **cmd, char *err, size_t errlen)
 {
 	char **argv;
 	size_t n = 0;
 	int i, rc;
 
-	argv = mem_calloc(4 + 2 * (size_t)(r->nw + r->np) + count(cmd) + 1,
+	argv = mem_calloc(10 + 2 * (size_t)(r->nw + r->np) + count(cmd) + 1,
 	    sizeof *argv);
 	if (argv == NULL) {
 		snprintf(err, errlen, "exec: %s", strerror(errno));
@@ -458,6 +465,14 @@ run_helper(const struct policy *p, const struct roots *r, int mountlayer,
 		argv[n++] = "-m";
 	if (!p->network)
 		argv[n++] = "-n";
+	if (ovl != NULL) {
+		argv[n++] = "-o";
+		argv[n++] = (char *)ovl->dir;
+		argv[n++] = "-u";
+		argv[n++] = (char *)ovl->upper;
+		argv[n++] = "-k";
+		argv[n++] = (char *)ovl->work;
+	}
 	for (i = 0; i < r->nw; i++) {
 		argv[n++] = "-w";
 		argv[n++] = r->w[i];
@@ -618,7 +633,96 @@ sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
 	if (b == B_BWRAP)
 		rc = run_bwrap(p, &r, cmd, err, errlen);
 	else
-		rc = run_helper(p, &r, b == B_HELPER, cmd, err, errlen);
+		rc = run_helper(p, &r, b == B_HELPER, NULL, cmd, err, errlen);
+	roots_free(&r);
+	return rc;
+}
+
+/*
+ * Why exec --dry-run cannot run here, or NULL when it can: it needs the
+ * helper's mount layer (Landlock, user namespaces, writable id maps) and
+ * a state dir outside the workspace (overlayfs refuses an upper dir
+ * inside its lower one, and the command must not reach the session).
+ */
+static const char *
+overlay_unavailable(const struct policy *p, char *buf, size_t len)
+{
+	const char *env = getenv("ARCTURN_BACKEND");
+	int abi, e;
+
+	if (p->mode == MODE_READ_ONLY)
+		return "dry run needs a writable workspace (sandbox mode is "
+		    "read-only)";
+	if (under(p->state, p->workspace)) {
+		snprintf(buf, len, "the state dir %s lies inside the workspace",
+		    p->state);
+		return buf;
+	}
+	if (env != NULL && *env != '\0' && strcmp(env, "helper") != 0) {
+		snprintf(buf, len, "ARCTURN_BACKEND=%s: dry run needs the "
+		    "helper's mount layer", env);
+		return buf;
+	}
+	if ((abi = landlock_abi()) < 1) {
+		snprintf(buf, len, "no Landlock in this kernel (%s)",
+		    strerror(-abi));
+		return buf;
+	}
+	if ((e = userns_probe(1)) != 0) {
+		snprintf(buf, len, "user namespaces unusable (%s): overlayfs "
+		    "cannot be mounted", strerror(e));
+		return buf;
+	}
+	if (!idmap_writable())
+		return "user namespaces unusable here (already confined?)";
+	return NULL;
+}
+
+int
+sandbox_exec_overlay(const struct policy *p, const char *upper,
+    const char *work, char **cmd, char *err, size_t errlen)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, oint, oquit;
+	struct policy q = *p;
+	struct ovl ovl = { p->workspace, upper, work };
+	struct roots r;
+	const char *why;
+	char buf[256];
+	pid_t pid;
+	int st, rc;
+
+	if ((why = overlay_unavailable(p, buf, sizeof buf)) != NULL) {
+		snprintf(err, errlen, "exec --dry-run: %s; not running the "
+		    "command", why);
+		return -1;
+	}
+	q.mode = MODE_WORKSPACE_WRITE;
+	if (roots_build(&q, &r, 1) < 0) {
+		snprintf(err, errlen, "exec: %s", strerror(errno));
+		return -1;
+	}
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	pid = fork();
+	if (pid == 0) {
+		sigaction(SIGINT, &oint, NULL);
+		sigaction(SIGQUIT, &oquit, NULL);
+		rc = run_helper(&q, &r, 2, &ovl, cmd, err, errlen);
+		fprintf(stderr, "arcturn: %s\n", err);
+		_exit(rc);
+	}
+	rc = -1;
+	if (pid < 0)
+		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
+	else {
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR)
+				break;
+		rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
+		    128 + WTERMSIG(st) : EXIT_OWN;
+	}
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
 	roots_free(&r);
 	return rc;
 }
@@ -715,7 +819,7 @@ sandbox_probe(const struct policy *p, struct sandbox_report *r)
 {
 	struct utsname u;
 	char why[256], buf[PATH_MAX], ver[128], sys[64];
-	const char *bw;
+	const char *bw, *dwhy;
 	enum backend b;
 	int abi, ue, me, forced, mount, landlock, idmap, fd;
 
@@ -795,9 +899,10 @@ sandbox_probe(const struct policy *p, struct sandbox_report *r)
 	}
 	if (p->mode == MODE_OFF)
 		b = B_NONE;
-	r->dry_run_exec = 0;
-	snprintf(r->dry_run_why, sizeof r->dry_run_why,
-	    "exec --dry-run is not part of this version");
+	dwhy = overlay_unavailable(p, buf, sizeof buf);
+	r->dry_run_exec = dwhy == NULL;
+	snprintf(r->dry_run_why, sizeof r->dry_run_why, "%s", dwhy == NULL ?
+	    "overlayfs on the workspace in the helper's mount layer" : dwhy);
 
 	if (read_sysctl("/proc/sys/dev/tty/legacy_tiocsti", sys,
 	    sizeof sys) < 0)
