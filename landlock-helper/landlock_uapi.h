@@ -77,7 +77,8 @@ struct landlock_path_beneath_attr {
 	int32_t		parent_fd;
 } __attribute__((packed));
 
-/* Mount API */
+/* Mount API (glibc 2.36's <sys/mount.h> has these too: keep its own) */
+#ifndef MOUNT_ATTR_RDONLY
 #define OPEN_TREE_CLONE		1
 #define OPEN_TREE_CLOEXEC	02000000
 #define MOVE_MOUNT_F_EMPTY_PATH	0x00000004
@@ -89,9 +90,6 @@ struct landlock_path_beneath_attr {
 #define MOUNT_ATTR_RDONLY	0x00000001
 #define MOUNT_ATTR_NOSUID	0x00000002
 #define MOUNT_ATTR_NODEV	0x00000004
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE		0x8000
-#endif
 
 struct mount_attr {
 	uint64_t	attr_set;
@@ -99,6 +97,14 @@ struct mount_attr {
 	uint64_t	propagation;
 	uint64_t	userns_fd;
 };
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE		0x8000
+#endif
+#ifndef MS_REC
+#define MS_REC			16384
+#define MS_PRIVATE		(1 << 18)
+#endif
 
 /* openat2 */
 #define RESOLVE_NO_XDEV		0x01
