@@ -172,26 +172,56 @@ mapper_done(pid_t pid, int wfd, int go)
 }
 
 /*
- * Root keeps its capabilities inside the namespace; without CAP_SYS_ADMIN
- * it cannot clear the read-only flags we set (those are not locked: they
- * were set in a namespace we own). A nested namespace the command creates
- * itself gets locked copies of every mount.
+ * Capabilities root must not keep: with them it could undo or step around
+ * the confinement (CAP_SYS_ADMIN clears our read-only flags, CAP_MKNOD
+ * makes a device node to a disk, CAP_DAC_READ_SEARCH opens files by
+ * handle, CAP_SYS_MODULE loads kernel code, ...). Dropped from the
+ * bounding set and from the effective, permitted and inheritable sets; an
+ * unprivileged caller has none of them and is left alone.
  */
+static const int dropcaps[] = {
+	2,	/* CAP_DAC_READ_SEARCH */
+	9,	/* CAP_LINUX_IMMUTABLE */
+	12,	/* CAP_NET_ADMIN */
+	16,	/* CAP_SYS_MODULE */
+	17,	/* CAP_SYS_RAWIO */
+	19,	/* CAP_SYS_PTRACE */
+	20,	/* CAP_SYS_PACCT */
+	21,	/* CAP_SYS_ADMIN */
+	22,	/* CAP_SYS_BOOT */
+	25,	/* CAP_SYS_TIME */
+	27,	/* CAP_MKNOD */
+	30,	/* CAP_AUDIT_CONTROL */
+	32,	/* CAP_MAC_OVERRIDE */
+	33,	/* CAP_MAC_ADMIN */
+	34,	/* CAP_SYSLOG */
+	38,	/* CAP_PERFMON */
+	39,	/* CAP_BPF */
+	40,	/* CAP_CHECKPOINT_RESTORE */
+};
+
 static void
-drop_sys_admin(void)
+drop_caps(void)
 {
 	struct { uint32_t version; int pid; } hdr = { 0x20080522, 0 };
 	struct { uint32_t eff, perm, inh; } data[2];
+	size_t i;
+	int c;
 
-	if (prctl(PR_CAPBSET_DROP, 21 /* CAP_SYS_ADMIN */, 0, 0, 0) < 0)
-		fail("mount layer: drop CAP_SYS_ADMIN", NULL);
 	if (syscall(SYS_capget, &hdr, data) < 0)
-		fail("mount layer: capget", NULL);
-	data[0].eff &= ~(1U << 21);
-	data[0].perm &= ~(1U << 21);
-	data[0].inh &= ~(1U << 21);
+		fail("capget", NULL);
+	if (data[0].perm == 0 && data[1].perm == 0)
+		return;
+	for (i = 0; i < sizeof dropcaps / sizeof dropcaps[0]; i++) {
+		c = dropcaps[i];
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+			fail("drop capability", NULL);
+		data[c / 32].eff &= ~(1U << (c % 32));
+		data[c / 32].perm &= ~(1U << (c % 32));
+		data[c / 32].inh &= ~(1U << (c % 32));
+	}
 	if (syscall(SYS_capset, &hdr, data) < 0)
-		fail("mount layer: capset", NULL);
+		fail("capset", NULL);
 }
 
 static int
@@ -268,6 +298,55 @@ overlay(const struct opts *o)
 	close(fs);
 }
 
+/* The writable root that holds path, or NULL. */
+static const char *
+root_of(const struct opts *o, const char *path)
+{
+	const char *best = NULL;
+	size_t n;
+	int i;
+
+	for (i = 0; i < o->nw; i++) {
+		n = strlen(o->w[i]);
+		if (strncmp(path, o->w[i], n) == 0 && path[n] == '/' &&
+		    (best == NULL || n > strlen(best)))
+			best = o->w[i];
+	}
+	return best;
+}
+
+/*
+ * A protected path is only as safe as its parents: `mv .git .old; mkdir
+ * -p .git/hooks` would get around a read-only .git/hooks. Each directory
+ * between the writable root and the protected path becomes a mount point
+ * of itself (still writable), and a mount point cannot be renamed or
+ * removed.
+ */
+static void
+pin_parents(const struct opts *o, const char *p)
+{
+	char buf[PATH_MAX], *slash;
+	const char *root = root_of(o, p);
+	size_t rootlen;
+	int fd;
+
+	if (root == NULL || strlen(p) >= sizeof buf)
+		return;
+	rootlen = strlen(root);
+	strcpy(buf, p);
+	while ((slash = strrchr(buf, '/')) != NULL &&
+	    (size_t)(slash - buf) > rootlen) {
+		*slash = '\0';
+		fd = open_tree(buf, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+		    AT_RECURSIVE);
+		if (fd < 0)
+			fail("mount layer: pin", buf);
+		if (move_mount(fd, buf) < 0)
+			fail("mount layer: pin", buf);
+		close(fd);
+	}
+}
+
 /*
  * Returns 1 with the layer in place, 0 when user namespaces are not to be
  * had (nothing changed: Landlock alone follows), and exits 125 on a failure
@@ -279,6 +358,7 @@ mount_layer(const struct opts *o, int *netns)
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 	int fds[MAXPATHS], i, fd, wfd = -1, flags = CLONE_NEWUSER | CLONE_NEWNS;
+	struct stat st;
 	pid_t mpid = -1;
 	char cwd[PATH_MAX];
 
@@ -319,6 +399,15 @@ mount_layer(const struct opts *o, int *netns)
 		return 0;
 	}
 	for (i = 0; i < o->nw; i++) {
+		/*
+		 * Device nodes stay writable on a read-only mount (Landlock
+		 * decides which): re-attaching /dev/ptmx alone would cut it
+		 * off from its devpts.
+		 */
+		fds[i] = -1;
+		if (stat(o->w[i], &st) == 0 && (S_ISCHR(st.st_mode) ||
+		    S_ISBLK(st.st_mode)))
+			continue;
 		fds[i] = open_tree(o->w[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 		    AT_RECURSIVE);
 		if (fds[i] < 0)
@@ -327,12 +416,16 @@ mount_layer(const struct opts *o, int *netns)
 	if (set_rdonly(AT_FDCWD, "/", AT_RECURSIVE) < 0)
 		fail("mount layer: read-only /", NULL);
 	for (i = 0; i < o->nw; i++) {
+		if (fds[i] < 0)
+			continue;
 		if (move_mount(fds[i], o->w[i]) < 0)
 			fail("mount layer: attach", o->w[i]);
 		close(fds[i]);
 	}
 	if (o->ovl != NULL)
 		overlay(o);
+	for (i = 0; i < o->np; i++)
+		pin_parents(o, o->p[i]);
 	for (i = 0; i < o->np; i++) {
 		fd = open_tree(o->p[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 		    AT_RECURSIVE);
@@ -344,8 +437,6 @@ mount_layer(const struct opts *o, int *netns)
 			fail("mount layer: protect", o->p[i]);
 		close(fd);
 	}
-	if (uid == 0)
-		drop_sys_admin();
 	if (o->nonet)
 		loopback_up();
 	/* the old cwd is on the read-only tree beneath the new mounts */
@@ -416,8 +507,10 @@ landlock(const struct opts *o, int netns)
 		if (fstat(fd, &st) < 0)
 			fail("landlock: stat", o->w[i]);
 		pb.parent_fd = fd;
-		pb.allowed_access = S_ISDIR(st.st_mode) ? ra.handled_access_fs :
-		    file_rights;
+		/* no device nodes anywhere: a disk node would be a way out */
+		pb.allowed_access = S_ISDIR(st.st_mode) ? ra.handled_access_fs &
+		    ~(LANDLOCK_ACCESS_FS_MAKE_CHAR |
+		    LANDLOCK_ACCESS_FS_MAKE_BLOCK) : file_rights;
 		if (syscall(__NR_landlock_add_rule, rfd,
 		    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
 			fail("landlock: add rule", o->w[i]);
@@ -496,6 +589,7 @@ main(int argc, char **argv)
 	}
 	if (o.mount)
 		mount_layer(&o, &netns);
+	drop_caps();
 	landlock(&o, netns);
 	seccomp_tiocsti();
 	execvp(o.cmd[0], o.cmd);

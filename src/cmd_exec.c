@@ -116,8 +116,10 @@ cmd_exec(struct cli *c)
 		policy_free(&p);
 		return EXIT_OWN;
 	}
+	err[0] = '\0';
 	rc = sandbox_exec(&p, c->argv + optind, err, sizeof err);
-	warnx("%s", err);
+	if (err[0] != '\0')
+		warnx("%s", err);
 	policy_free(&p);
 	return rc;
 usage:
@@ -212,6 +214,25 @@ cmd_sandbox(struct cli *c)
 		else
 			status_text(&r);
 		policy_free(&p);
+		return 0;
+	}
+	if (c->argc >= 2 && c->argc <= 3 &&
+	    strcmp(c->argv[1], "unstamp") == 0) {
+		char err[1024];
+		int rc;
+
+		if (load(c, &f, &p) < 0)
+			return EXIT_USAGE;
+		err[0] = '\0';
+		rc = sandbox_unstamp(&p, c->argc == 3 ? c->argv[2] : NULL, err,
+		    sizeof err);
+		policy_free(&p);
+		if (rc < 0) {
+			warnx("%s", err);
+			return errno == ENOTSUP ? EXIT_USAGE : EXIT_REFUSED;
+		}
+		if (err[0] != '\0' && !c->quiet)
+			printf("%s\n", err);
 		return 0;
 	}
 usage:

@@ -30,10 +30,11 @@ static const struct command commands[] = {
 	  "failed, 126 if CMD could not run, 127 if CMD was not found.\n"
 	  "ARCTURN_BACKEND=helper|bwrap|none forces a backend." },
 	{ "sandbox", cmd_sandbox,
-	  "sandbox status",
+	  "sandbox status [--json] | sandbox unstamp [PATH]",
 	  "Show which backend `arcturn exec` would use here, why the others\n"
 	  "were skipped, and which guarantees hold on this machine (--json for\n"
-	  "a machine-readable report)." },
+	  "a machine-readable report). `unstamp` (Windows) restores the\n"
+	  "integrity labels arcturn stamped on writable roots." },
 	{ "write", cmd_write, "write PATH",
 	  "Write standard input to PATH (into the session under dry run)." },
 	{ "edit", cmd_edit, "edit PATH --old TEXT --new TEXT [--all]",

@@ -7,12 +7,14 @@
  * ARCTURN_BACKEND=helper|helper-landlock|bwrap|none forces one
  * (helper-landlock: the helper without its mount layer).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,9 @@ struct roots {
 	int	 nw;
 	char	*p[MAXROOTS];	/* protected, absolute, owned */
 	int	 np;
+	char	*pin[MAXROOTS];	/* bwrap: parents of p[pin_of[i]] inside */
+	int	 pin_of[MAXROOTS];	/* the workspace, outermost first */
+	int	 npin;
 };
 
 static const char *const devices[] = {
@@ -73,7 +78,9 @@ roots_free(struct roots *r)
 		mem_free(r->w[i]);
 	for (i = 0; i < r->np; i++)
 		mem_free(r->p[i]);
-	r->nw = r->np = 0;
+	for (i = 0; i < r->npin; i++)
+		mem_free(r->pin[i]);
+	r->nw = r->np = r->npin = 0;
 }
 
 static char *
@@ -137,6 +144,32 @@ state_dirs(const char *state)
 	}
 }
 
+/* The directories between root and the last protected path, outermost first. */
+static int
+pins(struct roots *r, const char *root)
+{
+	const char *p = r->p[r->np - 1], *c;
+	size_t rl = strlen(root);
+
+	int i, dup;
+
+	for (c = p + rl + 1; (c = strchr(c, '/')) != NULL; c++) {
+		for (dup = 0, i = 0; i < r->npin && !dup; i++)
+			dup = strlen(r->pin[i]) == (size_t)(c - p) &&
+			    strncmp(r->pin[i], p, (size_t)(c - p)) == 0;
+		if (dup)
+			continue;
+		if (r->npin >= MAXROOTS) {
+			errno = E2BIG;
+			return -1;
+		}
+		if ((r->pin[r->npin] = mem_strndup(p, (size_t)(c - p))) == NULL)
+			return -1;
+		r->pin_of[r->npin++] = r->np - 1;
+	}
+	return 0;
+}
+
 static int
 roots_build(const struct policy *p, struct roots *r, int withdev)
 {
@@ -173,7 +206,7 @@ roots_build(const struct policy *p, struct roots *r, int withdev)
 			mem_free(s);
 			continue;
 		}
-		if (add(r->p, &r->np, s) < 0)
+		if (add(r->p, &r->np, s) < 0 || pins(r, p->workspace) < 0)
 			goto fail;
 	}
 	for (i = 0; i < sizeof stsub / sizeof stsub[0]; i++) {
@@ -266,12 +299,42 @@ idmap_writable(void)
 	return 1;
 }
 
+static int
+has_sys_admin(void)
+{
+	struct { uint32_t version; int pid; } hdr = { 0x20080522, 0 };
+	struct { uint32_t eff, perm, inh; } data[2];
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return 0;
+	return (data[0].eff & (1U << 21)) != 0;
+}
+
+/*
+ * 0 when bwrap at path can build its sandbox here, else an errno: an
+ * unprivileged, non-setuid bwrap needs a user namespace and a writable id
+ * map (not the case inside another arcturn sandbox).
+ */
+static int
+bwrap_unusable(const char *path)
+{
+	struct stat st;
+	int e;
+
+	if (stat(path, &st) == 0 && (st.st_mode & S_ISUID))
+		return 0;
+	if (geteuid() == 0)	/* privileged bwrap: needs CAP_SYS_ADMIN */
+		return has_sys_admin() ? 0 : EPERM;
+	if ((e = userns_probe(0)) != 0)
+		return e;
+	return idmap_writable() ? 0 : EROFS;
+}
+
 static enum backend
 choose(char *why, size_t len, int *forced)
 {
 	const char *env = getenv("ARCTURN_BACKEND");
 	char buf[PATH_MAX];
-	struct stat st;
 	int abi, e;
 
 	*forced = 0;
@@ -300,9 +363,7 @@ choose(char *why, size_t len, int *forced)
 		    "bwrap on PATH", strerror(-abi));
 		return B_NONE;
 	}
-	/* root, or a setuid bwrap, needs no user namespace */
-	if (geteuid() != 0 && !(stat(buf, &st) == 0 && (st.st_mode & S_ISUID)) &&
-	    (e = userns_probe(0)) != 0) {
+	if ((e = bwrap_unusable(buf)) != 0) {
 		snprintf(why, len, "no Landlock in this kernel (%s), and bwrap "
 		    "cannot create a user namespace (%s)", strerror(-abi),
 		    strerror(e));
@@ -527,18 +588,96 @@ fail:
 	return -1;
 }
 
+/*
+ * Inherited descriptors of files and directories outside the roots would
+ * be handles the confinement does not see (fchmod, openat, reopening
+ * through /proc/self/fd). Descriptors above 2 that refer to a regular file
+ * or a directory are not passed on (close-on-exec); pipes, sockets, ttys
+ * and the like are (a make jobserver keeps working). A regular file on
+ * stdin becomes a pipe fed from it.
+ */
+static int
+fds_guard(char *err, size_t errlen)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	int fd, dfd, flags;
+
+	if (stdin_pipe(err, errlen) < 0)
+		return -1;
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return 0;	/* no /proc: nothing inherited can be listed */
+	dfd = dirfd(d);
+	while ((e = readdir(d)) != NULL) {
+		fd = atoi(e->d_name);
+		if (fd <= 2 || fd == dfd || e->d_name[0] == '.')
+			continue;
+		if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) ||
+		    S_ISDIR(st.st_mode)))
+			continue;
+		if ((flags = fcntl(fd, F_GETFD)) >= 0)
+			(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+	}
+	closedir(d);
+	return 0;
+}
+
+/*
+ * bwrap runs the command itself and exits 1 when it cannot: find it first
+ * so that "not found" and "cannot run" keep their statuses (127, 126).
+ */
+static int
+precheck(char **cmd, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+
+	if (strchr(cmd[0], '/') == NULL) {
+		if (which(cmd[0], buf, sizeof buf) != NULL)
+			return 0;
+		snprintf(err, errlen, "%s: command not found", cmd[0]);
+		return EXIT_NOTFOUND;
+	}
+	if (stat(cmd[0], &st) < 0) {
+		snprintf(err, errlen, "%s: %s", cmd[0], strerror(errno));
+		return exec_status(errno);
+	}
+	if (S_ISDIR(st.st_mode) || access(cmd[0], X_OK) < 0) {
+		snprintf(err, errlen, "%s: %s", cmd[0],
+		    strerror(S_ISDIR(st.st_mode) ? EISDIR : errno));
+		return EXIT_NOEXEC;
+	}
+	return 0;
+}
+
+/* Capabilities root keeps under bwrap (Docker's default set, no mknod). */
+static const char *const bwrap_caps[] = {
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID",
+	"CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP",
+	"CAP_NET_BIND_SERVICE", "CAP_NET_RAW", "CAP_SYS_CHROOT",
+	"CAP_SETFCAP", "CAP_AUDIT_WRITE",
+};
+
 static int
 run_bwrap(const struct policy *p, const struct roots *r, char **cmd,
     char *err, size_t errlen)
 {
 	char path[PATH_MAX], fdarg[16], **argv;
 	size_t n = 0;
-	int i, sfd[2];
+	int i, j, sfd[2];
 
 	if (which("bwrap", path, sizeof path) == NULL) {
 		snprintf(err, errlen, "bwrap: not found on PATH");
 		return EXIT_OWN;
 	}
+	if ((i = bwrap_unusable(path)) != 0) {
+		snprintf(err, errlen, "bwrap cannot create a user namespace "
+		    "here (%s)", strerror(i));
+		return EXIT_OWN;
+	}
+	if ((i = precheck(cmd, err, errlen)) != 0)
+		return i;
 	/* the TIOCSTI filter, handed over on a pipe */
 	if (pipe(sfd) < 0 || write_all(sfd[1], tiocsti_filter,
 	    sizeof tiocsti_filter) < 0 || close(sfd[1]) < 0) {
@@ -546,10 +685,8 @@ run_bwrap(const struct policy *p, const struct roots *r, char **cmd,
 		    strerror(errno));
 		return EXIT_OWN;
 	}
-	if (stdin_pipe(err, errlen) < 0)
-		return EXIT_OWN;
 	snprintf(fdarg, sizeof fdarg, "%d", sfd[0]);
-	argv = mem_calloc(16 + 3 * (size_t)(r->nw + r->np) + count(cmd),
+	argv = mem_calloc(48 + 6 * (size_t)(r->nw + r->np) + count(cmd),
 	    sizeof *argv);
 	if (argv == NULL) {
 		snprintf(err, errlen, "exec: %s", strerror(errno));
@@ -568,10 +705,27 @@ run_bwrap(const struct policy *p, const struct roots *r, char **cmd,
 		argv[n++] = r->w[i];
 		argv[n++] = r->w[i];
 	}
+	/* pin the parents of protected paths (see pin_parents in the helper) */
+	for (i = 0; i < r->np; i++)
+		for (j = 0; j < r->npin; j++)
+			if (r->pin_of[j] == i) {
+				argv[n++] = "--bind";
+				argv[n++] = r->pin[j];
+				argv[n++] = r->pin[j];
+			}
 	for (i = 0; i < r->np; i++) {
 		argv[n++] = "--ro-bind";
 		argv[n++] = r->p[i];
 		argv[n++] = r->p[i];
+	}
+	if (geteuid() == 0) {
+		argv[n++] = "--cap-drop";
+		argv[n++] = "ALL";
+		for (j = 0; j < (int)(sizeof bwrap_caps / sizeof *bwrap_caps);
+		    j++) {
+			argv[n++] = "--cap-add";
+			argv[n++] = (char *)bwrap_caps[j];
+		}
 	}
 	argv[n++] = p->network ? "--share-net" : "--unshare-net";
 	argv[n++] = "--seccomp";
@@ -594,6 +748,35 @@ run_plain(char **cmd, char *err, size_t errlen)
 	return exec_status(errno);
 }
 
+/*
+ * A forced backend the machine cannot run is unavailable like any other:
+ * the note and an unconfined run, or 125 when a sandbox is required.
+ */
+static enum backend
+forced_usable(enum backend b, char *why, size_t len)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(why);
+	int abi, e;
+
+	if ((b == B_HELPER || b == B_HELPER_LANDLOCK) &&
+	    (abi = landlock_abi()) < 1) {
+		snprintf(why + n, len - n, ", but this kernel has no Landlock "
+		    "(%s)", strerror(-abi));
+		return B_NONE;
+	}
+	if (b == B_BWRAP && which("bwrap", path, sizeof path) == NULL) {
+		snprintf(why + n, len - n, ", but bwrap is not on PATH");
+		return B_NONE;
+	}
+	if (b == B_BWRAP && (e = bwrap_unusable(path)) != 0) {
+		snprintf(why + n, len - n, ", but bwrap cannot create its "
+		    "namespaces here (%s)", strerror(e));
+		return B_NONE;
+	}
+	return b;
+}
+
 int
 sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
 {
@@ -609,11 +792,8 @@ sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", why);
 		return EXIT_OWN;
 	}
-	if ((b == B_HELPER || b == B_HELPER_LANDLOCK) && landlock_abi() < 1) {
-		snprintf(err, errlen, "%s, but this kernel has no Landlock",
-		    why);
-		return EXIT_OWN;
-	}
+	if (forced)
+		b = forced_usable(b, why, sizeof why);
 	if (b == B_NONE) {
 		if (p->require_sandbox) {
 			snprintf(err, errlen, "sandbox required but "
@@ -625,6 +805,8 @@ sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
 		    "confinement\n", why);
 		return run_plain(cmd, err, errlen);
 	}
+	if (fds_guard(err, errlen) < 0)
+		return EXIT_OWN;
 	if (roots_build(p, &r, b != B_BWRAP) < 0) {
 		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return EXIT_OWN;
@@ -696,6 +878,8 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 		return -1;
 	}
 	q.mode = MODE_WORKSPACE_WRITE;
+	if (fds_guard(err, errlen) < 0)
+		return -1;
 	if (roots_build(&q, &r, 1) < 0) {
 		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return -1;
@@ -724,6 +908,15 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	sigaction(SIGQUIT, &oquit, NULL);
 	roots_free(&r);
 	return rc;
+}
+
+int
+sandbox_unstamp(const struct policy *p, const char *path, char *err,
+    size_t errlen)
+{
+	snprintf(err, errlen, "sandbox unstamp: only Windows stamps labels");
+	errno = ENOTSUP;
+	return -1;
 }
 
 /* status */

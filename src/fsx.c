@@ -1,0 +1,851 @@
+#include <sys/stat.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsx.h"
+#include "hash.h"
+#include "mem.h"
+
+#ifdef __linux__
+#include "landlock_uapi.h"
+#endif
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE	(1 << 0)
+#endif
+
+/* Directories crossed on the way need search permission only. */
+#ifdef O_PATH
+#define WALK_DIR	(O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#else
+#define WALK_DIR	(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#endif
+
+#define MAX_LINKS	40
+#define COPY_BUF	(256 * 1024)
+
+static long fail_write_countdown = -1;
+static int fail_write_happened;
+static int force_walk;
+#ifdef __linux__
+static int no_openat2;
+#endif
+
+void
+fsx_fail_write_after(long n)
+{
+	fail_write_countdown = n;
+	fail_write_happened = 0;
+}
+
+int
+fsx_write_failed(void)
+{
+	return fail_write_happened;
+}
+
+void
+fsx_force_walk(int on)
+{
+	force_walk = on;
+}
+
+int
+fsx_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	if (fail_write_countdown >= 0 && fail_write_countdown-- == 0) {
+		fail_write_happened = 1;
+		errno = EIO;
+		return -1;
+	}
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void
+close_keep(int fd)
+{
+	int saved = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+}
+
+/*
+ * Take the next component off *pp: its start and length. Empty and "."
+ * components are skipped. Returns 0 when nothing is left.
+ */
+static size_t
+next_comp(const char **pp, const char **comp)
+{
+	const char *p = *pp, *e;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0') {
+			*pp = p;
+			return 0;
+		}
+		for (e = p; *e != '\0' && *e != '/'; e++)
+			;
+		if (e - p == 1 && p[0] == '.') {
+			p = e;
+			continue;
+		}
+		*comp = p;
+		*pp = e;
+		return (size_t)(e - p);
+	}
+}
+
+static int
+only_slashes_or_dots(const char *p)
+{
+	const char *c;
+
+	return next_comp(&p, &c) == 0;
+}
+
+/* Open the chain of real directories in real (a '/'-joined list) again. */
+static int
+rewalk(int rootfd, const char *real)
+{
+	const char *p = real, *c;
+	char name[NAME_MAX + 1];
+	size_t n;
+	int cur, fd;
+
+	if ((cur = openat(rootfd, ".", WALK_DIR)) < 0)
+		return -1;
+	while ((n = next_comp(&p, &c)) != 0) {
+		memcpy(name, c, n);
+		name[n] = '\0';
+		fd = openat(cur, name, WALK_DIR);
+		close_keep(cur);
+		if (fd < 0)
+			return -1;
+		cur = fd;
+	}
+	return cur;
+}
+
+/*
+ * The portable resolver. rest holds what is left to resolve; a relative
+ * symlink's target is spliced in front of it, with the directory holding
+ * the link as the starting point. real records the directories entered
+ * from root, so ".." goes back along the path actually walked and never
+ * above root, even if a directory is renamed meanwhile.
+ */
+static int
+walk(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	char rest[PATH_MAX], tmp[PATH_MAX], real[PATH_MAX];
+	char name[NAME_MAX + 1], target[PATH_MAX];
+	const char *p, *c;
+	size_t n, rlen = 0, tl;
+	int cur, fd, links = 0, last;
+	ssize_t ll;
+	struct stat st;
+
+	if (rel[0] == '/') {
+		errno = EXDEV;
+		return -1;
+	}
+	if (rel[0] == '\0') {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strlen(rel) >= sizeof rest) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(rest, rel);
+	real[0] = '\0';
+	if ((cur = openat(rootfd, ".", WALK_DIR)) < 0)
+		return -1;
+	p = rest;
+	for (;;) {
+		n = next_comp(&p, &c);
+		if (n == 0) {
+			/* The path named a directory already entered. */
+			fd = openat(cur, ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC,
+			    mode);
+			close_keep(cur);
+			return fd;
+		}
+		if (n > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(name, c, n);
+		name[n] = '\0';
+		last = *p == '\0';	/* "a/" and "a/." must be directories */
+		if (strcmp(name, "..") == 0) {
+			char *s;
+
+			if (rlen == 0) {
+				errno = EXDEV;
+				goto fail;
+			}
+			s = strrchr(real, '/');
+			rlen = s ? (size_t)(s - real) : 0;
+			real[rlen] = '\0';
+			close(cur);
+			if ((cur = rewalk(rootfd, real)) < 0)
+				return -1;
+			continue;
+		}
+		if (!last) {
+			fd = openat(cur, name, WALK_DIR);
+			if (fd >= 0) {
+				if (rlen + 1 + n >= sizeof real) {
+					close(fd);
+					errno = ENAMETOOLONG;
+					goto fail;
+				}
+				if (rlen > 0)
+					real[rlen++] = '/';
+				memcpy(real + rlen, name, n + 1);
+				rlen += n;
+				close(cur);
+				cur = fd;
+				continue;
+			}
+			if (errno != ELOOP && errno != ENOTDIR)
+				goto fail;
+		} else if ((flags & O_NOFOLLOW) ||
+		    (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
+			/* O_EXCL never follows a link: EEXIST. */
+			fd = openat(cur, name, flags | O_CLOEXEC, mode);
+			close_keep(cur);
+			return fd;
+		}
+		/* Either a symlink to follow, or not one at all. */
+		ll = readlinkat(cur, name, target, sizeof target);
+		if (ll < 0) {
+			if (!last) {
+				if (errno != EINVAL)
+					goto fail;
+				/* Swapped between the two calls: look again. */
+				if (fstatat(cur, name, &st,
+				    AT_SYMLINK_NOFOLLOW) == 0 &&
+				    (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
+					goto again;
+				errno = ENOTDIR;
+				goto fail;
+			}
+			if (errno != EINVAL && errno != ENOENT)
+				goto fail;
+			fd = openat(cur, name, flags | O_NOFOLLOW | O_CLOEXEC,
+			    mode);
+			if (fd < 0 && errno == ELOOP)
+				goto again;	/* became a link meanwhile */
+			if (fd >= 0 && fstat(fd, &st) == 0 &&
+			    S_ISLNK(st.st_mode)) {
+				close(fd);
+				goto again;
+			}
+			close_keep(cur);
+			return fd;
+		again:
+			if (++links > MAX_LINKS) {
+				errno = ELOOP;
+				goto fail;
+			}
+			p = c;		/* look at the same name again */
+			continue;
+		}
+		if ((size_t)ll >= sizeof target) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		target[ll] = '\0';
+		if (++links > MAX_LINKS) {
+			errno = ELOOP;
+			goto fail;
+		}
+		if (ll == 0) {
+			errno = ENOENT;
+			goto fail;
+		}
+		if (target[0] == '/') {
+			errno = EXDEV;
+			goto fail;
+		}
+		tl = (size_t)ll;
+		if (tl + 1 + strlen(p) >= sizeof tmp) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(tmp, target, tl);
+		tmp[tl] = '/';
+		strcpy(tmp + tl + 1, p);
+		if (*p == '\0')
+			tmp[tl] = '\0';
+		strcpy(rest, tmp);
+		p = rest;
+	}
+fail:
+	close_keep(cur);
+	return -1;
+}
+
+#ifdef __linux__
+/* openat2 with RESOLVE_BENEATH; -2 means "use the walk instead". */
+static int
+beneath_openat2(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how;
+	int fd, tries;
+
+	if (no_openat2)
+		return -2;
+	memset(&how, 0, sizeof how);
+	how.flags = (uint64_t)(flags | O_CLOEXEC);
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+		how.mode = mode;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	for (tries = 0; tries < 16; tries++) {
+		fd = (int)syscall(__NR_openat2, rootfd, rel, &how, sizeof how);
+		if (fd >= 0)
+			return fd;
+		if (errno == ENOSYS) {
+			no_openat2 = 1;
+			return -2;
+		}
+		/* A rename raced with "..": the kernel asks us to retry. */
+		if (errno != EAGAIN)
+			return -1;
+	}
+	return -2;
+}
+#else
+static int
+beneath_openat2(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	return -2;
+}
+#endif
+
+int
+fsx_open_beneath(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	int fd;
+
+	if (!force_walk) {
+		fd = beneath_openat2(rootfd, rel, flags, mode);
+		if (fd != -2)
+			return fd;
+	}
+	return walk(rootfd, rel, flags, mode);
+}
+
+/* Open a directory we may have to fsync; search permission is enough. */
+static int
+open_dir_beneath(int rootfd, const char *rel)
+{
+	int fd;
+
+	fd = fsx_open_beneath(rootfd, rel, O_RDONLY | O_DIRECTORY, 0);
+#ifdef O_PATH
+	if (fd < 0 && errno == EACCES)
+		fd = fsx_open_beneath(rootfd, rel, O_PATH | O_DIRECTORY, 0);
+#endif
+	return fd;
+}
+
+int
+fsx_open_parent(int rootfd, const char *rel, int mkdirs, const char **base)
+{
+	char dir[PATH_MAX];
+	const char *b, *p, *c;
+	size_t dl, n;
+	int fd, pfd;
+
+	b = strrchr(rel, '/');
+	b = b ? b + 1 : rel;
+	if (*b == '\0' || strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	dl = (size_t)(b - rel);
+	if (dl >= sizeof dir) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, rel, dl);
+	dir[dl] = '\0';
+	if (only_slashes_or_dots(dir)) {
+		if (rel[0] == '/') {
+			errno = EXDEV;
+			return -1;
+		}
+		strcpy(dir, ".");
+	}
+	fd = open_dir_beneath(rootfd, dir);
+	if (fd >= 0 || errno != ENOENT || !mkdirs) {
+		if (fd >= 0)
+			*base = b;
+		return fd;
+	}
+
+	/*
+	 * Create what is missing, one level at a time, each mkdirat in a
+	 * directory already resolved beneath root.
+	 */
+	if ((pfd = openat(rootfd, ".", WALK_DIR)) < 0)
+		return -1;
+	p = dir;
+	while ((n = next_comp(&p, &c)) != 0) {
+		char name[NAME_MAX + 1], save;
+
+		if (n > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(name, c, n);
+		name[n] = '\0';
+		save = *p;
+		dir[p - dir] = '\0';
+		fd = fsx_open_beneath(rootfd, dir, WALK_DIR & ~O_NOFOLLOW, 0);
+		if (fd < 0 && errno == ENOENT && strcmp(name, "..") != 0) {
+			if (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST)
+				goto fail;
+			fd = fsx_open_beneath(rootfd, dir,
+			    WALK_DIR & ~O_NOFOLLOW, 0);
+		}
+		dir[p - dir] = save;
+		if (fd < 0)
+			goto fail;
+		close(pfd);
+		pfd = fd;
+	}
+	close_keep(pfd);
+	fd = open_dir_beneath(rootfd, dir);
+	if (fd >= 0)
+		*base = b;
+	return fd;
+fail:
+	close_keep(pfd);
+	return -1;
+}
+
+static int
+tmp_name(char name[FSX_TMP_NAMELEN + 1])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char r[FSX_TMP_RANDLEN / 2];
+	size_t i, pl = sizeof FSX_TMP_PREFIX - 1;
+
+	if (hash_random(r, sizeof r) < 0)
+		return -1;
+	memcpy(name, FSX_TMP_PREFIX, pl);
+	for (i = 0; i < sizeof r; i++) {
+		name[pl + 2 * i] = hex[r[i] >> 4];
+		name[pl + 2 * i + 1] = hex[r[i] & 15];
+	}
+	name[FSX_TMP_NAMELEN] = '\0';
+	return 0;
+}
+
+int
+fsx_is_tmp_name(const char *name)
+{
+	size_t i, pl = sizeof FSX_TMP_PREFIX - 1;
+
+	if (strlen(name) != FSX_TMP_NAMELEN ||
+	    strncmp(name, FSX_TMP_PREFIX, pl) != 0)
+		return 0;
+	for (i = pl; i < FSX_TMP_NAMELEN; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') ||
+		    (name[i] >= 'a' && name[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int
+create_tmp(int dirfd, char name[FSX_TMP_NAMELEN + 1])
+{
+	int fd, tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		if (tmp_name(name) < 0)
+			return -1;
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+static int
+sync_dir(int dirfd)
+{
+	if (fsync(dirfd) == 0)
+		return 0;
+	/* An O_PATH directory (search permission only) cannot be synced. */
+	if (errno == EBADF || errno == EINVAL)
+		return 0;
+	return -1;
+}
+
+static int
+rename_into(int dirfd, const char *from, const char *to, int noreplace)
+{
+	if (!noreplace)
+		return renameat(dirfd, from, dirfd, to);
+#ifdef SYS_renameat2
+	if (syscall(SYS_renameat2, dirfd, from, dirfd, to,
+	    RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EINVAL)
+		return -1;
+#endif
+	/* link(2) never replaces; regular files and symlinks only. */
+	if (linkat(dirfd, from, dirfd, to, 0) < 0)
+		return -1;
+	if (unlinkat(dirfd, from, 0) < 0) {
+		int saved = errno;
+
+		unlinkat(dirfd, to, 0);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+/* Rename the finished temp file into place and make it durable. */
+static int
+finish_tmp(int dirfd, int fd, const char *tmp, const char *name,
+    mode_t mode, int noreplace)
+{
+	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+		close_keep(fd);
+		return -1;
+	}
+	if (close(fd) < 0 && errno != EINTR)
+		return -1;
+	if (rename_into(dirfd, tmp, name, noreplace) < 0)
+		return -1;
+	return sync_dir(dirfd);
+}
+
+int
+fsx_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
+    mode_t mode, int noreplace)
+{
+	char tmp[FSX_TMP_NAMELEN + 1];
+	int fd, saved;
+
+	if ((fd = create_tmp(dirfd, tmp)) < 0)
+		return -1;
+	if (fsx_write_full(fd, buf, len) < 0) {
+		close_keep(fd);
+		goto fail;
+	}
+	if (finish_tmp(dirfd, fd, tmp, name, mode, noreplace) < 0)
+		goto fail;
+	return 0;
+fail:
+	saved = errno;
+	unlinkat(dirfd, tmp, 0);
+	errno = saved;
+	return -1;
+}
+
+static int
+copy_range(int src, int dst, char *buf, off_t from, off_t to)
+{
+	ssize_t n;
+	size_t want;
+
+	if (lseek(dst, from, SEEK_SET) < 0)
+		return -1;
+	while (from < to) {
+		want = (size_t)(to - from) < COPY_BUF ?
+		    (size_t)(to - from) : COPY_BUF;
+		n = pread(src, buf, want, from);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0) {
+			errno = EIO;	/* shrank while we copied */
+			return -1;
+		}
+		if (fsx_write_full(dst, buf, (size_t)n) < 0)
+			return -1;
+		from += n;
+	}
+	return 0;
+}
+
+/* Copy srcfd's bytes to dst, keeping holes as holes. */
+static int
+copy_sparse(int src, int dst, off_t size)
+{
+	char *buf;
+	off_t off = 0, data, hole;
+	int r = -1;
+
+	if ((buf = mem_alloc(COPY_BUF)) == NULL)
+		return -1;
+	while (off < size) {
+		data = lseek(src, off, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break;		/* only a hole is left */
+		if (data < 0) {
+			if (errno != EINVAL)
+				goto out;
+			data = off;	/* no hole support: all data */
+			hole = size;
+		} else {
+			hole = lseek(src, data, SEEK_HOLE);
+			if (hole < 0)
+				goto out;
+		}
+		if (data >= size)
+			break;
+		if (hole > size)
+			hole = size;
+		if (copy_range(src, dst, buf, data, hole) < 0)
+			goto out;
+		off = hole;
+	}
+	if (ftruncate(dst, size) < 0)
+		goto out;
+	r = 0;
+out:
+	mem_free(buf);
+	return r;
+}
+
+int
+fsx_write_atomic_fd(int dirfd, const char *name, int srcfd, mode_t mode,
+    int noreplace)
+{
+	char tmp[FSX_TMP_NAMELEN + 1];
+	struct stat st;
+	int fd, saved;
+
+	if (fstat(srcfd, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = create_tmp(dirfd, tmp)) < 0)
+		return -1;
+	if (copy_sparse(srcfd, fd, st.st_size) < 0) {
+		close_keep(fd);
+		goto fail;
+	}
+	if (finish_tmp(dirfd, fd, tmp, name, mode, noreplace) < 0)
+		goto fail;
+	return 0;
+fail:
+	saved = errno;
+	unlinkat(dirfd, tmp, 0);
+	errno = saved;
+	return -1;
+}
+
+int
+fsx_symlink_atomic(int dirfd, const char *name, const char *target,
+    int noreplace)
+{
+	char tmp[FSX_TMP_NAMELEN + 1];
+	int tries, saved;
+
+	for (tries = 0; ; tries++) {
+		if (tmp_name(tmp) < 0)
+			return -1;
+		if (symlinkat(target, dirfd, tmp) == 0)
+			break;
+		if (errno != EEXIST || tries == 8)
+			return -1;
+	}
+	if (rename_into(dirfd, tmp, name, noreplace) < 0 ||
+	    sync_dir(dirfd) < 0) {
+		saved = errno;
+		unlinkat(dirfd, tmp, 0);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+int
+fsx_read_all(int dirfd, const char *name, size_t max, char **bufp,
+    size_t *lenp)
+{
+	struct stat st;
+	char *buf = NULL, *nb;
+	size_t len = 0, cap;
+	ssize_t n;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	if ((size_t)st.st_size > max) {
+		errno = EFBIG;
+		goto fail;
+	}
+	cap = (size_t)st.st_size + 1;
+	if ((buf = mem_alloc(cap)) == NULL)
+		goto fail;
+	for (;;) {
+		if (len + 1 == cap) {
+			/* Full as fstat said: grow only if there is more. */
+			char probe;
+
+			n = read(fd, &probe, 1);
+			if (n == 0)
+				break;
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				goto fail;
+			}
+			if (len + 1 > max) {
+				errno = EFBIG;
+				goto fail;
+			}
+			if ((nb = mem_realloc(buf, cap * 2)) == NULL)
+				goto fail;
+			buf = nb;
+			cap *= 2;
+			buf[len++] = probe;
+			continue;
+		}
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max) {
+		errno = EFBIG;
+		goto fail;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+fail:
+	mem_free(buf);
+	close_keep(fd);
+	return -1;
+}
+
+int
+fsx_chmod_nofollow(int dirfd, const char *name, mode_t mode)
+{
+	int fd;
+
+#ifdef O_PATH
+	struct stat st;
+	char proc[64];
+
+	if ((fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close_keep(fd);
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		close(fd);
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	/* The fd pins the inode: chmod through its /proc name. */
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if (chmod(proc, mode) == 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != ENOENT) {
+		close_keep(fd);
+		return -1;
+	}
+	close(fd);
+#endif
+	/* No /proc: open the object itself, never through a link. */
+	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) < 0)
+		return -1;
+	if (fchmod(fd, mode) < 0) {
+		close_keep(fd);
+		return -1;
+	}
+	fsync(fd);
+	close(fd);
+	return 0;
+}
+
+int
+fsx_sweep_tmp(int dirfd)
+{
+	DIR *d;
+	struct dirent *e;
+	int fd, n = 0;
+
+	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close_keep(fd);
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (!fsx_is_tmp_name(e->d_name))
+			continue;
+		if (unlinkat(dirfd, e->d_name, 0) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# arcturn exec under the helper backend (forced with ARCTURN_BACKEND=helper):
+# every escape is tried for real from inside, and what must keep working
+# is run. The bodies are in exec_helpers.bash, shared by every backend.
+
+load common
+load exec_helpers
+
+setup_file() { probe_machine; }
+setup() { common_setup; use_backend helper; }
+teardown() { stop_listener; }
+
+@test "helper: sandbox status reports the helper with its mount layer" {
+	run "$ARCTURN_BIN" sandbox status --json
+	assert_success
+	run status_json_get 'j["backend"], all(g["holds"] for g in j["guarantees"].values())'
+	assert_output "helper+mount True"
+}
+
+@test "helper: writing a file outside the roots is refused" { t_write_outside; }
+@test "helper: creating files outside is refused" { t_create_outside; }
+@test "helper: truncating a file outside is refused" { t_truncate_outside; }
+@test "helper: deleting or renaming outside is refused" { t_delete_rename_outside; }
+@test "helper: hard links and renames across the boundary are refused" { t_links_across; }
+@test "helper: a symlink in the workspace does not lead out" { t_symlink_out; }
+@test "helper: chmod, chown, utimes and xattrs outside are refused" { t_metadata_outside; }
+@test "helper: fifos, sockets and device nodes outside are refused" { t_special_outside; }
+@test "helper: protected paths (.git/hooks, .git/config) stay read-only" { t_protected; }
+@test "helper: moving .git away does not get around protected paths" { t_protected_parent; }
+@test "helper: undoing the confinement from inside fails" { t_undo_confinement; }
+@test "helper: /proc/PID/root of an outside process does not lead out" { t_proc_root; }
+@test "helper: root cannot open other devices for writing" { t_devices; }
+@test "helper: root cannot write a device node made in the workspace" { t_device_in_workspace; }
+@test "helper: a regular file as stdin does not become writable" { t_stdin; }
+@test "helper: inherited descriptors do not lead out" { t_inherited_fds; }
+@test "helper: a current directory outside the workspace does not lead out" { t_cwd_outside; }
+@test "helper: inherited descriptors are no handle for metadata changes" { t_fd_metadata; }
+@test "helper: TIOCSTI is refused" { t_tiocsti; }
+@test "helper: signals to outside processes are refused" { t_signals; }
+@test "helper: --network off cuts loopback TCP, --network on keeps it" { t_network; }
+@test "helper: the helper cache cannot be changed from inside" {
+	"$ARCTURN_BIN" exec -- true
+	mkdir -p "$HOME/.arcturn/cache"
+	echo keep >"$HOME/.arcturn/cache/landlock-helper-0000000000000000"
+	echo keep >"$HOME/.arcturn/cache/other"
+	local before
+	before=$(snap "$HOME/.arcturn/cache")
+	try_all "echo x > '$HOME/.arcturn/cache/landlock-helper-0000000000000000'" \
+	    "rm -f '$HOME/.arcturn/cache/other'" "touch '$HOME/.arcturn/cache/new'" \
+	    "mv '$HOME/.arcturn/cache' '$HOME/.arcturn/c2'"
+	assert_equal "$(snap "$HOME/.arcturn/cache")" "$before"
+}
+@test "helper: writes the workspace, the temp dir and a grant" { t_write_roots; }
+@test "helper: git init, add and commit work" { t_git; }
+@test "helper: gcc and make build a program" { t_build; }
+@test "helper: Python multiprocessing works (/dev/shm)" { t_multiprocessing; }
+@test "helper: a pty can be opened" { t_pty; }
+@test "helper: /dev/null, /dev/zero, /dev/full and /dev/shm work" { t_dev_files; }
+@test "helper: arcturn exec nests inside itself" { t_nested; }
+@test "helper: exit status is the command's" { t_exit_status; }
