@@ -23,6 +23,8 @@ CORE_SRCS = $(filter-out src/main.c src/%_macos.c src/%_win.c,$(wildcard src/*.c
 CORE_OBJS = $(CORE_SRCS:src/%.c=$(BUILD)/obj/%.o)
 HDRS      = $(wildcard src/*.h) $(BUILD)/helper_sum.h
 HELPER_SRCS = $(wildcard landlock-helper/*.c)
+# Unit tests link the modules, not the command front ends (cmd_*.c).
+UNIT_LINK = $(patsubst src/%.c,$(BUILD)/tobj/%.o,$(filter-out src/cmd_%.c,$(CORE_SRCS)))
 UNIT_SRCS = $(wildcard tests/unit/*_test.c)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS = $(wildcard tests/tools/*.c)
@@ -68,9 +70,9 @@ $(BUILD)/tobj/helper_embed.o: src/helper_embed.S $(BUILD)/landlock-helper
 	@mkdir -p $(@D)
 	$(HOSTCC) -c -DHELPER_PATH='"$(BUILD)/landlock-helper"' -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(CORE_SRCS:src/%.c=$(BUILD)/tobj/%.o) $(BUILD)/tobj/helper_embed.o
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_LINK) $(BUILD)/tobj/helper_embed.o
 	@mkdir -p $(@D)
-	$(HOSTCC) $(TFLAGS) -Itests/unit -o $@ $< $(CORE_SRCS:src/%.c=$(BUILD)/tobj/%.o) \
+	$(HOSTCC) $(TFLAGS) -Itests/unit -o $@ $< $(UNIT_LINK) \
 		$(BUILD)/tobj/helper_embed.o $(HOSTDEPS)/lib/libcjson.a $(HOSTDEPS)/lib/libbearssl.a
 
 # Small static programs the black-box tests use (seccomp launcher, ...).

@@ -4,7 +4,7 @@
 # dpkg-source (which applies Debian's patches), and build static libraries
 # with the given C compiler.
 #
-#   vendor/fetch.sh OUTDIR [CC]
+#   vendor/fetch.sh OUTDIR [CC [AR]]
 #
 # OUTDIR receives include/ (cJSON.h, bearssl*.h) and lib/ (libcjson.a,
 # libbearssl.a). The system's apt configuration is never modified: deb-src
@@ -15,6 +15,7 @@ set -eu
 
 out=${1:?usage: vendor/fetch.sh OUTDIR [CC]}
 cc=${2:-musl-gcc}
+ar=${3:-ar}
 here=$(cd "$(dirname "$0")" && pwd)
 lock=$here/lock
 mkdir -p "$out"
@@ -83,7 +84,7 @@ cflags="-O2 -fPIC -fno-strict-aliasing -w"
 d=$(unpack cjson "$(ver_of cjson)")
 $cc $cflags -c "$d/cJSON.c" -o "$out/src/cJSON.o"
 rm -f "$out/lib/libcjson.a"
-ar rcs "$out/lib/libcjson.a" "$out/src/cJSON.o"
+$ar rcs "$out/lib/libcjson.a" "$out/src/cJSON.o"
 cp "$d/cJSON.h" "$out/include/"
 
 d=$(unpack bearssl "$(ver_of bearssl)")
@@ -100,6 +101,6 @@ for s in "$d"/src/hash/*.c "$d"/src/mac/*.c "$d"/src/rand/*.c \
 done
 rm -f "$out/lib/libbearssl.a"
 # shellcheck disable=SC2086
-ar rcs "$out/lib/libbearssl.a" $objs
+$ar rcs "$out/lib/libbearssl.a" $objs
 cp "$d"/inc/*.h "$out/include/"
 echo "vendor: cjson $(ver_of cjson), bearssl $(ver_of bearssl) verified and built with $cc"

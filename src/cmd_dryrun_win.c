@@ -1,0 +1,21 @@
+/*
+ * cmd_dryrun_win: the dry-run commands on Windows. The dry-run engine
+ * (sessions, shadow tree, apply) is written against POSIX file calls and
+ * is not built for Windows yet; each command says so plainly.
+ */
+#include <stdio.h>
+
+#include "cmd.h"
+
+#define NOT_ON_WINDOWS(fn, name) int fn(struct cli *c) {		\
+	fprintf(stderr, "arcturn: %s: not available on Windows yet "	\
+	    "(needs the POSIX overlay)\n", name);			\
+	return EXIT_USAGE; }
+
+NOT_ON_WINDOWS(cmd_write, "write")
+NOT_ON_WINDOWS(cmd_edit, "edit")
+NOT_ON_WINDOWS(cmd_read, "read")
+NOT_ON_WINDOWS(cmd_diff, "diff")
+NOT_ON_WINDOWS(cmd_apply, "apply")
+NOT_ON_WINDOWS(cmd_discard, "discard")
+NOT_ON_WINDOWS(cmd_session, "session")

@@ -1,0 +1,308 @@
+/*
+ * The macOS backend, compiled on Linux against a fake sandbox-exec (a
+ * shell script that records its argv and runs the command after "--"):
+ * exit statuses, the unavailable note, --require-sandbox, the argv that
+ * reaches sandbox-exec, and the status report. What it cannot show is
+ * what the real sandbox-exec does with the profile: that needs a Mac.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define sandbox_exec		mac_sandbox_exec
+#define sandbox_exec_overlay	mac_sandbox_exec_overlay
+#define sandbox_probe		mac_sandbox_probe
+#define sandbox_unstamp		mac_sandbox_unstamp
+static const char *fake_exec;
+#define SANDBOX_EXEC_PATH	fake_exec
+#include "../../src/sandbox_macos.c"
+
+#include "mem.h"
+#include "tap.h"
+
+static char dir[64], ws[128], tmp[128], state[128], fake[128], log_[128];
+static char errout[128];
+
+static void
+writefile(const char *path, const char *s, mode_t mode)
+{
+	int fd;
+
+	CHECK((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode)) >= 0);
+	CHECK(write(fd, s, strlen(s)) == (ssize_t)strlen(s));
+	close(fd);
+	CHECK(chmod(path, mode) == 0);
+}
+
+static void
+setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/macos_test.XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(ws, sizeof ws, "%s/ws", dir);
+	snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+	snprintf(state, sizeof state, "%s/home/.arcturn", dir);
+	snprintf(fake, sizeof fake, "%s/sandbox-exec", dir);
+	snprintf(log_, sizeof log_, "%s/argv", dir);
+	snprintf(errout, sizeof errout, "%s/stderr", dir);
+	CHECK(mkdir(ws, 0755) == 0 && mkdir(tmp, 0755) == 0);
+	snprintf(state, sizeof state, "%s/home", dir);
+	CHECK(mkdir(state, 0755) == 0);
+	snprintf(state, sizeof state, "%s/home/.arcturn", dir);
+	/* Records each argument NUL-terminated, then runs what follows --. */
+	writefile(fake, "#!/bin/sh\nprintf '%s\\0' \"$@\" >\"$FAKE_LOG\"\n"
+	    "while [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n", 0755);
+	setenv("FAKE_LOG", log_, 1);
+	unsetenv("ARCTURN_BACKEND");
+	fake_exec = fake;
+}
+
+static void
+cleanup(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
+
+static void
+policy(struct policy *p)
+{
+	memset(p, 0, sizeof *p);
+	p->mode = MODE_WORKSPACE_WRITE;
+	p->network = 1;
+	p->workspace = ws;
+	p->tmpdir = tmp;
+	p->state = state;
+}
+
+/* Run the backend in a child (it execs); its status and stderr. */
+static int
+run(const struct policy *p, char **cmd)
+{
+	char err[512];
+	pid_t pid;
+	int st, fd, rc;
+
+	unlink(log_);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		fd = open(errout, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		rc = mac_sandbox_exec(p, cmd, err, sizeof err);
+		fprintf(stderr, "arcturn: %s\n", err);
+		_exit(rc);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static int
+errcontains(const char *s)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	CHECK((fd = open(errout, O_RDONLY)) >= 0);
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	return strstr(buf, s) != NULL;
+}
+
+/* The recorded argv, as a vector (static storage). */
+static int
+logged(char **v, int max)
+{
+	static char buf[65536];
+	ssize_t n;
+	int fd, k = 0;
+	char *s;
+
+	if ((fd = open(log_, O_RDONLY)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf);
+	close(fd);
+	for (s = buf; s < buf + n && k < max - 1; s += strlen(s) + 1)
+		v[k++] = s;
+	v[k] = NULL;
+	return k;
+}
+
+static void
+t_exec_through_sandbox_exec(void)
+{
+	char out[160], lnk[160], want[200], *v[64];
+	char *cmd[] = { "sh", "-c", "echo hi >\"$1\"; exit 7", "sh", out, NULL };
+	struct policy p;
+	int n, i, found = 0;
+	struct stat st;
+
+	setup();
+	/* the temp dir is given through a link: it arrives resolved */
+	snprintf(lnk, sizeof lnk, "%s/tmplink", dir);
+	CHECK(symlink(tmp, lnk) == 0);
+	snprintf(out, sizeof out, "%s/out", ws);
+	policy(&p);
+	p.tmpdir = lnk;
+	CHECK(run(&p, cmd) == 7);
+	CHECK(stat(out, &st) == 0);		/* the command ran */
+	CHECK(stat(state, &st) == 0 && S_ISDIR(st.st_mode)); /* state made */
+	n = logged(v, 64);
+	CHECK(n > 8);
+	CHECK_STR(v[0], "-p");
+	CHECK(strstr(v[1], "(version 1)") != NULL);
+	CHECK(strstr(v[1], dir) == NULL);	/* no path in the profile */
+	snprintf(want, sizeof want, "WRITABLE_ROOT_1=%s", tmp);
+	for (i = 2; i < n; i++)
+		found |= strcmp(v[i], want) == 0 && strcmp(v[i - 1], "-D") == 0;
+	CHECK(found);
+	CHECK_STR(v[n - 6], "--");
+	CHECK_STR(v[n - 5], "sh");
+	CHECK_STR(v[n - 1], out);
+	cleanup();
+}
+
+static void
+t_not_found_and_not_executable(void)
+{
+	char *missing[] = { "arcturn-no-such-command", NULL };
+	char *rel[] = { "./nope", NULL };
+	char noexec[160], *ne[] = { noexec, NULL };
+	struct policy p;
+
+	setup();
+	policy(&p);
+	CHECK(run(&p, missing) == 127);
+	CHECK(logged((char *[4]){ 0 }, 4) == -1);	/* never reached it */
+	CHECK(errcontains("arcturn-no-such-command: command not found"));
+	CHECK(run(&p, rel) == 127);
+	snprintf(noexec, sizeof noexec, "%s/data.txt", dir);
+	writefile(noexec, "not a program\n", 0644);
+	CHECK(run(&p, ne) == 126);
+	CHECK(run(&p, (char *[]){ dir, NULL }) == 126);	/* a directory */
+	cleanup();
+}
+
+static void
+t_unavailable(void)
+{
+	char *cmd[] = { "sh", "-c", "exit 3", NULL };
+	struct policy p;
+
+	setup();
+	fake_exec = "/nonexistent/sandbox-exec";
+	policy(&p);
+	CHECK(run(&p, cmd) == 3);
+	CHECK(errcontains("note: sandbox requested but unavailable on this platform"));
+	CHECK(errcontains("/nonexistent/sandbox-exec: No such file or directory"));
+	p.require_sandbox = 1;
+	CHECK(run(&p, cmd) == 125);
+	CHECK(errcontains("sandbox required but unavailable"));
+	cleanup();
+}
+
+static void
+t_backend_env(void)
+{
+	char *cmd[] = { "sh", "-c", "exit 4", NULL };
+	struct policy p;
+
+	setup();
+	policy(&p);
+	setenv("ARCTURN_BACKEND", "helper", 1);
+	CHECK(run(&p, cmd) == 125);
+	CHECK(errcontains("unknown backend (seatbelt, none)"));
+	setenv("ARCTURN_BACKEND", "none", 1);
+	CHECK(run(&p, cmd) == 4);
+	CHECK(errcontains("note: sandbox requested but unavailable"));
+	CHECK(logged((char *[4]){ 0 }, 4) == -1);
+	setenv("ARCTURN_BACKEND", "seatbelt", 1);
+	CHECK(run(&p, cmd) == 4);
+	CHECK(logged((char *[64]){ 0 }, 64) > 5);
+	/* mode off: no sandbox-exec, no note */
+	unsetenv("ARCTURN_BACKEND");
+	p.mode = MODE_OFF;
+	CHECK(run(&p, cmd) == 4);
+	CHECK(logged((char *[4]){ 0 }, 4) == -1);
+	CHECK(!errcontains("note:"));
+	cleanup();
+}
+
+static void
+t_bad_root_is_own_failure(void)
+{
+	char *cmd[] = { "true", NULL };
+	char *grants[] = { "relative" };
+	struct policy p;
+
+	setup();
+	policy(&p);
+	p.grants.v = grants;
+	p.grants.n = 1;
+	CHECK(run(&p, cmd) == 125);
+	CHECK(errcontains("grant: relative: Invalid argument"));
+	CHECK(logged((char *[4]){ 0 }, 4) == -1);
+	cleanup();
+}
+
+static void
+t_probe_is_honest(void)
+{
+	struct sandbox_report r;
+	struct policy p;
+	int i, verified = 0;
+
+	setup();
+	policy(&p);
+	mac_sandbox_probe(&p, &r);
+	CHECK_STR(r.backend, "seatbelt");
+	for (i = 0; i < r.nfacts; i++)
+		if (strcmp(r.facts[i].key, "verified") == 0)
+			verified = strstr(r.facts[i].value,
+			    "never run on a real Mac") != NULL;
+	CHECK(verified);
+	CHECK(r.dry_run_exec == 0);
+	CHECK(strstr(r.g[0].why, "never run on a real Mac") != NULL);
+	fake_exec = "/nonexistent/sandbox-exec";
+	mac_sandbox_probe(&p, &r);
+	CHECK_STR(r.backend, "none");
+	CHECK(r.g[0].holds == 0);
+	cleanup();
+}
+
+static void
+t_stubs(void)
+{
+	struct policy p;
+	char err[256], *cmd[] = { "true", NULL };
+
+	setup();
+	policy(&p);
+	CHECK(mac_sandbox_unstamp(&p, NULL, err, sizeof err) == -1);
+	CHECK(errno == ENOTSUP);
+	CHECK(mac_sandbox_exec_overlay(&p, "u", "w", cmd, err, sizeof err) == -1);
+	CHECK(strstr(err, "not available on macOS yet") != NULL);
+	cleanup();
+}
+
+int
+main(void)
+{
+	TEST(t_exec_through_sandbox_exec);
+	TEST(t_not_found_and_not_executable);
+	TEST(t_unavailable);
+	TEST(t_backend_env);
+	TEST(t_bad_root_is_own_failure);
+	TEST(t_probe_is_honest);
+	TEST(t_stubs);
+	return tap_done();
+}

@@ -1,0 +1,547 @@
+/* The macOS Seatbelt argv and profile, built and checked on Linux. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mem.h"
+#include "seatbelt.h"
+#include "tap.h"
+
+/*
+ * A fake file system: links rewrite a prefix (on a component boundary),
+ * like the symlinks /var -> /private/var; a path exists when it is listed.
+ */
+struct fakefs {
+	const char	*links[8][2];
+	char		 exists[64][256];
+	int		 nexists;
+	int		 mkdirs;
+	int		 fail_errno;	/* realpath fails with this for "/denied" */
+};
+
+static char *
+fake_realpath(const char *path, void *arg)
+{
+	struct fakefs *fs = arg;
+	char buf[4096];
+	size_t n;
+	int i, again = 1;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	if (fs->fail_errno && strncmp(buf, "/denied", 7) == 0) {
+		errno = fs->fail_errno;
+		return NULL;
+	}
+	while (again) {
+		again = 0;
+		for (i = 0; i < 8 && fs->links[i][0] != NULL; i++) {
+			size_t l = strlen(fs->links[i][0]);
+			char tmp[4096];
+
+			if (strncmp(buf, fs->links[i][0], l) == 0 &&
+			    (buf[l] == '/' || buf[l] == '\0')) {
+				snprintf(tmp, sizeof tmp, "%s%s", fs->links[i][1], buf + l);
+				snprintf(buf, sizeof buf, "%s", tmp);
+				again = 1;
+			}
+		}
+	}
+	for (i = 0; i < fs->nexists; i++)
+		if (strcmp(fs->exists[i], buf) == 0)
+			return mem_strdup(buf);
+	errno = ENOENT;
+	return NULL;
+}
+
+static int
+fake_mkdir(const char *path, mode_t mode, void *arg)
+{
+	struct fakefs *fs = arg;
+	char *r;
+
+	fs->mkdirs++;
+	if ((r = fake_realpath(path, fs)) != NULL) {
+		mem_free(r);
+		errno = EEXIST;
+		return -1;
+	}
+	snprintf(fs->exists[fs->nexists++], 256, "%s", path);
+	return 0;
+}
+
+static struct fakefs fs;
+static struct seatbelt_ops ops = { fake_realpath, fake_mkdir, &fs };
+
+static void
+fs_init(void)
+{
+	static const char *dirs[] = {
+		"/", "/Users", "/Users/me", "/Users/me/proj", "/Users/me/proj/.git",
+		"/Users/me/real", "/private", "/private/var", "/private/tmp",
+		"/private/var/folders", "/private/var/folders/ab",
+		"/private/var/folders/ab/T", "/opt", "/opt/cache", NULL
+	};
+	int i;
+
+	memset(&fs, 0, sizeof fs);
+	fs.links[0][0] = "/var";
+	fs.links[0][1] = "/private/var";
+	fs.links[1][0] = "/tmp";
+	fs.links[1][1] = "/private/tmp";
+	fs.links[2][0] = "/Users/me/link";
+	fs.links[2][1] = "/Users/me/real";
+	for (i = 0; dirs[i] != NULL; i++)
+		snprintf(fs.exists[fs.nexists++], 256, "%s", dirs[i]);
+}
+
+static char *protect_default[] = { ".git/hooks", ".git/config" };
+
+static void
+policy_init(struct policy *p)
+{
+	memset(p, 0, sizeof *p);
+	p->mode = MODE_WORKSPACE_WRITE;
+	p->network = 1;
+	p->workspace = "/Users/me/proj";
+	p->tmpdir = "/var/folders/ab/T/";
+	p->state = "/Users/me/.arcturn";
+	p->user_config = "/Users/me/.config/arcturn/config.json";
+	p->protect.v = protect_default;
+	p->protect.n = 2;
+}
+
+static char *cmd[] = { "make", "-j2", "all", NULL };
+
+/* argv without the profile (element 2), which is checked apart. */
+static void
+check_argv(char **v, const char **want)
+{
+	int i;
+
+	CHECK(v != NULL);
+	CHECK_STR(v[0], "/usr/bin/sandbox-exec");
+	CHECK_STR(v[1], "-p");
+	CHECK(v[2] != NULL);
+	for (i = 0; want[i] != NULL; i++) {
+		CHECK(v[3 + i] != NULL);
+		CHECK_STR(v[3 + i], want[i]);
+	}
+	CHECK(v[3 + i] == NULL);
+}
+
+static const char *
+generated(char **v)
+{
+	const char *g = strstr(v[2], "; writable roots (generated)");
+
+	CHECK(g != NULL);
+	return g;
+}
+
+static void
+t_golden_default(void)
+{
+	const char *want[] = {
+		"-D", "WRITABLE_ROOT_0=/Users/me/proj",
+		"-D", "WRITABLE_ROOT_1=/private/var/folders/ab/T",
+		"-D", "WRITABLE_ROOT_2=/Users/me/.arcturn",
+		"-D", "PROTECTED_0=/Users/me/proj/.git/hooks",
+		"-D", "PROTECTED_1=/Users/me/proj/.git/config",
+		"-D", "PROTECTED_2=/Users/me/.arcturn/overlays",
+		"-D", "PROTECTED_3=/Users/me/.arcturn/checkpoints",
+		"-D", "PROTECTED_4=/Users/me/.config/arcturn",
+		"--", "make", "-j2", "all", NULL
+	};
+	struct policy p;
+	char **v, err[256];
+
+	fs_init();
+	policy_init(&p);
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	check_argv(v, want);
+	CHECK(fs.mkdirs == 1);
+	CHECK_STR(generated(v),
+	    "; writable roots (generated)\n"
+	    "(allow file-write* (subpath (param \"WRITABLE_ROOT_0\")))\n"
+	    "(allow file-write* (subpath (param \"WRITABLE_ROOT_1\")))\n"
+	    "(allow file-write* (subpath (param \"WRITABLE_ROOT_2\")))\n"
+	    "\n; protected paths (generated, last: they win)\n"
+	    "(deny file-write* (subpath (param \"PROTECTED_0\")))\n"
+	    "(deny file-write* (subpath (param \"PROTECTED_1\")))\n"
+	    "(deny file-write* (subpath (param \"PROTECTED_2\")))\n"
+	    "(deny file-write* (subpath (param \"PROTECTED_3\")))\n"
+	    "(deny file-write* (subpath (param \"PROTECTED_4\")))\n");
+	seatbelt_free(v);
+}
+
+static void
+t_golden_grants(void)
+{
+	char *grants[] = { "/opt/cache", "/Users/me/link/sub", "/tmp" };
+	const char *want[] = {
+		"-D", "WRITABLE_ROOT_0=/Users/me/proj",
+		"-D", "WRITABLE_ROOT_1=/private/var/folders/ab/T",
+		"-D", "WRITABLE_ROOT_2=/Users/me/.arcturn",
+		"-D", "WRITABLE_ROOT_3=/opt/cache",
+		"-D", "WRITABLE_ROOT_4=/Users/me/real/sub",
+		"-D", "WRITABLE_ROOT_5=/private/tmp",
+		"-D", "PROTECTED_0=/Users/me/.arcturn/overlays",
+		"-D", "PROTECTED_1=/Users/me/.arcturn/checkpoints",
+		"--", "make", "-j2", "all", NULL
+	};
+	struct policy p;
+	char **v, err[256];
+
+	fs_init();
+	snprintf(fs.exists[fs.nexists++], 256, "%s", "/Users/me/.arcturn");
+	policy_init(&p);
+	p.grants.v = grants;
+	p.grants.n = 3;
+	p.protect.n = 0;
+	p.user_config = NULL;
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	check_argv(v, want);
+	CHECK(strstr(generated(v), "WRITABLE_ROOT_5\")))\n") != NULL);
+	CHECK(strstr(generated(v), "WRITABLE_ROOT_6") == NULL);
+	seatbelt_free(v);
+}
+
+static void
+t_golden_read_only(void)
+{
+	char *grants[] = { "/opt/cache" };
+	const char *want[] = {
+		"-D", "WRITABLE_ROOT_0=/private/var/folders/ab/T",
+		"-D", "PROTECTED_0=/Users/me/proj/.git/hooks",
+		"-D", "PROTECTED_1=/Users/me/proj/.git/config",
+		"-D", "PROTECTED_2=/Users/me/.arcturn/overlays",
+		"-D", "PROTECTED_3=/Users/me/.arcturn/checkpoints",
+		"-D", "PROTECTED_4=/Users/me/.config/arcturn",
+		"--", "make", "-j2", "all", NULL
+	};
+	struct policy p;
+	char **v, err[256];
+
+	fs_init();
+	policy_init(&p);
+	p.mode = MODE_READ_ONLY;
+	p.grants.v = grants;	/* ignored in read-only mode */
+	p.grants.n = 1;
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	check_argv(v, want);
+	CHECK(fs.mkdirs == 0);	/* the state dir is not a root: not created */
+	CHECK(strstr(v[2], "WRITABLE_ROOT_1") == NULL);
+	seatbelt_free(v);
+}
+
+static void
+t_golden_protected(void)
+{
+	char *prot[] = { "secrets", "link/x", "deep/er/file", ".git" };
+	const char *want[] = {
+		"-D", "WRITABLE_ROOT_0=/Users/me/real",
+		"-D", "WRITABLE_ROOT_1=/private/var/folders/ab/T",
+		"-D", "WRITABLE_ROOT_2=/Users/me/.arcturn",
+		"-D", "PROTECTED_0=/Users/me/real/secrets",
+		"-D", "PROTECTED_1=/Users/me/real/link/x",
+		"-D", "PROTECTED_2=/Users/me/real/deep/er/file",
+		"-D", "PROTECTED_3=/Users/me/real/.git",
+		"-D", "PROTECTED_4=/Users/me/.arcturn/overlays",
+		"-D", "PROTECTED_5=/Users/me/.arcturn/checkpoints",
+		"--", "make", "-j2", "all", NULL
+	};
+	struct policy p;
+	char **v, err[256];
+	const char *g, *lastallow, *firstdeny;
+
+	fs_init();
+	policy_init(&p);
+	p.workspace = "/Users/me/link";	/* a root given through a link */
+	p.user_config = NULL;
+	p.protect.v = prot;
+	p.protect.n = 4;
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	check_argv(v, want);
+	g = generated(v);
+	lastallow = strstr(g, "(allow file-write* (subpath (param \"WRITABLE_ROOT_2\")))");
+	firstdeny = strstr(g, "(deny file-write*");
+	CHECK(lastallow != NULL && firstdeny != NULL && lastallow < firstdeny);
+	/* Every deny comes after the base profile's own allows, too. */
+	CHECK(strstr(v[2], "(allow file-write*\n\t(literal \"/dev/null\")") < firstdeny);
+	seatbelt_free(v);
+}
+
+static void
+t_network_off(void)
+{
+	struct policy p;
+	char **v, err[256];
+
+	fs_init();
+	policy_init(&p);
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(strstr(v[2], "(deny network") == NULL);
+	seatbelt_free(v);
+	p.network = 0;
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(strstr(generated(v), "\n(deny network*)\n") != NULL);
+	CHECK(strstr(generated(v), "(allow network-outbound (remote unix-socket))") != NULL);
+	/* network rules come after the file rules */
+	CHECK(strstr(generated(v), "(deny network*)") > strstr(generated(v), "PROTECTED_4"));
+	seatbelt_free(v);
+}
+
+/* The base profile is seatbelt/base.sb, byte for byte, at the start. */
+static void
+t_base_is_embedded(void)
+{
+	struct policy p;
+	char **v, err[256], buf[16384];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open("seatbelt/base.sb", O_RDONLY)) < 0)
+		SKIP("seatbelt/base.sb not found (run from the repository root)");
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	CHECK(n > 100);
+	buf[n] = '\0';
+	fs_init();
+	policy_init(&p);
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(strncmp(v[2], buf, (size_t)n) == 0);
+	CHECK(strstr(buf, "(version 1)\n(allow default)\n(deny file-write*)\n") != NULL);
+	seatbelt_free(v);
+}
+
+/*
+ * Hostile paths: quotes, backslashes, parentheses, newlines, semicolons
+ * and non-ASCII bytes reach sandbox-exec only as -D values, never as
+ * profile text.
+ */
+static void
+t_paths_never_in_profile(void)
+{
+	static const char *nasty[] = {
+		"/Users/me/a\"b",
+		"/Users/me/back\\slash",
+		"/Users/me/paren)(allow default)",
+		"/Users/me/new\nline",
+		"/Users/me/semi;colon",
+		"/Users/me/\xc3\xa9t\xc3\xa9",
+		"/Users/me/raw\xff\xfe",
+		"/Users/me/\")) (allow file-write* (subpath \"/x",
+		"/Users/me/sp ace\t#|x|#",
+	};
+	size_t nn = sizeof nasty / sizeof nasty[0], i, j;
+	char *grants[16], *prot[] = { "q\"uote", "nl\nx" };
+	struct policy p;
+	char **v, err[256], want[512];
+	const char *g, *line;
+
+	fs_init();
+	for (i = 0; i < nn; i++) {
+		snprintf(fs.exists[fs.nexists++], 256, "%s", nasty[i]);
+		grants[i] = (char *)nasty[i];
+	}
+	policy_init(&p);
+	p.workspace = (char *)nasty[0];
+	p.tmpdir = (char *)nasty[3];
+	p.state = (char *)nasty[5];
+	p.user_config = "/Users/me/\")/arcturn/config.json";
+	p.grants.v = grants;
+	p.grants.n = nn;
+	p.protect.v = prot;
+	p.protect.n = 2;
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	for (i = 0; i < nn; i++) {
+		/* no path, nor its last component, is in the profile */
+		CHECK(strstr(v[2], nasty[i]) == NULL);
+		CHECK(strstr(v[2], nasty[i] + 10) == NULL);
+		/* and each is exactly a -D value */
+		snprintf(want, sizeof want, "WRITABLE_ROOT_%zu=%s", i + 3, nasty[i]);
+		for (j = 3; v[j] != NULL && strcmp(v[j], want) != 0; j++)
+			;
+		if (v[j] == NULL)
+			fprintf(stderr, "# missing %s\n", want);
+		CHECK(v[j] != NULL && strcmp(v[j - 1], "-D") == 0);
+	}
+	CHECK(strstr(v[2], "q\"uote") == NULL && strstr(v[2], "nl\nx") == NULL);
+	/* The generated part holds only comments and parameter rules. */
+	g = generated(v);
+	for (line = g; *line != '\0'; line = strchr(line, '\n') + 1) {
+		size_t len = strcspn(line, "\n");
+		char l[128];
+
+		CHECK(len < sizeof l);
+		memcpy(l, line, len);
+		l[len] = '\0';
+		if (len == 0 || l[0] == ';')
+			continue;
+		if (strncmp(l, "(allow file-write* (subpath (param \"WRITABLE_ROOT_", 50) == 0 ||
+		    strncmp(l, "(deny file-write* (subpath (param \"PROTECTED_", 45) == 0) {
+			CHECK(strcmp(l + len - 4, "\")))") == 0);
+			CHECK(strspn(l + (l[1] == 'a' ? 50 : 45), "0123456789") ==
+			    len - (l[1] == 'a' ? 50 : 45) - 4);
+			continue;
+		}
+		fprintf(stderr, "# unexpected profile line: %s\n", l);
+		CHECK(0);
+	}
+	/* every byte of the profile is printable ASCII, tab or newline */
+	for (line = v[2]; *line != '\0'; line++)
+		CHECK((*line >= 0x20 && *line < 0x7f) || *line == '\n' || *line == '\t');
+	seatbelt_free(v);
+}
+
+static void
+t_canon_rules(void)
+{
+	char *s;
+
+	fs_init();
+	s = seatbelt_canon("/var/folders/ab/T/", &ops);
+	CHECK_STR(s, "/private/var/folders/ab/T");
+	mem_free(s);
+	s = seatbelt_canon("/tmp", &ops);
+	CHECK_STR(s, "/private/tmp");
+	mem_free(s);
+	/* missing leaves under a link: resolved ancestor + missing parts */
+	s = seatbelt_canon("/Users/me/link/not/yet//", &ops);
+	CHECK_STR(s, "/Users/me/real/not/yet");
+	mem_free(s);
+	s = seatbelt_canon("/nothing", &ops);
+	CHECK_STR(s, "/nothing");
+	mem_free(s);
+	s = seatbelt_canon("/", &ops);
+	CHECK_STR(s, "/");
+	mem_free(s);
+	/* relative paths and ".." in the missing part are refused */
+	errno = 0;
+	CHECK(seatbelt_canon("Users/me", &ops) == NULL && errno == EINVAL);
+	CHECK(seatbelt_canon("/Users/me/missing/..", &ops) == NULL && errno == EINVAL);
+	CHECK(seatbelt_canon("/Users/me/missing/.", &ops) == NULL && errno == EINVAL);
+	/* other errors pass through unchanged */
+	fs.fail_errno = EACCES;
+	CHECK(seatbelt_canon("/denied/x", &ops) == NULL && errno == EACCES);
+}
+
+static void
+t_errors(void)
+{
+	struct policy p;
+	char **v = (char **)1, err[256];
+	char *grants[] = { "relative/grant" };
+	char *empty[] = { NULL };
+
+	fs_init();
+	policy_init(&p);
+	p.mode = MODE_OFF;
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == -1);
+	CHECK(errno == EINVAL && v == NULL);
+	policy_init(&p);
+	CHECK(seatbelt_argv(&p, empty, &ops, &v, err, sizeof err) == -1);
+	CHECK(errno == EINVAL);
+	p.grants.v = grants;
+	p.grants.n = 1;
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == -1);
+	CHECK_STR(err, "grant: relative/grant: Invalid argument");
+	/* a state dir that cannot be created */
+	policy_init(&p);
+	p.state = "/denied/.arcturn";
+	fs.fail_errno = EACCES;
+	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == -1);
+	CHECK(errno == EACCES);
+	CHECK(strncmp(err, "state dir: /denied/.arcturn: ", 29) == 0);
+}
+
+/* The nth allocation fails: a clean ENOMEM, nothing leaked (ASan). */
+static void
+t_alloc_faults(void)
+{
+	char *grants[] = { "/opt/cache", "/tmp" };
+	struct policy p;
+	char **v, err[256];
+	long n;
+	int rc;
+
+	for (n = 0; n < 10000; n++) {
+		fs_init();
+		policy_init(&p);
+		p.grants.v = grants;
+		p.grants.n = 2;
+		p.network = 0;
+		mem_fail_after(n);
+		rc = seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err);
+		if (!mem_failed()) {
+			CHECK(rc == 0);
+			seatbelt_free(v);
+			break;
+		}
+		CHECK(rc == -1 && errno == ENOMEM && v == NULL);
+	}
+	mem_fail_after(-1);
+	CHECK(n > 10 && n < 10000);
+}
+
+/* The real seam: realpath(3) and mkdir(2) on this machine. */
+static void
+t_sysops(void)
+{
+	char dir[] = "/tmp/seatbelt_test.XXXXXX", path[256], *s, *real;
+	struct policy p;
+	char **v, err[256];
+	struct stat st;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK((real = realpath(dir, NULL)) != NULL);
+	snprintf(path, sizeof path, "%s/link", dir);
+	CHECK(symlink(real, path) == 0);
+	snprintf(path, sizeof path, "%s/link/missing", dir);
+	s = seatbelt_canon(path, &seatbelt_sysops);
+	snprintf(path, sizeof path, "%s/missing", real);
+	CHECK_STR(s, path);
+	mem_free(s);
+	policy_init(&p);
+	p.workspace = real;
+	p.tmpdir = real;
+	snprintf(path, sizeof path, "%s/state", real);
+	p.state = path;
+	p.protect.n = 0;
+	p.user_config = NULL;
+	CHECK(seatbelt_argv(&p, cmd, &seatbelt_sysops, &v, err, sizeof err) == 0);
+	CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+	seatbelt_free(v);
+	/* and again, now that it exists */
+	CHECK(seatbelt_argv(&p, cmd, &seatbelt_sysops, &v, err, sizeof err) == 0);
+	seatbelt_free(v);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/link", dir);
+	unlink(path);
+	rmdir(dir);
+	free(real);
+}
+
+int
+main(void)
+{
+	TEST(t_golden_default);
+	TEST(t_golden_grants);
+	TEST(t_golden_read_only);
+	TEST(t_golden_protected);
+	TEST(t_network_off);
+	TEST(t_base_is_embedded);
+	TEST(t_paths_never_in_profile);
+	TEST(t_canon_rules);
+	TEST(t_errors);
+	TEST(t_alloc_faults);
+	TEST(t_sysops);
+	return tap_done();
+}
