@@ -37,6 +37,13 @@ int	cmd_apply(struct cli *);
 int	cmd_discard(struct cli *);
 int	cmd_session(struct cli *);
 
+/*
+ * exec --dry-run (cmd_dryrun.c): takes over p (freed), returns the exit
+ * status as cmd_exec would.
+ */
+struct policy;
+int	dryrun_exec(struct policy *p, char **argv);
+
 /* Print `usage: ...` for the named command to stderr (main.c). */
 void	cmd_usage(const char *);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cmd.h"
+#include "config.h"
 
 #define NOT_ON_WINDOWS(fn, name) int fn(struct cli *c) {		\
 	fprintf(stderr, "arcturn: %s: not available on Windows yet "	\
@@ -19,3 +20,13 @@ NOT_ON_WINDOWS(cmd_diff, "diff")
 NOT_ON_WINDOWS(cmd_apply, "apply")
 NOT_ON_WINDOWS(cmd_discard, "discard")
 NOT_ON_WINDOWS(cmd_session, "session")
+
+int
+dryrun_exec(struct policy *p, char **argv)
+{
+	(void)argv;
+	policy_free(p);
+	fprintf(stderr, "arcturn: exec --dry-run: not available on Windows yet "
+	    "(needs the POSIX overlay); not running the command\n");
+	return EXIT_OWN;
+}

@@ -116,6 +116,8 @@ cmd_exec(struct cli *c)
 		policy_free(&p);
 		return EXIT_OWN;
 	}
+	if (p.dry_run)
+		return dryrun_exec(&p, c->argv + optind);
 	err[0] = '\0';
 	rc = sandbox_exec(&p, c->argv + optind, err, sizeof err);
 	if (err[0] != '\0')

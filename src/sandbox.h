@@ -63,7 +63,11 @@ int	sandbox_exec(const struct policy *p, char **argv, char *err,
  * for signal N, 126/127). Fails closed: returns -1 with one line in err
  * when the overlay cannot be had here, and then the command did not run
  * (status 125 from the helper means the same).
+ * sandbox_overlay_available returns 1 when the overlay can be had here,
+ * else 0 with the reason in why; it creates nothing.
  */
+int	sandbox_overlay_available(const struct policy *p, char *why,
+	    size_t len);
 int	sandbox_exec_overlay(const struct policy *p, const char *upper,
 	    const char *work, char **argv, char *err, size_t errlen);
 

@@ -860,6 +860,17 @@ overlay_unavailable(const struct policy *p, char *buf, size_t len)
 }
 
 int
+sandbox_overlay_available(const struct policy *p, char *why, size_t len)
+{
+	char buf[256];
+	const char *w = overlay_unavailable(p, buf, sizeof buf);
+
+	if (w != NULL)
+		snprintf(why, len, "%s", w);
+	return w == NULL;
+}
+
+int
 sandbox_exec_overlay(const struct policy *p, const char *upper,
     const char *work, char **cmd, char *err, size_t errlen)
 {

@@ -161,6 +161,15 @@ sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
 }
 
 int
+sandbox_overlay_available(const struct policy *p, char *why, size_t len)
+{
+	(void)p;
+	snprintf(why, len, "needs the Linux overlay (overlayfs in a user "
+	    "namespace); not available on this platform");
+	return 0;
+}
+
+int
 sandbox_exec_overlay(const struct policy *p, const char *upper,
     const char *work, char **argv, char *err, size_t errlen)
 {

@@ -1,0 +1,138 @@
+/*
+ * session: the dry-run session store under $ARCTURN_HOME/overlays/.
+ *
+ * Layout (everything 0700/0600, owned by the user):
+ *
+ *   overlays/.lock            global lock: session creation, defaults
+ *   overlays/.default-<H>     "<id>\n": the default session of the
+ *                             workspace whose canonical root hashes
+ *                             (SHA-256, hex) to H
+ *   overlays/.tmp-<R>/        a session being created (renamed into place
+ *                             when whole: a session is whole or absent)
+ *   overlays/.trash-<R>/      a session being removed (a remover sweeps
+ *                             every .trash-*, and .tmp-* over an hour
+ *                             old, that a crash left)
+ *   overlays/<id>/meta.json   {"version":1,"id":..,"workspace":..,
+ *                             "created":"YYYY-MM-DDTHH:MM:SSZ"}
+ *   overlays/<id>/lock        flock(2)ed by readers (shared) and by
+ *                             every mutation (exclusive)
+ *   overlays/<id>/upper/      the shadow tree, exactly an overlayfs upper
+ *                             dir for lower = workspace root
+ *   overlays/<id>/work/       empty; overlayfs's work dir
+ *   overlays/<id>/base/<P>    one base record per captured path, named by
+ *                             the SHA-256 (hex) of the workspace-relative
+ *                             path P
+ *
+ * A base record is the state of the real path when it was first captured
+ * (first write, edit or removal through the session), written once and
+ * never replaced: one line `<kind> <mode> <sha256-hex>\n` followed by the
+ * raw path bytes (so a path may hold any byte but NUL). kind is absent,
+ * file, link or dir; mode is octal permission bits; the hash is of the
+ * content (file) or the link target (link), zeros otherwise. A flat
+ * directory keyed by hash keeps records of "a" (a file) and "a/b" (after
+ * a became a directory) apart, which a mirror tree could not.
+ *
+ * Ids match [a-z0-9][a-z0-9-]{0,63}; every function that takes an id
+ * refuses anything else (EINVAL) before a path is built from it. New ids
+ * are 16 hex digits from hash_random().
+ *
+ * Functions return 0 or -1 with errno. Besides the usual:
+ *	EINVAL	 invalid id
+ *	ENOENT	 no such session
+ *	EBADMSG	 meta.json or a base record is corrupt (s->why says how)
+ *	ESTALE	 the session was removed while we waited for its lock
+ */
+#ifndef ARCTURN_SESSION_H
+#define ARCTURN_SESSION_H
+
+#include <stddef.h>
+
+#include "apply.h"
+
+#define SESSION_IDMAX		64
+#define SESSION_VERSION		1
+
+struct session {
+	char		 id[SESSION_IDMAX + 1];
+	char		*workspace;	/* canonical root, from meta.json */
+	char		 created[32];	/* as in meta.json */
+	int		 storefd;	/* overlays/ (borrowed) */
+	int		 dirfd;		/* overlays/<id> */
+	int		 upperfd;	/* overlays/<id>/upper */
+	int		 basefd;	/* overlays/<id>/base */
+	int		 lockfd;	/* overlays/<id>/lock */
+	int		 locked;	/* 0, or LOCK_SH / LOCK_EX */
+	char		 why[160];	/* detail for EBADMSG */
+};
+
+/* 1 when id is a valid session id, else 0. */
+int	session_id_valid(const char *id);
+
+/* A fresh random id (16 hex digits). */
+int	session_new_id(char id[SESSION_IDMAX + 1]);
+
+/*
+ * Open $state/overlays as an O_DIRECTORY fd. With create, the state dir
+ * and overlays/ are made (0700) when missing; without, ENOENT.
+ */
+int	session_store_open(const char *state, int create);
+
+/*
+ * The default session id of a workspace (canonical root). With create,
+ * a missing (or stale) default is made: a new random id, a new session,
+ * then the .default record, all under the global lock. Without create,
+ * ENOENT when there is none.
+ */
+int	session_default(int storefd, const char *workspace, int create,
+	    char id[SESSION_IDMAX + 1]);
+
+/*
+ * Open session id into *s (zeroed here). With workspace non-NULL a
+ * missing session is created for that workspace (a racing creator wins
+ * and its session is opened). The session is not locked.
+ */
+int	session_open(int storefd, const char *id, const char *workspace,
+	    struct session *s);
+
+/*
+ * flock the session, op LOCK_SH or LOCK_EX, waiting. Fails with ESTALE
+ * when the session dir was removed or replaced meanwhile: close it and
+ * open again.
+ */
+int	session_lock(struct session *s, int op);
+void	session_unlock(struct session *s);
+
+/* Close fds and free; s may be a zeroed or half-opened struct. */
+void	session_close(struct session *s);
+
+/*
+ * Remove the session (the caller holds LOCK_EX): the dir is renamed to
+ * overlays/.trash-<R> first (so it vanishes at once), then deleted
+ * without following any symlink or crossing a mount point, and the
+ * workspace's .default record is dropped if it named this id. s is
+ * closed in every case.
+ */
+int	session_remove(struct session *s);
+
+/* Every session id in the store, sorted; free with session_ids_free. */
+int	session_list(int storefd, char ***ids, size_t *n);
+void	session_ids_free(char **ids, size_t n);
+
+/*
+ * Base records. session_base_get fills *b (ENOENT: none). session_base_put
+ * writes the record unless one exists (then it does nothing: the first
+ * capture wins). session_base_del drops it (no record: 0).
+ */
+int	session_base_get(struct session *s, const char *rel,
+	    struct apply_base *b);
+int	session_base_put(struct session *s, const char *rel,
+	    const struct apply_base *b);
+int	session_base_del(struct session *s, const char *rel);
+
+/*
+ * Delete dirfd/name and everything beneath it without following symlinks
+ * or leaving dirfd's file system. A missing name is not an error.
+ */
+int	session_rmtree(int dirfd, const char *name);
+
+#endif

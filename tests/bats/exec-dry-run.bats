@@ -1,0 +1,184 @@
+#!/usr/bin/env bats
+# arcturn exec --dry-run: every write of any command lands in the session;
+# the real workspace never changes until apply.
+
+load common
+
+setup() {
+	common_setup
+	if ! "$ARCTURN_BIN" sandbox status --json | grep -q '"dry_run_exec":true'; then
+		skip "exec --dry-run unavailable here: $("$ARCTURN_BIN" sandbox status | grep dry-run)"
+	fi
+}
+
+# A full listing of a tree: type, mode, size, link target or content hash.
+listing() {
+	(cd "$1" && find . -path ./.git -prune -o -printf '%p %y %m\n' | sort | while read -r p y m; do
+		case $y in
+		f) echo "$p f $m $(sha256sum <"$p" | cut -c1-16)" ;;
+		l) echo "$p l $(readlink "$p")" ;;
+		*) echo "$p $y $m" ;;
+		esac
+	done)
+}
+
+# path and status of every pending change, one per line
+changes() {
+	arcturn --json diff | python3 -c '
+import json, sys
+for f in json.load(sys.stdin)["files"]:
+    print(f["path"], f["status"])'
+}
+
+fixture() {
+	echo a >a; echo b >b; echo f >f; echo g >g; mkdir e
+	mkdir -p tree/sub; echo x >tree/sub/x; echo t >tree/t
+}
+
+SCRIPT='rm a; mv b c; mkdir d; rmdir e; chmod +x f; ln -s x y; : >> g; echo new > h; rm -r tree'
+
+@test "the real workspace stays byte-identical and the change list is exact" {
+	fixture
+	before=$(listing "$WS")
+	run arcturn exec --dry-run -- sh -c "$SCRIPT"
+	assert_success
+	assert_equal "$(listing "$WS")" "$before"
+	run changes
+	assert_success
+	assert_output "$(printf '%s\n' \
+		'a deleted' 'b deleted' 'c added' 'd dir-added' 'e dir-deleted' \
+		'f mode' 'h added' 'tree dir-deleted' 'tree/sub dir-deleted' \
+		'tree/sub/x deleted' 'tree/t deleted' 'y added')"
+}
+
+@test "apply makes the workspace what the command saw" {
+	fixture
+	cp -a "$WS" "$T/plain"
+	(cd "$T/plain" && sh -c "$SCRIPT")
+	run arcturn exec --dry-run -- sh -c "$SCRIPT"
+	assert_success
+	run arcturn apply --yes
+	assert_success
+	assert_equal "$(listing "$WS")" "$(listing "$T/plain")"
+	run arcturn --json diff
+	assert_output --partial '"count":	0'
+}
+
+@test "the command sees the workspace with the pending changes on top" {
+	echo real >f
+	echo shadow | arcturn write --dry-run f
+	run arcturn exec --dry-run -- cat f
+	assert_success
+	assert_output shadow
+	run arcturn exec --dry-run -- sh -c 'echo from-exec > g; cat f'
+	assert_output shadow
+	run arcturn read --dry-run g
+	assert_output from-exec
+	[ ! -e g ]
+	assert_equal "$(cat f)" real
+}
+
+@test "a file written by exec --dry-run is what write/edit build on" {
+	echo one >f
+	run arcturn exec --dry-run -- sh -c 'echo two > f'
+	assert_success
+	run arcturn edit --dry-run f --old two --new three
+	assert_success
+	run arcturn read --dry-run f
+	assert_output three
+	assert_equal "$(cat f)" one
+}
+
+@test "the command's exit status passes through" {
+	run -7 arcturn exec --dry-run -- sh -c 'echo x > f; exit 7'
+	run -143 arcturn exec --dry-run -- sh -c 'kill -TERM $$'
+	run -127 arcturn exec --dry-run -- /nonexistent/cmd
+}
+
+@test "a dry-run git commit then apply gives a repository git fsck accepts" {
+	git init -q .
+	echo one >f
+	git -c user.name=t -c user.email=t@t add f
+	git -c user.name=t -c user.email=t@t commit -qm one
+	head=$(git rev-parse HEAD)
+	run arcturn exec --dry-run -- sh -c 'echo two > f && git -c user.name=t -c user.email=t@t commit -qam two'
+	assert_success
+	assert_equal "$(git rev-parse HEAD)" "$head"
+	run arcturn apply --yes
+	assert_success
+	run git fsck --strict
+	assert_success
+	assert_equal "$(git log --format=%s -1)" two
+	assert_equal "$(cat f)" two
+}
+
+@test "a dry-run make build then discard leaves no trace" {
+	printf 'int main(void){return 0;}\n' >m.c
+	printf 'm: m.c\n\tcc -o m m.c\n' >Makefile
+	before=$(listing "$WS")
+	run arcturn exec --dry-run -- make
+	assert_success
+	run changes
+	assert_line 'm added'
+	run arcturn discard --yes
+	assert_success
+	assert_equal "$(listing "$WS")" "$before"
+	run arcturn session list
+	refute_output --partial "$WS"
+}
+
+@test "apply refuses a file whose real content changed after the command ended" {
+	echo base >f
+	echo other >o
+	run arcturn exec --dry-run -- sh -c 'echo mine > f; echo mine > o'
+	assert_success
+	echo theirs >f
+	run arcturn apply --yes
+	assert_failure 1
+	assert_output --partial 'f: changed since capture; refused'
+	assert_output --partial 'Applied 1, failed 1. Pending changes kept.'
+	assert_equal "$(cat f)" theirs
+	assert_equal "$(cat o)" mine
+}
+
+@test "fail closed: no user namespaces -> 125, command not run" {
+	run "$ARCTURN_TOOLS/nosys" -u -- "$ARCTURN_BIN" exec --dry-run -- sh -c "touch '$T/ran'"
+	assert_failure 125
+	assert_output --partial 'exec --dry-run'
+	[ ! -e "$T/ran" ]
+}
+
+@test "fail closed: no Landlock -> 125, command not run" {
+	run "$ARCTURN_TOOLS/nosys" -l -- "$ARCTURN_BIN" exec --dry-run -- sh -c "touch '$T/ran'"
+	assert_failure 125
+	[ ! -e "$T/ran" ]
+}
+
+@test "fail closed: state dir inside the workspace -> 125, command not run" {
+	ARCTURN_HOME=$WS/.state run arcturn exec --dry-run -- sh -c "touch '$T/ran'"
+	assert_failure 125
+	assert_output --partial 'inside the workspace'
+	[ ! -e "$T/ran" ]
+}
+
+@test "fail closed: a backend without the mount layer -> 125, command not run" {
+	for b in bwrap helper-landlock none; do
+		ARCTURN_BACKEND=$b run arcturn exec --dry-run -- sh -c "touch '$T/ran'"
+		assert_failure 125
+		[ ! -e "$T/ran" ]
+	done
+}
+
+@test "sandbox status says whether dry-run exec is available" {
+	run arcturn sandbox status
+	assert_line --partial 'dry-run exec: available'
+	run "$ARCTURN_TOOLS/nosys" -u -- "$ARCTURN_BIN" sandbox status
+	assert_line --partial 'dry-run exec: unavailable'
+}
+
+@test "the session cannot be written around the overlay" {
+	run arcturn exec --dry-run -- sh -c "{ echo evil > \$HOME/.arcturn/overlays/x; } 2>/dev/null || echo refused; echo y > f"
+	assert_success
+	assert_output refused
+	[ ! -e "$HOME/.arcturn/overlays/x" ]
+}

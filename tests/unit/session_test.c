@@ -1,0 +1,505 @@
+/* session: ids, creation, meta.json parsing, locking, base records. */
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "mem.h"
+#include "session.h"
+#include "tap.h"
+
+static char root[PATH_MAX], top[PATH_MAX], state[PATH_MAX], ws[PATH_MAX];
+
+/* A fresh state dir and workspace under the run's temp dir. */
+static int
+fresh(void)
+{
+	snprintf(top, sizeof top, "%s/t.XXXXXX", root);
+	CHECK(mkdtemp(top) != NULL);
+	snprintf(state, sizeof state, "%s/state", top);
+	snprintf(ws, sizeof ws, "%s/ws", top);
+	CHECK(mkdir(ws, 0755) == 0);
+	return session_store_open(state, 1);
+}
+
+static int
+exists_at(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static void
+put_file(int dirfd, const char *name, const char *text)
+{
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* Count entries of dirfd whose name starts with prefix. */
+static int
+count_prefix(int dirfd, const char *prefix)
+{
+	struct dirent *e;
+	DIR *d;
+	int n = 0, fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY);
+
+	CHECK(fd >= 0 && (d = fdopendir(fd)) != NULL);
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void
+t_id_valid(void)
+{
+	char id64[66];
+
+	CHECK(session_id_valid("a"));
+	CHECK(session_id_valid("0"));
+	CHECK(session_id_valid("ab-12-x"));
+	CHECK(session_id_valid("a-"));
+	CHECK(!session_id_valid(""));
+	CHECK(!session_id_valid(NULL));
+	CHECK(!session_id_valid("-a"));
+	CHECK(!session_id_valid("A"));
+	CHECK(!session_id_valid("../x"));
+	CHECK(!session_id_valid(".."));
+	CHECK(!session_id_valid("a/b"));
+	CHECK(!session_id_valid("a.b"));
+	CHECK(!session_id_valid("a_b"));
+	CHECK(!session_id_valid("a b"));
+	memset(id64, 'a', 64);
+	id64[64] = '\0';
+	CHECK(session_id_valid(id64));
+	id64[64] = 'a';
+	id64[65] = '\0';
+	CHECK(!session_id_valid(id64));
+}
+
+static void
+t_new_id(void)
+{
+	char a[SESSION_IDMAX + 1], b[SESSION_IDMAX + 1];
+
+	CHECK(session_new_id(a) == 0);
+	CHECK(session_new_id(b) == 0);
+	CHECK(session_id_valid(a) && session_id_valid(b));
+	CHECK(strlen(a) == 16);
+	CHECK(strcmp(a, b) != 0);
+}
+
+static void
+t_create_open(void)
+{
+	struct session s, t;
+	struct stat st;
+	int store = fresh();
+
+	CHECK(store >= 0);
+	CHECK(session_open(store, "abc", ws, &s) == 0);
+	CHECK_STR(s.workspace, ws);
+	CHECK_STR(s.id, "abc");
+	CHECK(strlen(s.created) == 20);
+	CHECK(exists_at(s.dirfd, "meta.json"));
+	CHECK(exists_at(s.dirfd, "lock"));
+	CHECK(fstatat(s.dirfd, "upper", &st, 0) == 0 && S_ISDIR(st.st_mode));
+	CHECK(fstatat(s.dirfd, "work", &st, 0) == 0 && S_ISDIR(st.st_mode));
+	CHECK(fstatat(s.dirfd, "base", &st, 0) == 0 && S_ISDIR(st.st_mode));
+	CHECK(fstatat(store, "abc", &st, 0) == 0 && (st.st_mode & 077) == 0);
+	session_close(&s);
+	/* Reopen without a workspace: no creation, same data. */
+	CHECK(session_open(store, "abc", NULL, &t) == 0);
+	CHECK_STR(t.workspace, ws);
+	session_close(&t);
+	/* Missing, and not created. */
+	CHECK(session_open(store, "nope", NULL, &t) == -1 && errno == ENOENT);
+	CHECK(!exists_at(store, "nope"));
+	/* No temp dirs left behind. */
+	CHECK(count_prefix(store, ".tmp-") == 0);
+	close(store);
+}
+
+static void
+t_bad_id_builds_no_path(void)
+{
+	struct session s;
+	int store = fresh();
+
+	CHECK(session_open(store, "../evil", ws, &s) == -1 && errno == EINVAL);
+	CHECK(session_open(store, "..", ws, &s) == -1 && errno == EINVAL);
+	CHECK(!exists_at(store, "../evil"));
+	CHECK(count_prefix(store, ".tmp-") == 0);
+	session_close(&s);
+	close(store);
+}
+
+static void
+corrupt_case(const char *meta, const char *want)
+{
+	struct session s;
+	int store = fresh(), dfd;
+
+	CHECK(session_open(store, "c1", ws, &s) == 0);
+	session_close(&s);
+	dfd = openat(store, "c1", O_RDONLY | O_DIRECTORY);
+	CHECK(dfd >= 0);
+	if (meta == NULL)
+		CHECK(unlinkat(dfd, "meta.json", 0) == 0);
+	else
+		put_file(dfd, "meta.json", meta);
+	close(dfd);
+	errno = 0;
+	CHECK(session_open(store, "c1", NULL, &s) == -1);
+	CHECK(errno == EBADMSG);
+	if (strstr(s.why, want) == NULL)
+		fprintf(stderr, "# why: %s\n", s.why);
+	CHECK(strstr(s.why, want) != NULL);
+	CHECK(s.dirfd == -1 && s.workspace == NULL);
+	close(store);
+}
+
+static void
+t_meta_corrupt(void)
+{
+	corrupt_case("{ not json", "not valid JSON");
+	corrupt_case("[1,2]", "not a JSON object");
+	corrupt_case("{\"id\":\"c1\",\"workspace\":\"/x\",\"created\":\"t\"}",
+	    "version");
+	corrupt_case("{\"version\":9,\"id\":\"c1\",\"workspace\":\"/x\","
+	    "\"created\":\"t\"}", "unsupported format version");
+	corrupt_case("{\"version\":1,\"id\":\"other\",\"workspace\":\"/x\","
+	    "\"created\":\"t\"}", "does not match");
+	corrupt_case("{\"version\":1,\"id\":\"c1\",\"workspace\":\"rel\","
+	    "\"created\":\"t\"}", "workspace");
+	corrupt_case("{\"version\":1,\"id\":\"c1\",\"workspace\":\"/x\"}",
+	    "created");
+	corrupt_case("", "not valid JSON");
+	corrupt_case(NULL, "missing");
+}
+
+static void
+t_default(void)
+{
+	char a[SESSION_IDMAX + 1], b[SESSION_IDMAX + 1];
+	struct session s;
+	int store = fresh();
+
+	CHECK(session_default(store, ws, 0, a) == -1 && errno == ENOENT);
+	CHECK(session_default(store, ws, 1, a) == 0);
+	CHECK(session_id_valid(a));
+	CHECK(session_default(store, ws, 0, b) == 0);
+	CHECK_STR(a, b);
+	CHECK(session_default(store, ws, 1, b) == 0);
+	CHECK_STR(a, b);
+	CHECK(session_default(store, "/elsewhere", 0, b) == -1);
+	/* Removing the session drops the default with it. */
+	CHECK(session_open(store, a, NULL, &s) == 0);
+	CHECK(session_lock(&s, LOCK_EX) == 0);
+	CHECK(session_remove(&s) == 0);
+	CHECK(!exists_at(store, a));
+	CHECK(session_default(store, ws, 0, b) == -1 && errno == ENOENT);
+	CHECK(count_prefix(store, ".default-") == 0);
+	CHECK(count_prefix(store, ".trash-") == 0);
+	CHECK(session_default(store, ws, 1, b) == 0);
+	CHECK(strcmp(a, b) != 0);
+	close(store);
+}
+
+/* Leftovers of a crash: removed trash goes, a young .tmp- stays. */
+static void
+t_sweep_leftovers(void)
+{
+	struct session s;
+	struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+	int store = fresh();
+
+	CHECK(mkdirat(store, ".trash-dead", 0700) == 0);
+	CHECK(mkdirat(store, ".tmp-young", 0700) == 0);
+	CHECK(mkdirat(store, ".tmp-old", 0700) == 0);
+	CHECK(utimensat(store, ".tmp-old", old, 0) == 0);
+	CHECK(session_open(store, "sw", ws, &s) == 0);
+	CHECK(session_lock(&s, LOCK_EX) == 0);
+	CHECK(session_remove(&s) == 0);
+	CHECK(!exists_at(store, ".trash-dead"));
+	CHECK(!exists_at(store, ".tmp-old"));
+	CHECK(exists_at(store, ".tmp-young"));
+	close(store);
+}
+
+static void
+t_lock_excludes(void)
+{
+	struct session s, t;
+	pid_t pid;
+	int st, store = fresh();
+
+	CHECK(session_open(store, "l1", ws, &s) == 0);
+	CHECK(session_lock(&s, LOCK_EX) == 0);
+	pid = fork();
+	if (pid == 0) {
+		int fd = openat(s.dirfd, "lock", O_RDWR);
+
+		_exit(flock(fd, LOCK_EX | LOCK_NB) == -1 &&
+		    errno == EWOULDBLOCK ? 0 : 1);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0);
+	/* A second opener that waits sees the removal: ESTALE. */
+	CHECK(session_open(store, "l1", NULL, &t) == 0);
+	CHECK(session_remove(&s) == 0);
+	CHECK(session_lock(&t, LOCK_EX) == -1 && errno == ESTALE);
+	session_close(&t);
+	close(store);
+}
+
+/* 8 processes increment a counter under the lock: nothing is lost. */
+static void
+t_lock_parallel(void)
+{
+	struct session s;
+	char buf[32];
+	pid_t pids[8];
+	int i, j, st, fd, store = fresh();
+	ssize_t n;
+
+	CHECK(session_open(store, "par", ws, &s) == 0);
+	put_file(s.dirfd, "counter", "0");
+	session_close(&s);
+	for (i = 0; i < 8; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			struct session c;
+
+			for (j = 0; j < 50; j++) {
+				if (session_open(store, "par", NULL, &c) < 0 ||
+				    session_lock(&c, LOCK_EX) < 0)
+					_exit(1);
+				fd = openat(c.dirfd, "counter", O_RDWR);
+				n = pread(fd, buf, sizeof buf - 1, 0);
+				buf[n < 0 ? 0 : n] = '\0';
+				snprintf(buf, sizeof buf, "%d", atoi(buf) + 1);
+				if (ftruncate(fd, 0) < 0 ||
+				    pwrite(fd, buf, strlen(buf), 0) < 0)
+					_exit(1);
+				close(fd);
+				session_close(&c);
+			}
+			_exit(0);
+		}
+	}
+	for (i = 0; i < 8; i++)
+		CHECK(waitpid(pids[i], &st, 0) == pids[i] && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0);
+	CHECK(session_open(store, "par", NULL, &s) == 0);
+	fd = openat(s.dirfd, "counter", O_RDONLY);
+	n = read(fd, buf, sizeof buf - 1);
+	buf[n < 0 ? 0 : n] = '\0';
+	close(fd);
+	CHECK_STR(buf, "400");
+	session_close(&s);
+	close(store);
+}
+
+static void
+t_base_records(void)
+{
+	struct apply_base b, g;
+	struct session s;
+	int store = fresh(), i;
+
+	CHECK(session_open(store, "b1", ws, &s) == 0);
+	CHECK(session_base_get(&s, "x", &g) == -1 && errno == ENOENT);
+	memset(&b, 0, sizeof b);
+	b.mode = 0755;
+	for (i = 0; i < HASH_LEN; i++)
+		b.sha[i] = (unsigned char)i;
+	CHECK(session_base_put(&s, "dir/odd\nname", &b) == 0);
+	CHECK(session_base_get(&s, "dir/odd\nname", &g) == 0);
+	CHECK(!g.absent && !g.is_link && !g.is_dir && g.mode == 0755);
+	CHECK(memcmp(g.sha, b.sha, HASH_LEN) == 0);
+	/* The first capture wins. */
+	b.mode = 0600;
+	b.absent = 1;
+	CHECK(session_base_put(&s, "dir/odd\nname", &b) == 0);
+	CHECK(session_base_get(&s, "dir/odd\nname", &g) == 0);
+	CHECK(!g.absent && g.mode == 0755);
+	memset(&b, 0, sizeof b);
+	b.is_link = 1;
+	CHECK(session_base_put(&s, "l", &b) == 0);
+	CHECK(session_base_get(&s, "l", &g) == 0 && g.is_link);
+	b.is_link = 0;
+	b.is_dir = 1;
+	b.mode = 0700;
+	CHECK(session_base_put(&s, "d", &b) == 0);
+	CHECK(session_base_get(&s, "d", &g) == 0 && g.is_dir && g.mode == 0700);
+	b.is_dir = 0;
+	b.absent = 1;
+	CHECK(session_base_put(&s, "new", &b) == 0);
+	CHECK(session_base_get(&s, "new", &g) == 0 && g.absent);
+	CHECK(session_base_del(&s, "new") == 0);
+	CHECK(session_base_get(&s, "new", &g) == -1 && errno == ENOENT);
+	CHECK(session_base_del(&s, "new") == 0);
+	session_close(&s);
+	close(store);
+}
+
+static void
+t_base_corrupt(void)
+{
+	struct apply_base b, g;
+	struct session s;
+	unsigned char d[HASH_LEN];
+	char name[HASH_HEXLEN + 1];
+	int store = fresh();
+
+	CHECK(session_open(store, "b2", ws, &s) == 0);
+	memset(&b, 0, sizeof b);
+	CHECK(session_base_put(&s, "f", &b) == 0);
+	hash_buf("f", 1, d);
+	hash_hex(d, name);
+	CHECK(unlinkat(s.basefd, name, 0) == 0);
+	put_file(s.basefd, name, "file 644 zz\nf");
+	CHECK(session_base_get(&s, "f", &g) == -1 && errno == EBADMSG);
+	CHECK(strstr(s.why, "corrupt") != NULL);
+	CHECK(unlinkat(s.basefd, name, 0) == 0);
+	/* A record for another path under this name: refused too. */
+	put_file(s.basefd, name, "absent 0 0000000000000000000000000000000000"
+	    "000000000000000000000000000000\ng");
+	CHECK(session_base_get(&s, "f", &g) == -1 && errno == EBADMSG);
+	session_close(&s);
+	close(store);
+}
+
+static void
+t_list(void)
+{
+	struct session s;
+	char **ids;
+	size_t n;
+	int store = fresh();
+
+	CHECK(session_open(store, "zz", ws, &s) == 0);
+	session_close(&s);
+	CHECK(session_open(store, "a1", ws, &s) == 0);
+	session_close(&s);
+	CHECK(mkdirat(store, "Not-An-Id", 0700) == 0);
+	CHECK(mkdirat(store, ".trash-x", 0700) == 0);
+	put_file(store, "plainfile", "x");
+	CHECK(session_list(store, &ids, &n) == 0);
+	CHECK(n == 2);
+	CHECK_STR(ids[0], "a1");
+	CHECK_STR(ids[1], "zz");
+	session_ids_free(ids, n);
+	close(store);
+}
+
+static void
+t_rmtree_stays_inside(void)
+{
+	char out[PATH_MAX + 16];
+	struct stat st;
+	int store = fresh(), d, o;
+
+	snprintf(out, sizeof out, "%s/outside", top);
+	CHECK(mkdir(out, 0755) == 0);
+	o = open(out, O_RDONLY | O_DIRECTORY);
+	put_file(o, "keep", "precious");
+	CHECK(mkdirat(store, "victim", 0700) == 0);
+	d = openat(store, "victim", O_RDONLY | O_DIRECTORY);
+	CHECK(mkdirat(d, "ro", 0700) == 0);
+	put_file(d, "f", "x");
+	CHECK(symlinkat(out, d, "link") == 0);
+	{
+		int r = openat(d, "ro", O_RDONLY | O_DIRECTORY);
+
+		put_file(r, "g", "y");
+		CHECK(fchmod(r, 0500) == 0);
+		close(r);
+	}
+	close(d);
+	CHECK(session_rmtree(store, "victim") == 0);
+	CHECK(!exists_at(store, "victim"));
+	CHECK(fstatat(o, "keep", &st, 0) == 0 && st.st_size == 8);
+	CHECK(session_rmtree(store, "victim") == 0);
+	close(o);
+	close(store);
+}
+
+/* Make the nth allocation fail: a clean error, no leak, no stray dir. */
+static void
+t_alloc_faults(void)
+{
+	struct session s;
+	char id[SESSION_IDMAX + 1];
+	long n;
+	int store = fresh(), rc;
+
+	for (n = 0; n < 200; n++) {
+		mem_fail_after(n);
+		rc = session_open(store, "f1", ws, &s);
+		mem_fail_after(-1);
+		if (rc == 0) {
+			session_close(&s);
+			break;
+		}
+		CHECK(errno == ENOMEM);
+		CHECK(count_prefix(store, ".tmp-") == 0);
+	}
+	CHECK(n < 200);
+	for (n = 0; n < 200; n++) {
+		mem_fail_after(n);
+		rc = session_default(store, ws, 1, id);
+		mem_fail_after(-1);
+		if (rc == 0)
+			break;
+		CHECK(errno == ENOMEM);
+	}
+	CHECK(n < 200);
+	close(store);
+}
+
+int
+main(void)
+{
+	const char *t = getenv("TMPDIR");
+	int rc;
+
+	snprintf(root, sizeof root, "%s/session_test.XXXXXX", t ? t : "/tmp");
+	if (mkdtemp(root) == NULL) {
+		perror(root);
+		return 1;
+	}
+	TEST(t_id_valid);
+	TEST(t_new_id);
+	TEST(t_create_open);
+	TEST(t_bad_id_builds_no_path);
+	TEST(t_meta_corrupt);
+	TEST(t_default);
+	TEST(t_sweep_leftovers);
+	TEST(t_lock_excludes);
+	TEST(t_lock_parallel);
+	TEST(t_base_records);
+	TEST(t_base_corrupt);
+	TEST(t_list);
+	TEST(t_rmtree_stays_inside);
+	TEST(t_alloc_faults);
+	rc = tap_done();
+	session_rmtree(AT_FDCWD, root);
+	return rc;
+}
