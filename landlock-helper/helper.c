@@ -70,13 +70,18 @@ struct opts {
 	char		**cmd;
 };
 
+/* "exec --dry-run: " while setting up a dry run, so the user knows which */
+static const char *prefix = "";
+
 static void
 say(const char *what, const char *path, int e)
 {
 	if (path != NULL)
-		fprintf(stderr, "arcturn: %s: %s: %s\n", what, path, strerror(e));
+		fprintf(stderr, "arcturn: %s%s: %s: %s\n", prefix, what, path,
+		    strerror(e));
 	else
-		fprintf(stderr, "arcturn: %s: %s\n", what, strerror(e));
+		fprintf(stderr, "arcturn: %s%s: %s\n", prefix, what,
+		    strerror(e));
 }
 
 static _Noreturn void
@@ -586,9 +591,11 @@ main(int argc, char **argv)
 		if (o.ovl == NULL || o.upper == NULL || o.work == NULL)
 			goto usage;
 		o.mount = 2;	/* never run a dry run against the real tree */
+		prefix = "exec --dry-run: not running the command: ";
 	}
 	if (o.mount)
 		mount_layer(&o, &netns);
+	prefix = "";
 	drop_caps();
 	landlock(&o, netns);
 	seccomp_tiocsti();

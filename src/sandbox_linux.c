@@ -824,9 +824,12 @@ sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
  * helper's mount layer (Landlock, user namespaces, writable id maps) and
  * a state dir outside the workspace (overlayfs refuses an upper dir
  * inside its lower one, and the command must not reach the session).
+ * Without probe the user namespace is not tried here (a fork on every
+ * run): the helper, run with -M, fails closed before the command when it
+ * cannot have one.
  */
 static const char *
-overlay_unavailable(const struct policy *p, char *buf, size_t len)
+overlay_unavailable(const struct policy *p, int probe, char *buf, size_t len)
 {
 	const char *env = getenv("ARCTURN_BACKEND");
 	int abi, e;
@@ -849,7 +852,7 @@ overlay_unavailable(const struct policy *p, char *buf, size_t len)
 		    strerror(-abi));
 		return buf;
 	}
-	if ((e = userns_probe(1)) != 0) {
+	if (probe && (e = userns_probe(1)) != 0) {
 		snprintf(buf, len, "user namespaces unusable (%s): overlayfs "
 		    "cannot be mounted", strerror(e));
 		return buf;
@@ -863,7 +866,7 @@ int
 sandbox_overlay_available(const struct policy *p, char *why, size_t len)
 {
 	char buf[256];
-	const char *w = overlay_unavailable(p, buf, sizeof buf);
+	const char *w = overlay_unavailable(p, 0, buf, sizeof buf);
 
 	if (w != NULL)
 		snprintf(why, len, "%s", w);
@@ -883,7 +886,7 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	pid_t pid;
 	int st, rc;
 
-	if ((why = overlay_unavailable(p, buf, sizeof buf)) != NULL) {
+	if ((why = overlay_unavailable(p, 0, buf, sizeof buf)) != NULL) {
 		snprintf(err, errlen, "exec --dry-run: %s; not running the "
 		    "command", why);
 		return -1;
@@ -1102,7 +1105,7 @@ sandbox_probe(const struct policy *p, struct sandbox_report *r)
 	}
 	if (p->mode == MODE_OFF)
 		b = B_NONE;
-	dwhy = overlay_unavailable(p, buf, sizeof buf);
+	dwhy = overlay_unavailable(p, 1, buf, sizeof buf);
 	r->dry_run_exec = dwhy == NULL;
 	snprintf(r->dry_run_why, sizeof r->dry_run_why, "%s", dwhy == NULL ?
 	    "overlayfs on the workspace in the helper's mount layer" : dwhy);
