@@ -69,7 +69,7 @@ $(XOUT)/arcturn-macos-x86_64: $(MAC_SRCS) $(HDRS) $(wildcard seatbelt/sdk/*/*.h)
 # UTF-16 argv and calls main.c's main, renamed arcturn_main.
 WINCC    = x86_64-w64-mingw32-gcc
 WINAR    = x86_64-w64-mingw32-ar
-WIN_SRCS = src/main.c src/cmd_exec.c src/config.c src/mem.c src/labeljournal.c \
+WIN_SRCS = src/main.c src/cmd_exec.c src/sandbox.c src/config.c src/mem.c src/labeljournal.c \
            src/winquote.c src/sandbox_win.c src/cmd_dryrun_win.c \
            win/wmain.c win/compat/compat.c
 WINFLAGS = $(XFLAGS) -Iwin/compat -include win/compat/compat.h \

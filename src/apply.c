@@ -42,16 +42,6 @@ struct real {
 	char		 link[PATH_MAX];
 };
 
-static void
-close_keep(int fd)
-{
-	int saved = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = saved;
-}
-
 static int
 refuse(struct apply_item *it, const char *why)
 {
@@ -105,7 +95,7 @@ read_real(int pfd, const char *name, struct real *r)
 			return -1;
 		/* Judge what we hash, not what fstatat saw a moment ago. */
 		if (fstat(fd, &st) < 0 || hash_fd(fd, r->sha) < 0) {
-			close_keep(fd);
+			fsx_close(fd);
 			return -1;
 		}
 		close(fd);
@@ -180,14 +170,14 @@ read_target(const struct apply_item *it, char *buf, size_t size)
 	n = readlinkat(pfd, b, buf, size);
 	if (n < 0 && errno == EINVAL) {
 		if (fsx_read_all(pfd, b, size - 1, &data, &len) < 0) {
-			close_keep(pfd);
+			fsx_close(pfd);
 			return -1;
 		}
 		memcpy(buf, data, len);
 		n = (ssize_t)len;
 		mem_free(data);
 	}
-	close_keep(pfd);
+	fsx_close(pfd);
 	if (n < 0)
 		return -1;
 	if ((size_t)n >= size || memchr(buf, '\0', (size_t)n) != NULL) {
@@ -220,7 +210,7 @@ rmtree_at(int dirfd, const char *name, int depth)
 		if (fd < 0)
 			return errno == ENOENT ? 0 : -1;
 		if ((d = fdopendir(fd)) == NULL) {
-			close_keep(fd);
+			fsx_close(fd);
 			return -1;
 		}
 		while ((e = readdir(d)) != NULL) {
@@ -394,8 +384,8 @@ apply_one(int rootfd, struct apply_item *it, struct swept *sw)
 	rc = 0;
 out:
 	mem_free(r);
-	close_keep(srcfd);
-	close_keep(pfd);
+	fsx_close(srcfd);
+	fsx_close(pfd);
 	return rc;
 }
 

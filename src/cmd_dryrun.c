@@ -1783,6 +1783,8 @@ dryrun_exec(struct policy *p, char **cmd)
 	snprintf(work, sizeof work, "%s/overlays/%s/work", x.p.state, x.id);
 	err[0] = '\0';
 	rc = sandbox_exec_overlay(&x.p, upper, work, cmd, err, sizeof err);
+	/* overlayfs leaves work/work at mode 0: keep the session removable */
+	(void)fchmodat(x.s.dirfd, "work/work", 0700, 0);
 	if (rc < 0) {
 		warnx("%s", err);
 		rc = EXIT_OWN;

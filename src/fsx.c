@@ -88,8 +88,8 @@ fsx_write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static void
-close_keep(int fd)
+void
+fsx_close(int fd)
 {
 	int saved = errno;
 
@@ -149,7 +149,7 @@ rewalk(int rootfd, const char *real)
 		memcpy(name, c, n);
 		name[n] = '\0';
 		fd = openat(cur, name, WALK_DIR);
-		close_keep(cur);
+		fsx_close(cur);
 		if (fd < 0)
 			return -1;
 		cur = fd;
@@ -198,7 +198,7 @@ walk(int rootfd, const char *rel, int flags, mode_t mode)
 			/* The path named a directory already entered. */
 			fd = openat(cur, ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC,
 			    mode);
-			close_keep(cur);
+			fsx_close(cur);
 			return fd;
 		}
 		if (n > NAME_MAX) {
@@ -245,7 +245,7 @@ walk(int rootfd, const char *rel, int flags, mode_t mode)
 		    (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
 			/* O_EXCL never follows a link: EEXIST. */
 			fd = openat(cur, name, flags | O_CLOEXEC, mode);
-			close_keep(cur);
+			fsx_close(cur);
 			return fd;
 		}
 		/* Either a symlink to follow, or not one at all. */
@@ -273,7 +273,7 @@ walk(int rootfd, const char *rel, int flags, mode_t mode)
 				close(fd);
 				goto again;
 			}
-			close_keep(cur);
+			fsx_close(cur);
 			return fd;
 		again:
 			if (++links > MAX_LINKS) {
@@ -314,7 +314,7 @@ walk(int rootfd, const char *rel, int flags, mode_t mode)
 		p = rest;
 	}
 fail:
-	close_keep(cur);
+	fsx_close(cur);
 	return -1;
 }
 
@@ -448,13 +448,13 @@ fsx_open_parent(int rootfd, const char *rel, int mkdirs, const char **base)
 		close(pfd);
 		pfd = fd;
 	}
-	close_keep(pfd);
+	fsx_close(pfd);
 	fd = open_dir_beneath(rootfd, dir);
 	if (fd >= 0)
 		*base = b;
 	return fd;
 fail:
-	close_keep(pfd);
+	fsx_close(pfd);
 	return -1;
 }
 
@@ -549,7 +549,7 @@ finish_tmp(int dirfd, int fd, const char *tmp, const char *name,
     mode_t mode, int noreplace)
 {
 	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
-		close_keep(fd);
+		fsx_close(fd);
 		return -1;
 	}
 	if (close(fd) < 0 && errno != EINTR)
@@ -569,7 +569,7 @@ fsx_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
 	if ((fd = create_tmp(dirfd, tmp)) < 0)
 		return -1;
 	if (fsx_write_full(fd, buf, len) < 0) {
-		close_keep(fd);
+		fsx_close(fd);
 		goto fail;
 	}
 	if (finish_tmp(dirfd, fd, tmp, name, mode, noreplace) < 0)
@@ -667,7 +667,7 @@ fsx_write_atomic_fd(int dirfd, const char *name, int srcfd, mode_t mode,
 	if ((fd = create_tmp(dirfd, tmp)) < 0)
 		return -1;
 	if (copy_sparse(srcfd, fd, st.st_size) < 0) {
-		close_keep(fd);
+		fsx_close(fd);
 		goto fail;
 	}
 	if (finish_tmp(dirfd, fd, tmp, name, mode, noreplace) < 0)
@@ -777,7 +777,7 @@ fsx_read_all(int dirfd, const char *name, size_t max, char **bufp,
 	return 0;
 fail:
 	mem_free(buf);
-	close_keep(fd);
+	fsx_close(fd);
 	return -1;
 }
 
@@ -793,7 +793,7 @@ fsx_chmod_nofollow(int dirfd, const char *name, mode_t mode)
 	if ((fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -1;
 	if (fstat(fd, &st) < 0) {
-		close_keep(fd);
+		fsx_close(fd);
 		return -1;
 	}
 	if (S_ISLNK(st.st_mode)) {
@@ -808,7 +808,7 @@ fsx_chmod_nofollow(int dirfd, const char *name, mode_t mode)
 		return 0;
 	}
 	if (errno != ENOENT) {
-		close_keep(fd);
+		fsx_close(fd);
 		return -1;
 	}
 	close(fd);
@@ -818,7 +818,7 @@ fsx_chmod_nofollow(int dirfd, const char *name, mode_t mode)
 	    O_CLOEXEC)) < 0)
 		return -1;
 	if (fchmod(fd, mode) < 0) {
-		close_keep(fd);
+		fsx_close(fd);
 		return -1;
 	}
 	fsync(fd);
@@ -837,7 +837,7 @@ fsx_sweep_tmp(int dirfd)
 	    O_CLOEXEC)) < 0)
 		return -1;
 	if ((d = fdopendir(fd)) == NULL) {
-		close_keep(fd);
+		fsx_close(fd);
 		return -1;
 	}
 	while ((e = readdir(d)) != NULL) {

@@ -51,6 +51,9 @@ int	fsx_write_atomic(int dirfd, const char *name, const void *buf,
 int	fsx_read_all(int dirfd, const char *name, size_t max, char **buf,
 	    size_t *len);
 
+/* close(fd) when fd >= 0, keeping errno: for cleanup paths. */
+void	fsx_close(int fd);
+
 /*
  * write(2) the whole buffer, retrying short writes and EINTR. The single
  * seam for file writes: fsx_fail_write_after(n) makes the nth call from

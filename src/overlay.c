@@ -23,16 +23,6 @@
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define DEPTH_MAX	512
 
-static void
-close_keep(int fd)
-{
-	int saved = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = saved;
-}
-
 /*
  * Extended attributes are not POSIX; overlayfs needs exactly two of
  * them (whiteout, opaque), so the two platform spellings stay here.
@@ -176,7 +166,7 @@ make_whiteout(int dirfd, const char *name)
 		if (fd < 0)
 			return -1;
 		if (xattr_set(fd, "user.overlay.whiteout", "y", 1) < 0) {
-			close_keep(fd);
+			fsx_close(fd);
 			goto fail;
 		}
 		close(fd);
@@ -306,8 +296,8 @@ struct walk {
 static void
 walk_done(struct walk *w)
 {
-	close_keep(w->ufd);
-	close_keep(w->rfd);
+	fsx_close(w->ufd);
+	fsx_close(w->rfd);
 	w->ufd = w->rfd = -1;
 }
 
@@ -327,7 +317,7 @@ unwhite_dir(int ufd, const char *c, int rfd, mode_t mode)
 		goto fail;
 	if (rfd >= 0 && (fd = openat(rfd, c, DFLAGS)) >= 0) {
 		if ((d = fdopendir(fd)) == NULL) {
-			close_keep(fd);
+			fsx_close(fd);
 			goto fail;
 		}
 		while ((e = readdir(d)) != NULL) {
@@ -346,7 +336,7 @@ unwhite_dir(int ufd, const char *c, int rfd, mode_t mode)
 	}
 	return nfd;
 fail:
-	close_keep(nfd);
+	fsx_close(nfd);
 	return -1;
 }
 
@@ -466,8 +456,8 @@ walk_parent(struct session *s, int rootfd, const char *rel, int mkdirs,
 			errno = ENOTDIR;
 			goto fail2;
 		}
-		close_keep(w->ufd);
-		close_keep(w->rfd);
+		fsx_close(w->ufd);
+		fsx_close(w->rfd);
 		w->ufd = nufd;
 		w->rfd = nrfd;
 		if (w->ufd < 0 && w->rfd < 0) {
@@ -476,8 +466,8 @@ walk_parent(struct session *s, int rootfd, const char *rel, int mkdirs,
 		}
 		continue;
 fail2:
-		close_keep(nufd);
-		close_keep(nrfd);
+		fsx_close(nufd);
+		fsx_close(nrfd);
 		goto fail;
 	}
 	if (*p == '\0' || strcmp(p, ".") == 0 || strcmp(p, "..") == 0) {
@@ -529,7 +519,7 @@ real_base(int rfd, const char *name, struct apply_base *b)
 		if ((fd = openat(rfd, name, OFLAGS)) < 0)
 			return -1;
 		if (hash_fd(fd, b->sha) < 0) {
-			close_keep(fd);
+			fsx_close(fd);
 			return -1;
 		}
 		close(fd);
@@ -581,7 +571,7 @@ overlay_open(struct session *s, int rootfd, const char *rel, int *shadow)
 	walk_done(&w);
 	return fd;
 fail:
-	close_keep(fd);
+	fsx_close(fd);
 	fd = -1;
 out:
 	walk_done(&w);
@@ -651,7 +641,7 @@ overlay_read(struct session *s, int rootfd, const char *rel, size_t max,
 	if ((fd = overlay_open(s, rootfd, rel, &shadow)) < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || read_fd(fd, max, buf, len) < 0) {
-		close_keep(fd);
+		fsx_close(fd);
 		return -1;
 	}
 	close(fd);
@@ -847,7 +837,7 @@ emit_deleted_tree(struct build *b, int rfd, const char *origin)
 	}
 	fd = openat(rfd, ".", DFLAGS);
 	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		close_keep(fd);
+		fsx_close(fd);
 		b->depth--;
 		return -1;
 	}
@@ -866,7 +856,7 @@ emit_deleted_tree(struct build *b, int rfd, const char *origin)
 
 			if (sub >= 0) {
 				rc = emit_deleted_tree(b, sub, origin);
-				close_keep(sub);
+				fsx_close(sub);
 				if (rc == 0)
 					rc = emit(b, OVERLAY_RMDIR, origin,
 					    OVERLAY_DIR, &st, OVERLAY_ABSENT,
@@ -904,7 +894,7 @@ emit_rmdir(struct build *b, int rfd, const char *name, const struct stat *rs,
 		return errno == ENOENT ? 0 : -1;
 	}
 	rc = emit_deleted_tree(b, fd, org);
-	close_keep(fd);
+	fsx_close(fd);
 	if (rc == 0)
 		rc = emit(b, OVERLAY_RMDIR, org, OVERLAY_DIR, rs,
 		    OVERLAY_ABSENT, NULL);
@@ -966,8 +956,8 @@ same_content(int ufd, int rfd, const char *name)
 out:
 	mem_free(a);
 	mem_free(b);
-	close_keep(fa);
-	close_keep(fb);
+	fsx_close(fa);
+	fsx_close(fb);
 	return rc;
 }
 
@@ -1013,7 +1003,7 @@ list_names(int dirfd, char ***namesp, size_t *np)
 	if (fd < 0)
 		return -1;
 	if ((d = fdopendir(fd)) == NULL) {
-		close_keep(fd);
+		fsx_close(fd);
 		return -1;
 	}
 	while ((errno = 0, e = readdir(d)) != NULL) {
@@ -1180,8 +1170,8 @@ walk_entry(struct build *b, int ufd, int rfd, const char *name)
 		}
 		if (rc == 0)
 			rc = walk_upper(b, sub, rsub, opq);
-		close_keep(rsub);
-		close_keep(sub);
+		fsx_close(rsub);
+		fsx_close(sub);
 		return rc;
 	}
 	return 0;
@@ -1397,11 +1387,11 @@ load_side(int dirfd, const char *path, enum overlay_kind k, struct side *sd)
 		if ((fd = fsx_open_parent(dirfd, path, 0, &base)) < 0)
 			return -1;
 		if ((sd->buf = mem_alloc(PATH_MAX)) == NULL) {
-			close_keep(fd);
+			fsx_close(fd);
 			return -1;
 		}
 		n = readlinkat(fd, base, sd->buf, PATH_MAX);
-		close_keep(fd);
+		fsx_close(fd);
 		if (n < 0) {
 			if (errno == EINVAL)
 				errno = ESTALE;
@@ -1436,7 +1426,7 @@ load_side(int dirfd, const char *path, enum overlay_kind k, struct side *sd)
 	close(fd);
 	return 0;
 fail:
-	close_keep(fd);
+	fsx_close(fd);
 	return -1;
 }
 
@@ -1654,7 +1644,7 @@ base_of(struct session *s, int rootfd, const char *path,
 		return 0;
 	}
 	rc = real_base(fd, name, b);
-	close_keep(fd);
+	fsx_close(fd);
 	return rc;
 }
 

@@ -37,6 +37,17 @@ struct sandbox_report {
 };
 
 /*
+ * Add a fact (key: value) or a guarantee (key, name, holds, why) to a
+ * report; both are dropped silently when the report is full. key and name
+ * must be static strings.
+ */
+void	sandbox_fact(struct sandbox_report *, const char *key,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void	sandbox_guarantee(struct sandbox_report *, const char *key,
+	    const char *name, int holds, const char *fmt, ...)
+	    __attribute__((format(printf, 5, 6)));
+
+/*
  * Probe the machine and say which backend would confine a command under p,
  * why, and which guarantees hold. Honours ARCTURN_BACKEND. Never fails:
  * what cannot be probed is reported as such.

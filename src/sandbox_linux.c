@@ -935,46 +935,6 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 
 /* status */
 
-static void
-fact(struct sandbox_report *r, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-fact(struct sandbox_report *r, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->nfacts >= SANDBOX_MAXFACTS)
-		return;
-	r->facts[r->nfacts].key = key;
-	va_start(ap, fmt);
-	vsnprintf(r->facts[r->nfacts].value, sizeof r->facts[0].value, fmt,
-	    ap);
-	va_end(ap);
-	r->nfacts++;
-}
-
-static void
-guar(struct sandbox_report *r, const char *key, const char *name, int holds,
-    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static void
-guar(struct sandbox_report *r, const char *key, const char *name, int holds,
-    const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->ng >= SANDBOX_MAXGUAR)
-		return;
-	r->g[r->ng].key = key;
-	r->g[r->ng].name = name;
-	r->g[r->ng].holds = holds;
-	va_start(ap, fmt);
-	vsnprintf(r->g[r->ng].why, sizeof r->g[0].why, fmt, ap);
-	va_end(ap);
-	r->ng++;
-}
-
 static int
 read_sysctl(const char *path, char *buf, size_t len)
 {
@@ -1031,20 +991,21 @@ sandbox_probe(const struct policy *p, struct sandbox_report *r)
 
 	memset(r, 0, sizeof *r);
 	if (uname(&u) == 0)
-		fact(r, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
+		sandbox_fact(r, "kernel", "%s %s %s", u.sysname, u.release,
+		    u.machine);
 	abi = landlock_abi();
 	if (abi > 0)
-		fact(r, "landlock_abi", "%d (arcturn knows 1 to %d)", abi,
+		sandbox_fact(r, "landlock_abi", "%d (arcturn knows 1 to %d)", abi,
 		    LANDLOCK_ABI_KNOWN);
 	else
-		fact(r, "landlock_abi", "unavailable (%s)", strerror(-abi));
+		sandbox_fact(r, "landlock_abi", "unavailable (%s)", strerror(-abi));
 	ue = userns_probe(0);
 	me = ue == 0 ? userns_probe(1) : ue;
 	idmap = idmap_writable();
 	if (ue == 0 && me == 0 && idmap)
-		fact(r, "user_namespaces", "usable");
+		sandbox_fact(r, "user_namespaces", "usable");
 	else if (ue == 0 && !idmap)
-		fact(r, "user_namespaces", "unusable for the mount layer: "
+		sandbox_fact(r, "user_namespaces", "unusable for the mount layer: "
 		    "id maps not writable here (already confined?)");
 	else {
 		int k = snprintf(buf, sizeof buf, "unusable: %s",
@@ -1063,22 +1024,22 @@ sandbox_probe(const struct policy *p, struct sandbox_report *r)
 			snprintf(buf + k, sizeof buf - (size_t)k,
 			    "; kernel.apparmor_restrict_unprivileged_userns=%s",
 			    sys);
-		fact(r, "user_namespaces", "%s", buf);
+		sandbox_fact(r, "user_namespaces", "%s", buf);
 	}
 	bw = which("bwrap", buf, sizeof buf);
 	if (bw != NULL) {
 		bwrap_version(bw, ver, sizeof ver);
-		fact(r, "bwrap", "%s (%s)", bw, ver);
+		sandbox_fact(r, "bwrap", "%s (%s)", bw, ver);
 	} else
-		fact(r, "bwrap", "not found on PATH");
+		sandbox_fact(r, "bwrap", "not found on PATH");
 	if (read_sysctl("/proc/sys/vm/memfd_noexec", sys, sizeof sys) == 0 &&
 	    strcmp(sys, "2") == 0)
-		fact(r, "helper_start", "cache file (vm.memfd_noexec=2)");
+		sandbox_fact(r, "helper_start", "cache file (vm.memfd_noexec=2)");
 	else if ((fd = helper_memfd()) >= 0) {
 		close(fd);
-		fact(r, "helper_start", "from memory (memfd)");
+		sandbox_fact(r, "helper_start", "from memory (memfd)");
 	} else
-		fact(r, "helper_start", "cache file (memfd_create: %s)",
+		sandbox_fact(r, "helper_start", "cache file (memfd_create: %s)",
 		    strerror(errno));
 
 	b = choose(why, sizeof why, &forced);
@@ -1115,72 +1076,72 @@ sandbox_probe(const struct policy *p, struct sandbox_report *r)
 		snprintf(sys, sizeof sys, "?");
 
 	if (b == B_NONE) {
-		guar(r, "writes_outside", "writes outside the roots", 0,
+		sandbox_guarantee(r, "writes_outside", "writes outside the roots", 0,
 		    "nothing confines the command");
-		guar(r, "metadata_outside", "metadata changes outside the "
+		sandbox_guarantee(r, "metadata_outside", "metadata changes outside the "
 		    "roots", 0, "nothing confines the command");
-		guar(r, "protected_paths", "protected paths", 0,
+		sandbox_guarantee(r, "protected_paths", "protected paths", 0,
 		    "nothing confines the command");
-		guar(r, "truncation", "truncation outside the roots", 0,
+		sandbox_guarantee(r, "truncation", "truncation outside the roots", 0,
 		    "nothing confines the command");
-		guar(r, "devices", "writes to other devices", 0,
+		sandbox_guarantee(r, "devices", "writes to other devices", 0,
 		    "nothing confines the command");
-		guar(r, "signals", "signals to outside processes", 0,
+		sandbox_guarantee(r, "signals", "signals to outside processes", 0,
 		    "nothing confines the command");
-		guar(r, "tiocsti", "TIOCSTI terminal injection", sys[0] == '0',
+		sandbox_guarantee(r, "tiocsti", "TIOCSTI terminal injection", sys[0] == '0',
 		    "dev.tty.legacy_tiocsti=%s", sys);
 		return;
 	}
 	if (b == B_BWRAP) {
-		guar(r, "writes_outside", "writes outside the roots", 1,
+		sandbox_guarantee(r, "writes_outside", "writes outside the roots", 1,
 		    "bwrap: / bound read-only, roots bound read-write");
-		guar(r, "metadata_outside", "metadata changes outside the "
+		sandbox_guarantee(r, "metadata_outside", "metadata changes outside the "
 		    "roots", 1, "read-only bind mounts refuse chmod, chown, "
 		    "utimes and xattrs");
-		guar(r, "protected_paths", "protected paths", 1,
+		sandbox_guarantee(r, "protected_paths", "protected paths", 1,
 		    "bound read-only on top of the roots");
-		guar(r, "truncation", "truncation outside the roots", 1,
+		sandbox_guarantee(r, "truncation", "truncation outside the roots", 1,
 		    "read-only bind mounts");
-		guar(r, "devices", "writes to other devices", 1,
+		sandbox_guarantee(r, "devices", "writes to other devices", 1,
 		    "--dev gives a minimal /dev");
-		guar(r, "signals", "signals to outside processes", 0,
+		sandbox_guarantee(r, "signals", "signals to outside processes", 0,
 		    "bwrap shares the pid namespace: the command can signal "
 		    "other processes of the same user");
-		guar(r, "tiocsti", "TIOCSTI terminal injection", 1,
+		sandbox_guarantee(r, "tiocsti", "TIOCSTI terminal injection", 1,
 		    "seccomp filter handed to bwrap");
-		guar(r, "network_off", "--network off", 1,
+		sandbox_guarantee(r, "network_off", "--network off", 1,
 		    "bwrap --unshare-net");
 		return;
 	}
-	guar(r, "writes_outside", "writes outside the roots", 1,
+	sandbox_guarantee(r, "writes_outside", "writes outside the roots", 1,
 	    "Landlock ABI %d%s", abi, mount ? " and read-only mounts" : "");
 	if (mount)
-		guar(r, "metadata_outside", "metadata changes outside the "
+		sandbox_guarantee(r, "metadata_outside", "metadata changes outside the "
 		    "roots", 1, "mount layer: everything outside the roots is "
 		    "mounted read-only");
 	else
-		guar(r, "metadata_outside", "metadata changes outside the "
+		sandbox_guarantee(r, "metadata_outside", "metadata changes outside the "
 		    "roots", 0, "Landlock does not cover chmod, chown, utimes "
 		    "or xattrs, and the mount layer that would needs user "
 		    "namespaces");
 	if (mount)
-		guar(r, "protected_paths", "protected paths", 1,
+		sandbox_guarantee(r, "protected_paths", "protected paths", 1,
 		    "bound read-only by the mount layer");
 	else
-		guar(r, "protected_paths", "protected paths", 0,
+		sandbox_guarantee(r, "protected_paths", "protected paths", 0,
 		    "Landlock cannot make a subpath of a writable root "
 		    "read-only; needs the mount layer");
-	guar(r, "truncation", "truncation outside the roots", abi >= 3 || mount,
+	sandbox_guarantee(r, "truncation", "truncation outside the roots", abi >= 3 || mount,
 	    "%s", abi >= 3 ? "Landlock ABI 3 truncate right" : mount ?
 	    "read-only mounts" : "needs Landlock ABI 3 or the mount layer");
-	guar(r, "devices", "writes to other devices", 1,
+	sandbox_guarantee(r, "devices", "writes to other devices", 1,
 	    "Landlock: only the listed devices are writable");
-	guar(r, "signals", "signals to outside processes", abi >= 6,
+	sandbox_guarantee(r, "signals", "signals to outside processes", abi >= 6,
 	    "%s", abi >= 6 ? "Landlock ABI 6 signal scoping" :
 	    "needs Landlock ABI 6");
-	guar(r, "tiocsti", "TIOCSTI terminal injection", 1,
+	sandbox_guarantee(r, "tiocsti", "TIOCSTI terminal injection", 1,
 	    "seccomp filter refuses TIOCSTI and TIOCLINUX");
-	guar(r, "network_off", "--network off", mount || abi >= 4, "%s",
+	sandbox_guarantee(r, "network_off", "--network off", mount || abi >= 4, "%s",
 	    mount ? "new network namespace" : abi >= 4 ?
 	    "Landlock ABI 4: TCP bind/connect only (UDP and others not "
 	    "covered)" : "needs user namespaces or Landlock ABI 4");

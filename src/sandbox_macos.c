@@ -190,29 +190,10 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	return -1;
 }
 
-static void
-fact(struct sandbox_report *r, const char *key, const char *value)
-{
-	if (r->nfacts >= SANDBOX_MAXFACTS)
-		return;
-	r->facts[r->nfacts].key = key;
-	snprintf(r->facts[r->nfacts].value, sizeof r->facts[0].value, "%s",
-	    value);
-	r->nfacts++;
-}
 
-static void
-guar(struct sandbox_report *r, const char *key, const char *name, int holds,
-    const char *why)
-{
-	if (r->ng >= SANDBOX_MAXGUAR)
-		return;
-	r->g[r->ng].key = key;
-	r->g[r->ng].name = name;
-	r->g[r->ng].holds = holds;
-	snprintf(r->g[r->ng].why, sizeof r->g[0].why, "%s", why);
-	r->ng++;
-}
+
+#define fact(r, k, v)		sandbox_fact(r, k, "%s", v)
+#define guar(r, k, n, h, w)	sandbox_guarantee(r, k, n, h, "%s", w)
 
 void
 sandbox_probe(const struct policy *p, struct sandbox_report *r)

@@ -24,16 +24,6 @@
 #define RMTREE_DEPTH	1024
 
 static void
-close_keep(int fd)
-{
-	int saved = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = saved;
-}
-
-static void
 json_hooks(void)
 {
 	static cJSON_Hooks h = { mem_alloc, mem_free };
@@ -101,12 +91,12 @@ session_store_open(const char *state, int create)
 	if (sfd < 0)
 		return -1;
 	if (create && mkdir_ok(sfd, "overlays", 0700) < 0) {
-		close_keep(sfd);
+		fsx_close(sfd);
 		return -1;
 	}
 	fd = openat(sfd, "overlays", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
-	close_keep(sfd);
+	fsx_close(sfd);
 	return fd;
 }
 
@@ -130,7 +120,7 @@ global_lock(int storefd)
 	if (fd < 0)
 		return -1;
 	if (flock_retry(fd, LOCK_EX) < 0) {
-		close_keep(fd);
+		fsx_close(fd);
 		return -1;
 	}
 	return fd;
@@ -216,7 +206,7 @@ session_default(int storefd, const char *workspace, int create,
 	snprintf(line, sizeof line, "%s\n", id);
 	rc = fsx_write_atomic(storefd, name, line, strlen(line), 0600, 0);
 out:
-	close_keep(lfd);
+	fsx_close(lfd);
 	return rc;
 }
 
@@ -363,7 +353,7 @@ session_create(int storefd, const char *id, const char *workspace)
 	rc = 0;
 out:
 	mem_free(meta);
-	close_keep(dfd);
+	fsx_close(dfd);
 	if (session_rmtree(storefd, tmp) < 0 && rc == 0)
 		rc = -1;
 	return rc;
@@ -566,7 +556,7 @@ session_list(int storefd, char ***idsp, size_t *np)
 	if (fd < 0)
 		return -1;
 	if ((d = fdopendir(fd)) == NULL) {
-		close_keep(fd);
+		fsx_close(fd);
 		return -1;
 	}
 	while ((errno = 0, e = readdir(d)) != NULL) {
@@ -736,12 +726,22 @@ rmtree_at(int pfd, const char *name, dev_t dev, int depth)
 	for (pass = 0; pass < 3; pass++) {
 		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
+		/*
+		 * overlayfs leaves work/work at mode 0: an unprivileged owner
+		 * must make it readable first. The session dir is ours alone
+		 * (0700, read-only to confined commands), so the name cannot
+		 * have been swapped since the fstatat above.
+		 */
+		if (fd < 0 && errno == EACCES && st.st_uid == geteuid() &&
+		    fchmodat(pfd, name, 0700, 0) == 0)
+			fd = openat(pfd, name, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			return errno == ENOENT ? 0 : -1;
 		if ((st.st_mode & 0700) != 0700)
 			fchmod(fd, 0700);
 		if ((d = fdopendir(fd)) == NULL) {
-			close_keep(fd);
+			fsx_close(fd);
 			return -1;
 		}
 		rc = 0;

@@ -2,6 +2,7 @@
 # temp dir, home and an "outside" folder that no backend lets a confined
 # command write. ARCTURN_BIN and ARCTURN_TOOLS come from tests/run.
 
+bats_require_minimum_version 1.5.0
 bats_load_library bats-support
 bats_load_library bats-assert
 

@@ -16,6 +16,7 @@
 
 #define sandbox_exec		mac_sandbox_exec
 #define sandbox_exec_overlay	mac_sandbox_exec_overlay
+#define sandbox_overlay_available mac_sandbox_overlay_available
 #define sandbox_probe		mac_sandbox_probe
 #define sandbox_unstamp		mac_sandbox_unstamp
 static const char *fake_exec;
