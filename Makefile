@@ -31,6 +31,9 @@ TOOL_SRCS = $(wildcard tests/tools/*.c)
 TOOL_BINS = $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
 .PHONY: all test tests demo clean cross release bench
+# Keep the object files of the unit tests (make would delete them as
+# intermediates, and a second `make tests` would then relink).
+.SECONDARY:
 all: $(BUILD)/arcturn
 
 $(DEPS)/.built: vendor/lock vendor/fetch.sh

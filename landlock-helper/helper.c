@@ -284,21 +284,21 @@ overlay(const struct opts *o)
 	int fs, mnt;
 
 	if ((fs = (int)syscall(__NR_fsopen, "overlay", FSOPEN_CLOEXEC)) < 0)
-		fail("dry run: overlayfs", NULL);
+		fail("overlayfs", NULL);
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir+", o->ovl) < 0)
-		fail("dry run: overlayfs lower", o->ovl);
+		fail("overlayfs lower", o->ovl);
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", o->upper) < 0)
-		fail("dry run: overlayfs upper", o->upper);
+		fail("overlayfs upper", o->upper);
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "workdir", o->work) < 0)
-		fail("dry run: overlayfs work", o->work);
+		fail("overlayfs work", o->work);
 	if (fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL) < 0)
-		fail("dry run: overlayfs userxattr", NULL);
+		fail("overlayfs userxattr", NULL);
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL) < 0)
-		fail("dry run: overlayfs mount", o->ovl);
+		fail("overlayfs mount", o->ovl);
 	if ((mnt = (int)syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0)) < 0)
-		fail("dry run: overlayfs fsmount", o->ovl);
+		fail("overlayfs fsmount", o->ovl);
 	if (move_mount(mnt, o->ovl) < 0)
-		fail("dry run: overlayfs attach", o->ovl);
+		fail("overlayfs attach", o->ovl);
 	close(mnt);
 	close(fs);
 }
