@@ -506,20 +506,19 @@ struct ovl {
 	const char	*work;
 };
 
-static int
-run_helper(const struct policy *p, const struct roots *r, int mountlayer,
-    const struct ovl *ovl, char **cmd, char *err, size_t errlen)
+/* The helper's argv for r and cmd (free with mem_free), or NULL. */
+static char **
+helper_argv(const struct policy *p, const struct roots *r, int mountlayer,
+    const struct ovl *ovl, char **cmd)
 {
 	char **argv;
 	size_t n = 0;
-	int i, rc;
+	int i;
 
 	argv = mem_calloc(10 + 2 * (size_t)(r->nw + r->np) + count(cmd) + 1,
 	    sizeof *argv);
-	if (argv == NULL) {
-		snprintf(err, errlen, "exec: %s", strerror(errno));
-		return EXIT_OWN;
-	}
+	if (argv == NULL)
+		return NULL;
 	argv[n++] = "landlock-helper";
 	if (mountlayer)
 		argv[n++] = "-m";
@@ -544,6 +543,20 @@ run_helper(const struct policy *p, const struct roots *r, int mountlayer,
 	argv[n++] = "--";
 	for (i = 0; cmd[i] != NULL; i++)
 		argv[n++] = cmd[i];
+	return argv;
+}
+
+static int
+run_helper(const struct policy *p, const struct roots *r, int mountlayer,
+    char **cmd, char *err, size_t errlen)
+{
+	char **argv;
+	int rc;
+
+	if ((argv = helper_argv(p, r, mountlayer, NULL, cmd)) == NULL) {
+		snprintf(err, errlen, "exec: %s", strerror(errno));
+		return EXIT_OWN;
+	}
 	rc = exec_helper(p, argv, err, errlen);
 	mem_free(argv);
 	return rc;
@@ -814,7 +827,7 @@ sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
 	if (b == B_BWRAP)
 		rc = run_bwrap(p, &r, cmd, err, errlen);
 	else
-		rc = run_helper(p, &r, b == B_HELPER, NULL, cmd, err, errlen);
+		rc = run_helper(p, &r, b == B_HELPER, cmd, err, errlen);
 	roots_free(&r);
 	return rc;
 }
@@ -882,7 +895,7 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	struct ovl ovl = { p->workspace, upper, work };
 	struct roots r;
 	const char *why;
-	char buf[256];
+	char buf[256], cerr[512], **argv;
 	pid_t pid;
 	int st, rc;
 
@@ -898,16 +911,24 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return -1;
 	}
+	if ((argv = helper_argv(&q, &r, 2, &ovl, cmd)) == NULL) {
+		snprintf(err, errlen, "exec: %s", strerror(errno));
+		roots_free(&r);
+		return -1;
+	}
 	sigaction(SIGINT, &ign, &oint);
 	sigaction(SIGQUIT, &ign, &oquit);
 	pid = fork();
 	if (pid == 0) {
 		sigaction(SIGINT, &oint, NULL);
 		sigaction(SIGQUIT, &oquit, NULL);
-		rc = run_helper(&q, &r, 2, &ovl, cmd, err, errlen);
-		fprintf(stderr, "arcturn: %s\n", err);
+		rc = exec_helper(&q, argv, cerr, sizeof cerr);
+		(void)!write(2, "arcturn: ", 9);
+		(void)!write(2, cerr, strlen(cerr));
+		(void)!write(2, "\n", 1);
 		_exit(rc);
 	}
+	mem_free(argv);
 	rc = -1;
 	if (pid < 0)
 		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
