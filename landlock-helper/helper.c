@@ -328,27 +328,34 @@ root_of(const struct opts *o, const char *path)
  * removed.
  */
 static void
-pin_parents(const struct opts *o, const char *p)
+pin_parents(const struct opts *o, int upto)
 {
-	char buf[PATH_MAX], *slash;
-	const char *root = root_of(o, p);
-	size_t rootlen;
-	int fd;
+	char buf[PATH_MAX], *c;
+	const char *p = o->p[upto], *root = root_of(o, p);
+	size_t n;
+	int fd, i, done;
 
 	if (root == NULL || strlen(p) >= sizeof buf)
 		return;
-	rootlen = strlen(root);
 	strcpy(buf, p);
-	while ((slash = strrchr(buf, '/')) != NULL &&
-	    (size_t)(slash - buf) > rootlen) {
-		*slash = '\0';
+	/*
+	 * Outermost first, so that each clone holds no pin made before it
+	 * (innermost first would copy every deeper pin again at each level);
+	 * a parent an earlier protected path shares is pinned once.
+	 */
+	for (c = buf + strlen(root) + 1; (c = strchr(c, '/')) != NULL; c++) {
+		n = (size_t)(c - buf);
+		for (done = 0, i = 0; i < upto && !done; i++)
+			done = strncmp(o->p[i], buf, n) == 0 && o->p[i][n] == '/';
+		if (done)
+			continue;
+		*c = '\0';
 		fd = open_tree(buf, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 		    AT_RECURSIVE);
-		if (fd < 0)
-			fail("mount layer: pin", buf);
-		if (move_mount(fd, buf) < 0)
+		if (fd < 0 || move_mount(fd, buf) < 0)
 			fail("mount layer: pin", buf);
 		close(fd);
+		*c = '/';
 	}
 }
 
@@ -389,6 +396,10 @@ mount_layer(const struct opts *o, int *netns)
 			(void)mapper_done(mpid, wfd, 0);
 		if (o->mount == 2)
 			fail("mount layer: unshare", NULL);
+		if (o->np > 0)
+			fprintf(stderr, "arcturn: note: no user namespace (%s): "
+			    "Landlock only, protected paths stay writable "
+			    "(see arcturn sandbox status)\n", strerror(errno));
 		return 0;
 	}
 	if (uid == 0 ? mapper_done(mpid, wfd, 1) : map_own_ids(uid, gid))
@@ -430,7 +441,7 @@ mount_layer(const struct opts *o, int *netns)
 	if (o->ovl != NULL)
 		overlay(o);
 	for (i = 0; i < o->np; i++)
-		pin_parents(o, o->p[i]);
+		pin_parents(o, i);
 	for (i = 0; i < o->np; i++) {
 		fd = open_tree(o->p[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 		    AT_RECURSIVE);
@@ -583,7 +594,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { 0 };
-	int netns = 0;
+	int netns = 0, e;
 
 	if (parse(argc, argv, &o) < 0)
 		goto usage;
@@ -600,8 +611,9 @@ main(int argc, char **argv)
 	landlock(&o, netns);
 	seccomp_tiocsti();
 	execvp(o.cmd[0], o.cmd);
-	say(o.cmd[0], NULL, errno);
-	return errno == ENOENT || errno == ENOTDIR ? 127 : 126;
+	e = errno;
+	say(o.cmd[0], NULL, e);
+	return e == ENOENT || e == ENOTDIR ? 127 : 126;
 usage:
 	fprintf(stderr, "usage: landlock-helper [-m | -M] [-n] [-o DIR -u UPPER "
 	    "-k WORK] [-w PATH]... [-p PATH]... -- CMD [ARG]...\n");

@@ -341,6 +341,13 @@ beneath_openat2(int rootfd, const char *rel, int flags, mode_t mode)
 			no_openat2 = 1;
 			return -2;
 		}
+		/*
+		 * Older container seccomp profiles refuse syscalls they do
+		 * not know with EPERM: let the walk answer (a real EPERM
+		 * comes back from it too).
+		 */
+		if (errno == EPERM)
+			return -2;
 		/* A rename raced with "..": the kernel asks us to retry. */
 		if (errno != EAGAIN)
 			return -1;

@@ -75,7 +75,9 @@ int	sandbox_exec(const struct policy *p, char **argv, char *err,
  * when the overlay cannot be had here, and then the command did not run
  * (status 125 from the helper means the same).
  * sandbox_overlay_available returns 1 when the overlay can be had here,
- * else 0 with the reason in why; it creates nothing.
+ * else 0 with the reason in why; it creates nothing. Call it first:
+ * sandbox_exec_overlay does not repeat the check (the helper still fails
+ * closed, 125, when it cannot mount the overlay).
  */
 int	sandbox_overlay_available(const struct policy *p, char *why,
 	    size_t len);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "fsx.h"
 #include "hash.h"
 #include "helper_sum.h"
 #include "landlock_uapi.h"
@@ -144,7 +145,11 @@ state_dirs(const char *state)
 	}
 }
 
-/* The directories between root and the last protected path, outermost first. */
+/*
+ * The directories strictly between root and the last protected path,
+ * outermost first: bwrap binds each onto itself, so that renaming a parent
+ * cannot get around the protection (the helper does the same).
+ */
 static int
 pins(struct roots *r, const char *root)
 {
@@ -170,6 +175,54 @@ pins(struct roots *r, const char *root)
 	return 0;
 }
 
+/* The longest writable root (not a device) strictly above path, or NULL. */
+static const char *
+covering(const struct roots *r, const char *path)
+{
+	const char *best = NULL;
+	int i;
+
+	for (i = 0; i < r->nw; i++)
+		if (strncmp(r->w[i], "/dev/", 5) != 0 &&
+		    strcmp(path, r->w[i]) != 0 && under(path, r->w[i]) &&
+		    (best == NULL || strlen(r->w[i]) > strlen(best)))
+			best = r->w[i];
+	return best;
+}
+
+/*
+ * Keep path read-only if it exists and lies beneath a writable root
+ * (elsewhere it is read-only anyway). It is canonicalised first: a symlink
+ * in the workspace must not turn the read-only bind, or the parents
+ * pinned around it, into a view of somewhere else.
+ */
+static int
+protect(struct roots *r, const char *path)
+{
+	char buf[PATH_MAX];
+	const char *root;
+
+	if (realpath(path, buf) == NULL || (root = covering(r, buf)) == NULL)
+		return 0;
+	if (add(r->p, &r->np, mem_strdup(buf)) < 0)
+		return -1;
+	return pins(r, root);
+}
+
+/* mkdir -p path, creating only the components after its first skip bytes. */
+static void
+mkdirs(char *path, size_t skip)
+{
+	char *c;
+
+	for (c = path + skip + 1; (c = strchr(c, '/')) != NULL; c++) {
+		*c = '\0';
+		(void)mkdir(path, 0700);
+		*c = '/';
+	}
+	(void)mkdir(path, 0700);
+}
+
 static int
 roots_build(const struct policy *p, struct roots *r, int withdev)
 {
@@ -177,8 +230,8 @@ roots_build(const struct policy *p, struct roots *r, int withdev)
 	    "cache" };
 	struct stat st;
 	char *s, cfgdir[PATH_MAX], *slash;
+	const char *root;
 	size_t i;
-	int j;
 
 	memset(r, 0, sizeof *r);
 	if (p->mode == MODE_WORKSPACE_WRITE) {
@@ -200,38 +253,36 @@ roots_build(const struct policy *p, struct roots *r, int withdev)
 	if (p->mode != MODE_WORKSPACE_WRITE)
 		return 0;
 	for (i = 0; i < p->protect.n; i++) {
-		if ((s = join(p->workspace, p->protect.v[i])) == NULL)
-			goto fail;
-		if (lstat(s, &st) < 0) {
+		if ((s = join(p->workspace, p->protect.v[i])) == NULL ||
+		    protect(r, s) < 0) {
 			mem_free(s);
-			continue;
-		}
-		if (add(r->p, &r->np, s) < 0 || pins(r, p->workspace) < 0)
 			goto fail;
+		}
+		mem_free(s);
 	}
 	for (i = 0; i < sizeof stsub / sizeof stsub[0]; i++) {
-		if ((s = join(p->state, stsub[i])) == NULL)
-			goto fail;
-		if (lstat(s, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if ((s = join(p->state, stsub[i])) == NULL ||
+		    protect(r, s) < 0) {
 			mem_free(s);
-			continue;
-		}
-		if (add(r->p, &r->np, s) < 0)
 			goto fail;
+		}
+		mem_free(s);
 	}
-	/* the user config must not be loosened by the command it governs */
+	/*
+	 * The user config must not be loosened by the command it governs:
+	 * where a writable root holds its folder, the folder is made (so it
+	 * cannot be planted) and protected.
+	 */
 	if (p->user_config != NULL &&
 	    strlen(p->user_config) < sizeof cfgdir) {
 		strcpy(cfgdir, p->user_config);
 		if ((slash = strrchr(cfgdir, '/')) != NULL && slash != cfgdir)
 			*slash = '\0';
-		for (j = 0; j < r->nw; j++)
-			if (strncmp(r->w[j], "/dev/", 5) != 0 &&
-			    under(cfgdir, r->w[j]) && stat(cfgdir, &st) == 0) {
-				if (add(r->p, &r->np, mem_strdup(cfgdir)) < 0)
-					goto fail;
-				break;
-			}
+		if ((root = covering(r, cfgdir)) != NULL) {
+			mkdirs(cfgdir, strlen(root));
+			if (protect(r, cfgdir) < 0)
+				goto fail;
+		}
 	}
 	return 0;
 fail:
@@ -374,24 +425,6 @@ choose(char *why, size_t len, int *forced)
 	return B_BWRAP;
 }
 
-static int
-write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /*
  * The cached copy of the helper for kernels that refuse to exec a memfd:
@@ -422,7 +455,7 @@ helper_cache_fd(const char *state, char *err, size_t errlen)
 		snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
 		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 		    O_CLOEXEC, 0500);
-		if (fd < 0 || write_all(fd, helper_bin, len) < 0 ||
+		if (fd < 0 || fsx_write_full(fd, helper_bin, len) < 0 ||
 		    fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
 			snprintf(err, errlen, "helper cache: %s: %s", tmp,
 			    strerror(errno));
@@ -449,7 +482,7 @@ helper_memfd(void)
 		    MFD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, helper_bin, len) < 0) {
+	if (fsx_write_full(fd, helper_bin, len) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -521,7 +554,7 @@ helper_argv(const struct policy *p, const struct roots *r, int mountlayer,
 		return NULL;
 	argv[n++] = "landlock-helper";
 	if (mountlayer)
-		argv[n++] = "-m";
+		argv[n++] = mountlayer == 2 ? "-M" : "-m";
 	if (!p->network)
 		argv[n++] = "-n";
 	if (ovl != NULL) {
@@ -587,7 +620,7 @@ stdin_pipe(char *err, size_t errlen)
 		signal(SIGPIPE, SIG_DFL);
 		close(pfd[0]);
 		while ((n = read(0, buf, sizeof buf)) > 0)
-			if (write_all(pfd[1], buf, (size_t)n) < 0)
+			if (fsx_write_full(pfd[1], buf, (size_t)n) < 0)
 				_exit(1);
 		_exit(n < 0);
 	}
@@ -684,22 +717,19 @@ run_bwrap(const struct policy *p, const struct roots *r, char **cmd,
 		snprintf(err, errlen, "bwrap: not found on PATH");
 		return EXIT_OWN;
 	}
-	if ((i = bwrap_unusable(path)) != 0) {
-		snprintf(err, errlen, "bwrap cannot create a user namespace "
-		    "here (%s)", strerror(i));
-		return EXIT_OWN;
-	}
+	/* choose() or forced_usable() checked that bwrap can run here */
 	if ((i = precheck(cmd, err, errlen)) != 0)
 		return i;
 	/* the TIOCSTI filter, handed over on a pipe */
-	if (pipe(sfd) < 0 || write_all(sfd[1], tiocsti_filter,
+	if (pipe(sfd) < 0 || fsx_write_full(sfd[1], tiocsti_filter,
 	    sizeof tiocsti_filter) < 0 || close(sfd[1]) < 0) {
 		snprintf(err, errlen, "bwrap: seccomp pipe: %s",
 		    strerror(errno));
 		return EXIT_OWN;
 	}
 	snprintf(fdarg, sizeof fdarg, "%d", sfd[0]);
-	argv = mem_calloc(48 + 6 * (size_t)(r->nw + r->np) + count(cmd),
+	argv = mem_calloc(16 + 3 * (size_t)(r->nw + r->np + r->npin) +
+	    2 * (sizeof bwrap_caps / sizeof *bwrap_caps) + count(cmd) + 1,
 	    sizeof *argv);
 	if (argv == NULL) {
 		snprintf(err, errlen, "exec: %s", strerror(errno));
@@ -894,16 +924,10 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	struct policy q = *p;
 	struct ovl ovl = { p->workspace, upper, work };
 	struct roots r;
-	const char *why;
-	char buf[256], cerr[512], **argv;
+	char cerr[512], **argv;
 	pid_t pid;
 	int st, rc;
 
-	if ((why = overlay_unavailable(p, 0, buf, sizeof buf)) != NULL) {
-		snprintf(err, errlen, "exec --dry-run: %s; not running the "
-		    "command", why);
-		return -1;
-	}
 	q.mode = MODE_WORKSPACE_WRITE;
 	if (fds_guard(err, errlen) < 0)
 		return -1;
@@ -933,11 +957,14 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	if (pid < 0)
 		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
 	else {
-		while (waitpid(pid, &st, 0) < 0)
-			if (errno != EINTR)
-				break;
-		rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
-		    128 + WTERMSIG(st) : EXIT_OWN;
+		while ((rc = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+			;
+		if (rc < 0) {
+			snprintf(err, errlen, "exec: wait: %s", strerror(errno));
+			rc = EXIT_OWN;
+		} else
+			rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
+			    128 + WTERMSIG(st) : EXIT_OWN;
 	}
 	sigaction(SIGINT, &oint, NULL);
 	sigaction(SIGQUIT, &oquit, NULL);
