@@ -222,39 +222,6 @@ list_warn(const char *path, int err, const char *what, void *arg)
 		warnx("%s: %s: %s", cmd, path, what);
 }
 
-/* Read all of stdin. */
-static int
-slurp_stdin(char **bufp, size_t *lenp)
-{
-	char *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
-	ssize_t n;
-
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 65536;
-			if ((nb = mem_realloc(buf, cap)) == NULL) {
-				mem_free(buf);
-				return -1;
-			}
-			buf = nb;
-		}
-		n = read(STDIN_FILENO, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			mem_free(buf);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-}
-
 /* ---- real (not dry-run) file access ---- */
 
 /*
@@ -458,7 +425,7 @@ cmd_write(struct cli *c)
 		rc = EXIT_REFUSED;
 		goto out;
 	}
-	if (slurp_stdin(&buf, &len) < 0) {
+	if (fsx_read_fd(STDIN_FILENO, SIZE_MAX - 1, &buf, &len) < 0) {
 		warn("write: standard input");
 		goto out;
 	}

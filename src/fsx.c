@@ -713,37 +713,25 @@ fsx_symlink_atomic(int dirfd, const char *name, const char *target,
 }
 
 int
-fsx_read_all(int dirfd, const char *name, size_t max, char **bufp,
-    size_t *lenp)
+fsx_read_fd(int fd, size_t max, char **bufp, size_t *lenp)
 {
 	struct stat st;
-	char *buf = NULL, *nb;
-	size_t len = 0, cap;
+	char *buf = NULL, *nb, probe;
+	size_t len = 0, cap = 4096;
 	ssize_t n;
-	int fd;
 
-	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0)
-		goto fail;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		goto fail;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if ((size_t)st.st_size > max) {
+			errno = EFBIG;
+			return -1;
+		}
+		cap = (size_t)st.st_size + 1;
 	}
-	if ((size_t)st.st_size > max) {
-		errno = EFBIG;
-		goto fail;
-	}
-	cap = (size_t)st.st_size + 1;
 	if ((buf = mem_alloc(cap)) == NULL)
-		goto fail;
+		return -1;
 	for (;;) {
 		if (len + 1 == cap) {
-			/* Full as fstat said: grow only if there is more. */
-			char probe;
-
+			/* Full (as fstat said): grow only if there is more. */
 			n = read(fd, &probe, 1);
 			if (n == 0)
 				break;
@@ -777,15 +765,38 @@ fsx_read_all(int dirfd, const char *name, size_t max, char **bufp,
 		errno = EFBIG;
 		goto fail;
 	}
-	close(fd);
 	buf[len] = '\0';
 	*bufp = buf;
 	*lenp = len;
 	return 0;
 fail:
 	mem_free(buf);
-	fsx_close(fd);
 	return -1;
+}
+
+int
+fsx_read_all(int dirfd, const char *name, size_t max, char **bufp,
+    size_t *lenp)
+{
+	struct stat st;
+	int fd, rc;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		fsx_close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fsx_close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	rc = fsx_read_fd(fd, max, bufp, lenp);
+	fsx_close(fd);
+	return rc;
 }
 
 int

@@ -55,6 +55,13 @@ int	fsx_read_all(int dirfd, const char *name, size_t max, char **buf,
 void	fsx_close(int fd);
 
 /*
+ * Read fd to its end into a new buffer (*buf, the caller's: mem_free),
+ * at most max bytes (EFBIG beyond). The buffer holds a NUL after the
+ * data. For a regular file the first allocation is its size.
+ */
+int	fsx_read_fd(int fd, size_t max, char **buf, size_t *len);
+
+/*
  * write(2) the whole buffer, retrying short writes and EINTR. The single
  * seam for file writes: fsx_fail_write_after(n) makes the nth call from
  * now fail with EIO (tests only; -1 turns it off).

@@ -578,59 +578,6 @@ out:
 	return fd;
 }
 
-/* Read all of fd (a regular file), up to max bytes. */
-static int
-read_fd(int fd, size_t max, char **bufp, size_t *lenp)
-{
-	struct stat st;
-	char *buf, *nb;
-	size_t len = 0, cap;
-	ssize_t n;
-
-	if (fstat(fd, &st) < 0)
-		return -1;
-	if ((size_t)st.st_size > max) {
-		errno = EFBIG;
-		return -1;
-	}
-	cap = (size_t)st.st_size + 1;
-	if ((buf = mem_alloc(cap)) == NULL)
-		return -1;
-	for (;;) {
-		if (len == cap) {
-			if (cap > max) {
-				mem_free(buf);
-				errno = EFBIG;
-				return -1;
-			}
-			cap = cap * 2;
-			if ((nb = mem_realloc(buf, cap)) == NULL) {
-				mem_free(buf);
-				return -1;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			mem_free(buf);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > max) {
-		mem_free(buf);
-		errno = EFBIG;
-		return -1;
-	}
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-}
-
 int
 overlay_read(struct session *s, int rootfd, const char *rel, size_t max,
     char **buf, size_t *len, mode_t *mode)
@@ -640,7 +587,7 @@ overlay_read(struct session *s, int rootfd, const char *rel, size_t max,
 
 	if ((fd = overlay_open(s, rootfd, rel, &shadow)) < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || read_fd(fd, max, buf, len) < 0) {
+	if (fstat(fd, &st) < 0 || fsx_read_fd(fd, max, buf, len) < 0) {
 		fsx_close(fd);
 		return -1;
 	}
@@ -1417,7 +1364,7 @@ load_side(int dirfd, const char *path, enum overlay_kind k, struct side *sd)
 		if (hash_fd(fd, sd->sha) < 0)
 			goto fail;
 		sd->big = 1;
-	} else if (read_fd(fd, (size_t)-1 / 2, &sd->buf, &len) < 0)
+	} else if (fsx_read_fd(fd, (size_t)-1 / 2, &sd->buf, &len) < 0)
 		goto fail;
 	else {
 		sd->u.data = sd->buf;
