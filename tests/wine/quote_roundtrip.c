@@ -85,8 +85,11 @@ spawn_check(const wchar_t *self, const char *line, struct qc_case *c)
 	char *p, *nl;
 	int k, ok = 1;
 
-	if (!CreatePipe(&rd, &wr, &sa, 0))
+	if (!CreatePipe(&rd, &wr, &sa, 0)) {
+		fprintf(stderr, "# CreatePipe failed (%lu)\n",
+		    (unsigned long)GetLastError());
 		return 0;
+	}
 	SetHandleInformation(rd, HANDLE_FLAG_INHERIT, 0);
 	memset(&si, 0, sizeof si);
 	si.cb = sizeof si;
@@ -95,8 +98,20 @@ spawn_check(const wchar_t *self, const char *line, struct qc_case *c)
 	si.hStdError = GetStdHandle(STD_ERROR_HANDLE);
 	si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
 	wl = wide(line);
-	if (wl == NULL || !CreateProcessW(self, wl, NULL, NULL, TRUE, 0, NULL,
-	    NULL, &si, &pi)) {
+	/*
+	 * Wine's process creation fails now and then on a loaded machine
+	 * (a fresh prefix, a busy wineserver): retry before calling it a
+	 * quoting failure, and say why when it stays refused.
+	 */
+	for (k = 0; wl != NULL && k < 5; k++) {
+		if (CreateProcessW(self, wl, NULL, NULL, TRUE, 0, NULL, NULL,
+		    &si, &pi))
+			break;
+		Sleep(200);
+	}
+	if (wl == NULL || k == 5) {
+		fprintf(stderr, "# CreateProcessW failed (%lu) for line [%s]\n",
+		    (unsigned long)GetLastError(), line);
 		free(wl);
 		CloseHandle(rd);
 		CloseHandle(wr);
