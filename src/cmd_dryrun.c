@@ -58,6 +58,9 @@ struct ses {
 
 enum { GOT, NONE, ERR };
 
+/* Names the session an exec --dry-run holds locked while its command runs. */
+#define DRYRUN_BUSY_ENV	"ARCTURN_DRY_RUN_HELD"
+
 static void
 cfg_warn(const char *msg, void *arg)
 {
@@ -145,7 +148,7 @@ ses_root(struct ses *x, const char *what, const char *root)
 static int
 ses_open(struct ses *x, const char *what, int create, int lockop)
 {
-	const char *id = x->p.session;
+	const char *id = x->p.session, *busy;
 	int tries;
 
 	if (id != NULL && !session_id_valid(id)) {
@@ -174,6 +177,16 @@ ses_open(struct ses *x, const char *what, int create, int lockop)
 			}
 		} else
 			snprintf(x->id, sizeof x->id, "%s", id);
+		/*
+		 * Inside the exec --dry-run that holds this session: its
+		 * store is read-only here and its lock taken; say so.
+		 */
+		if ((busy = getenv(DRYRUN_BUSY_ENV)) != NULL &&
+		    strcmp(busy, x->id) == 0) {
+			warnx("%s: session %s is held by the exec --dry-run this "
+			    "command runs under", what, x->id);
+			return ERR;
+		}
 		if (session_open(x->storefd, x->id, create ? x->p.workspace :
 		    NULL, &x->s) < 0) {
 			if (errno == ENOENT && !create)
@@ -1746,6 +1759,8 @@ dryrun_exec(struct policy *p, char **cmd)
 		ses_done(&x);
 		return EXIT_OWN;
 	}
+	/* so that arcturn inside the command fails instead of waiting */
+	(void)setenv(DRYRUN_BUSY_ENV, x.id, 1);
 	snprintf(upper, sizeof upper, "%s/overlays/%s/upper", x.p.state, x.id);
 	snprintf(work, sizeof work, "%s/overlays/%s/work", x.p.state, x.id);
 	err[0] = '\0';

@@ -444,6 +444,15 @@ helper_cache_fd(const char *state, char *err, size_t errlen)
 	    HELPER_SHA256);
 	for (tries = 0; tries < 2; tries++) {
 		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		/*
+		 * A read lease: refused while anyone has the file open for
+		 * writing, and from now until exec denies writes, an open for
+		 * writing waits for us. So what was hashed is what runs.
+		 */
+		if (fd >= 0 && fcntl(fd, F_SETLEASE, F_RDLCK) < 0) {
+			close(fd);
+			fd = -1;
+		}
 		if (fd >= 0) {
 			if (hash_fd(fd, sum) == 0) {
 				hash_hex(sum, hex);

@@ -182,3 +182,11 @@ SCRIPT='rm a; mv b c; mkdir d; rmdir e; chmod +x f; ln -s x y; : >> g; echo new 
 	assert_output refused
 	[ ! -e "$HOME/.arcturn/overlays/x" ]
 }
+
+@test "arcturn inside an exec --dry-run fails at once instead of waiting for the session" {
+	run timeout 30 "$ARCTURN_BIN" exec --dry-run -- "$ARCTURN_BIN" diff
+	assert_failure 2
+	assert_output --partial 'held by the exec --dry-run'
+	run timeout 30 "$ARCTURN_BIN" exec --dry-run -- sh -c "echo x | '$ARCTURN_BIN' write --dry-run f"
+	assert_failure 2
+}
