@@ -223,8 +223,11 @@ mkdirs(char *path, size_t skip)
 	(void)mkdir(path, 0700);
 }
 
+#define ROOTS_DEVICES	1	/* the writable devices, as roots */
+#define ROOTS_PROTECT	2	/* protected paths (mount layer, bwrap) */
+
 static int
-roots_build(const struct policy *p, struct roots *r, int withdev)
+roots_build(const struct policy *p, struct roots *r, int flags)
 {
 	static const char *const stsub[] = { "overlays", "checkpoints",
 	    "cache" };
@@ -246,11 +249,12 @@ roots_build(const struct policy *p, struct roots *r, int withdev)
 	}
 	if (add(r->w, &r->nw, mem_strdup(p->tmpdir)) < 0)
 		goto fail;
-	for (i = 0; withdev && i < sizeof devices / sizeof devices[0]; i++)
+	for (i = 0; (flags & ROOTS_DEVICES) &&
+	    i < sizeof devices / sizeof devices[0]; i++)
 		if (stat(devices[i], &st) == 0 &&
 		    add(r->w, &r->nw, mem_strdup(devices[i])) < 0)
 			goto fail;
-	if (p->mode != MODE_WORKSPACE_WRITE)
+	if (p->mode != MODE_WORKSPACE_WRITE || !(flags & ROOTS_PROTECT))
 		return 0;
 	for (i = 0; i < p->protect.n; i++) {
 		if ((s = join(p->workspace, p->protect.v[i])) == NULL ||
@@ -857,9 +861,16 @@ sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
 		    "confinement\n", why);
 		return run_plain(cmd, err, errlen);
 	}
-	if (fds_guard(err, errlen) < 0)
+	/*
+	 * Landlock alone promises nothing about metadata (status says so),
+	 * and it refuses reopening an inherited file by its path, so the
+	 * forced Landlock-only mode needs neither the fd guard nor the
+	 * protected paths it cannot express.
+	 */
+	if (b != B_HELPER_LANDLOCK && fds_guard(err, errlen) < 0)
 		return EXIT_OWN;
-	if (roots_build(p, &r, b != B_BWRAP) < 0) {
+	if (roots_build(p, &r, b == B_BWRAP ? ROOTS_PROTECT :
+	    b == B_HELPER ? ROOTS_DEVICES | ROOTS_PROTECT : ROOTS_DEVICES) < 0) {
 		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return EXIT_OWN;
 	}
@@ -940,7 +951,7 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	q.mode = MODE_WORKSPACE_WRITE;
 	if (fds_guard(err, errlen) < 0)
 		return -1;
-	if (roots_build(&q, &r, 1) < 0) {
+	if (roots_build(&q, &r, ROOTS_DEVICES | ROOTS_PROTECT) < 0) {
 		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return -1;
 	}
