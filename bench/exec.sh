@@ -23,6 +23,7 @@ printf 'int main(void){return 0;}\n' >"$out/true.c"
 musl-gcc -static -O2 -s -o "$out/true" "$out/true.c"
 T=$out/true
 A=$PWD/build/arcturn
+H=$PWD/build/landlock-helper
 cd "$ws"
 "$A" exec -- "$T"	# creates ~/.arcturn and its folders, as any first run
 
@@ -44,7 +45,8 @@ hf() {	# json-name hyperfine-args...
 hf mount -n bwrap-bare "bwrap --ro-bind / / --bind $ws $ws --dev /dev --share-net $T" \
 	-n helper+mount "$A exec -- $T"
 ARCTURN_BACKEND=helper-landlock hf landlock -n direct "$T" \
-	-n helper-landlock "$A exec -- $T"
+	-n helper-landlock "$A exec -- $T" \
+	-n helper-alone "$H -w $ws -w $TMPDIR -w $HOME/.arcturn -w /dev/null -- $T"
 # shellcheck disable=SC2086
 ARCTURN_BACKEND=bwrap hf bwrap -n bwrap-same-policy "bwrap $same $T" \
 	-n arcturn-bwrap "$A exec -- $T"
@@ -69,6 +71,10 @@ def ratio(a, b, limit, what):
     print(f"{what:58s} {r:5.2f}  (target <= {limit}) {'ok' if r <= limit else 'OVER'}")
 ratio("helper+mount", "bwrap-bare", 0.35, "arcturn exec (helper+mount) / bwrap")
 ratio("helper-landlock", "direct", 2.0, "arcturn exec (helper, Landlock only) / direct")
+# not a target: the helper run by hand, no arcturn in front of it; the
+# floor for any design that execs a helper before the command
+r = med["helper-alone"] / med["direct"]
+print(f"{'  (floor: landlock-helper alone / direct)':58s} {r:5.2f}")
 ratio("arcturn-bwrap", "bwrap-same-policy", 1.15, "arcturn exec (bwrap backend) / bwrap with the same binds")
 rss, size, hsize = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 print(f"{'peak RSS of arcturn exec -- true':58s} {rss} KB (target <= 2048) {'ok' if rss <= 2048 else 'OVER'}")
