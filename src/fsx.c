@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -866,4 +867,71 @@ fsx_sweep_tmp(int dirfd)
 	}
 	closedir(d);
 	return n;
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+fsx_names_free(char **v, size_t n)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		mem_free(v[i]);
+	mem_free(v);
+}
+
+int
+fsx_list(int dirfd, int (*keep)(int, const char *, void *), void *arg,
+    char ***namesp, size_t *np)
+{
+	struct dirent *e;
+	char **v = NULL, **nv;
+	size_t n = 0, cap = 0;
+	DIR *d;
+	int fd, saved;
+
+	*namesp = NULL;
+	*np = 0;
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		fsx_close(fd);
+		return -1;
+	}
+	while ((errno = 0, e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    (keep != NULL && !keep(dirfd, e->d_name, arg)))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			if ((nv = mem_reallocarray(v, cap, sizeof *v)) == NULL)
+				goto fail;
+			v = nv;
+		}
+		if ((v[n] = mem_strdup(e->d_name)) == NULL)
+			goto fail;
+		n++;
+	}
+	if (errno != 0)
+		goto fail;
+	closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_names);
+	*namesp = v;
+	*np = n;
+	return 0;
+fail:
+	saved = errno;
+	closedir(d);
+	fsx_names_free(v, n);
+	errno = saved;
+	return -1;
 }

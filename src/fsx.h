@@ -51,6 +51,15 @@ int	fsx_write_atomic(int dirfd, const char *name, const void *buf,
 int	fsx_read_all(int dirfd, const char *name, size_t max, char **buf,
 	    size_t *len);
 
+/*
+ * The names in dirfd (not . and ..), sorted bytewise, into a new array
+ * (free with fsx_names_free). keep, when not NULL, says which names to
+ * list (nonzero: keep).
+ */
+int	fsx_list(int dirfd, int (*keep)(int dirfd, const char *name, void *arg),
+	    void *arg, char ***names, size_t *n);
+void	fsx_names_free(char **names, size_t n);
+
 /* close(fd) when fd >= 0, keeping errno: for cleanup paths. */
 void	fsx_close(int fd);
 

@@ -934,69 +934,19 @@ cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names in dirfd, sorted, without . .. and fsx temp files. */
+/* Listing upper/ and the real tree: fsx temp files are not entries. */
+static int
+not_tmp(int dirfd, const char *name, void *arg)
+{
+	return !fsx_is_tmp_name(name);
+}
+
 static int
 list_names(int dirfd, char ***namesp, size_t *np)
 {
-	struct dirent *e;
-	char **v = NULL, **nv;
-	size_t n = 0, cap = 0, i;
-	DIR *d;
-	int fd;
-
-	*namesp = NULL;
-	*np = 0;
-	fd = openat(dirfd, ".", DFLAGS);
-	if (fd < 0)
-		return -1;
-	if ((d = fdopendir(fd)) == NULL) {
-		fsx_close(fd);
-		return -1;
-	}
-	while ((errno = 0, e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-		    fsx_is_tmp_name(e->d_name))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			if ((nv = mem_reallocarray(v, cap, sizeof *v)) == NULL)
-				goto fail;
-			v = nv;
-		}
-		if ((v[n] = mem_strdup(e->d_name)) == NULL)
-			goto fail;
-		n++;
-	}
-	if (errno != 0)
-		goto fail;
-	closedir(d);
-	if (n > 1)
-		qsort(v, n, sizeof *v, cmp_name);
-	*namesp = v;
-	*np = n;
-	return 0;
-fail:
-	{
-		int saved = errno;
-
-		closedir(d);
-		for (i = 0; i < n; i++)
-			mem_free(v[i]);
-		mem_free(v);
-		errno = saved;
-	}
-	return -1;
+	return fsx_list(dirfd, not_tmp, NULL, namesp, np);
 }
 
-static void
-names_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		mem_free(v[i]);
-	mem_free(v);
-}
 
 static int walk_upper(struct build *, int ufd, int rfd, int opaque);
 
@@ -1172,8 +1122,8 @@ walk_upper(struct build *b, int ufd, int rfd, int opaque)
 out:
 	b->depth--;
 	mem_free(origin);
-	names_free(un, nu);
-	names_free(rn, nr);
+	fsx_names_free(un, nu);
+	fsx_names_free(rn, nr);
 	return rc;
 }
 
@@ -1864,7 +1814,7 @@ prune_dirs(int ufd, char *path, size_t plen, const struct keys *pending,
 			(*left)++;
 		path[plen] = '\0';
 	}
-	names_free(names, n);
+	fsx_names_free(names, n);
 	return rc;
 }
 

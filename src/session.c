@@ -523,74 +523,23 @@ session_remove(struct session *s)
 	return rc;
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 void
 session_ids_free(char **ids, size_t n)
 {
-	size_t i;
+	fsx_names_free(ids, n);
+}
 
-	if (ids == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		mem_free(ids[i]);
-	mem_free(ids);
+static int
+is_session(int storefd, const char *name, void *arg)
+{
+	return session_id_valid(name) && session_exists(storefd, name);
 }
 
 int
 session_list(int storefd, char ***idsp, size_t *np)
 {
-	struct dirent *e;
-	char **ids = NULL, **nids;
-	size_t n = 0, cap = 0;
-	DIR *d;
-	int fd;
-
-	*idsp = NULL;
-	*np = 0;
-	fd = openat(storefd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if ((d = fdopendir(fd)) == NULL) {
-		fsx_close(fd);
-		return -1;
-	}
-	while ((errno = 0, e = readdir(d)) != NULL) {
-		if (!session_id_valid(e->d_name) ||
-		    !session_exists(storefd, e->d_name))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nids = mem_reallocarray(ids, cap, sizeof *ids);
-			if (nids == NULL)
-				goto fail;
-			ids = nids;
-		}
-		if ((ids[n] = mem_strdup(e->d_name)) == NULL)
-			goto fail;
-		n++;
-	}
-	if (errno != 0)
-		goto fail;
-	closedir(d);
-	if (n > 1)
-		qsort(ids, n, sizeof *ids, cmp_str);
-	*idsp = ids;
-	*np = n;
-	return 0;
-fail:
-	{
-		int saved = errno;
-
-		closedir(d);
-		session_ids_free(ids, n);
-		errno = saved;
-	}
-	return -1;
+	return fsx_list(storefd, is_session, NULL, idsp, np);
 }
 
 static void
