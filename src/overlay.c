@@ -113,6 +113,18 @@ overlay_is_whiteout(int dirfd, const char *name)
 #define UP_WHITEOUT	100
 
 static int
+kind_from_st(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return OVERLAY_FILE;
+	if (S_ISLNK(st->st_mode))
+		return OVERLAY_SYMLINK;
+	if (S_ISDIR(st->st_mode))
+		return OVERLAY_DIR;
+	return OVERLAY_SPECIAL;
+}
+
+static int
 kind_of(int dirfd, const char *name, struct stat *st, int upper)
 {
 	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -122,13 +134,7 @@ kind_of(int dirfd, const char *name, struct stat *st, int upper)
 	}
 	if (upper && st_is_whiteout(dirfd, name, st))
 		return UP_WHITEOUT;
-	if (S_ISREG(st->st_mode))
-		return OVERLAY_FILE;
-	if (S_ISLNK(st->st_mode))
-		return OVERLAY_SYMLINK;
-	if (S_ISDIR(st->st_mode))
-		return OVERLAY_DIR;
-	return OVERLAY_SPECIAL;
+	return kind_from_st(st);
 }
 
 static int
@@ -691,18 +697,6 @@ warn(struct build *b, const char *path, int err, const char *what)
 {
 	if (b->warn != NULL)
 		b->warn(path, err, what, b->warnarg);
-}
-
-static int
-kind_from_st(const struct stat *st)
-{
-	if (S_ISREG(st->st_mode))
-		return OVERLAY_FILE;
-	if (S_ISLNK(st->st_mode))
-		return OVERLAY_SYMLINK;
-	if (S_ISDIR(st->st_mode))
-		return OVERLAY_DIR;
-	return OVERLAY_SPECIAL;
 }
 
 /* Push name onto b->path; returns the old length. */
