@@ -9,13 +9,19 @@
 # arcturn and is never committed: obtain it yourself and point TRY at it.
 # Without TRY that comparison is skipped. try mounts overlays on every
 # top-level directory, so the workspace lives under bench/out/ (not /tmp).
+#
+# The dry-run cost depends on the file system that holds the state dir
+# (every run mounts overlayfs there): BENCH_DIR=/some/dir puts the
+# workspace and the state dir there instead of bench/out/, and the script
+# prints which file system it measured.
 set -eu
 cd "$(dirname "$0")/.."
 runs=${1:-300}
 make -s build/arcturn
 command -v hyperfine >/dev/null || { echo "bench: hyperfine missing" >&2; exit 1; }
-mkdir -p bench/out
-out=$(mktemp -d "$PWD/bench/out/dry.XXXXXX")
+base=${BENCH_DIR:-$PWD/bench/out}
+mkdir -p "$base"
+out=$(mktemp -d "$base/dry.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 ws=$out/ws
 mkdir -p "$ws" "$out/home" "$out/tmp"
@@ -41,6 +47,8 @@ else
 	echo "bench: TRY not set: skipping the comparison with binpash/try"
 fi
 "$A" discard --yes >/dev/null
+echo "state dir on: $({ findmnt -n -o FSTYPE,OPTIONS -T "$out/home" ||
+	stat -f -c %T "$out/home"; } 2>/dev/null | head -n 1)"
 
 python3 - "$out" <<'PY'
 import json, os, sys

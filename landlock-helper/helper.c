@@ -14,7 +14,9 @@
  *	-o DIR -u UPPER -k WORK
  *		dry run: mount overlayfs on DIR (lower: DIR itself, upper and
  *		work from the session), so every change lands in UPPER; needs
- *		the mount layer (implies -M)
+ *		the mount layer (implies -M). The mount is volatile: UPPER
+ *		is not synced at the end, and the WORK/work it leaves must be
+ *		moved aside before the next mount (overlayfs refuses it).
  *
  * arcturn embeds this program and starts it with the whole policy on argv;
  * it reads no config and no environment. The process chain is exec-only:
@@ -277,6 +279,11 @@ fsconfig(int fd, unsigned cmd, const char *key, const char *val)
  * overlayfs on o->ovl with the session's upper and work dirs. userxattr:
  * we are in a user namespace, so overlayfs keeps its whiteouts as 0/0
  * character devices and its opaque marks as user.overlay.* xattrs.
+ * volatile: no sync of the upper file system at unmount (a whole-disk
+ * sync for every command, even one that wrote nothing); the caller makes
+ * what landed in UPPER durable itself, and moves WORK/work (which a
+ * volatile mount marks and overlayfs then refuses) aside before each run.
+ * A kernel without the option just mounts without it.
  */
 static void
 overlay(const struct opts *o)
@@ -293,6 +300,7 @@ overlay(const struct opts *o)
 		fail("overlayfs work", o->work);
 	if (fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL) < 0)
 		fail("overlayfs userxattr", NULL);
+	(void)fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL);
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL) < 0)
 		fail("overlayfs mount", o->ovl);
 	if ((mnt = (int)syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0)) < 0)

@@ -141,6 +141,15 @@ ses_root(struct ses *x, const char *what, const char *root)
 	return 0;
 }
 
+/* A restart cut a dry-run command short (session_run_begin). */
+static void
+warn_cut(const char *what, const char *id)
+{
+	warnx("%s: session %s: a restart cut a dry-run command in it short; "
+	    "part of what it wrote may be missing: review the diff before "
+	    "applying", what, id);
+}
+
 /*
  * Open the selected session (creating it with create) and lock it with
  * lockop (0: no lock). GOT, NONE (nothing to open) or ERR (printed).
@@ -199,8 +208,11 @@ ses_open(struct ses *x, const char *what, int create, int lockop)
 			return ERR;
 		}
 		x->open = 1;
-		if (lockop == 0 || session_lock(&x->s, lockop) == 0)
+		if (lockop == 0 || session_lock(&x->s, lockop) == 0) {
+			if (session_interrupted(&x->s))
+				warn_cut(what, x->id);
 			return GOT;
+		}
 		session_close(&x->s);
 		x->open = 0;
 		if (errno != ESTALE) {
@@ -1627,6 +1639,8 @@ session_show_cmd(struct ses *x, struct cli *c)
 	    !cJSON_AddStringToObject(o, "created", x->s.created) ||
 	    !(pend >= 0 ? cJSON_AddNumberToObject(o, "pending", (double)pend) :
 	    cJSON_AddNullToObject(o, "pending")) ||
+	    !cJSON_AddBoolToObject(o, "interrupted",
+	    session_interrupted(&x->s)) ||
 	    (files = cJSON_AddArrayToObject(o, "files")) == NULL)
 		goto nomem;
 	for (i = 0; i < ch.n; i++) {
@@ -1729,6 +1743,13 @@ cmd_session(struct cli *c)
 	return rc;
 }
 
+/* While the command runs: delete the last run's overlayfs work dir. */
+static void
+sweep(void *s)
+{
+	session_run_sweep(s);
+}
+
 /*
  * exec --dry-run, for cmd_exec (which hands its policy over): the command
  * runs with overlayfs on the workspace and the session's upper dir, under
@@ -1740,9 +1761,10 @@ cmd_session(struct cli *c)
 int
 dryrun_exec(struct policy *p, char **cmd)
 {
+	struct session_run run;
 	struct ses x;
 	char upper[PATH_MAX], work[PATH_MAX], err[1024];
-	int rc;
+	int rc, changed;
 
 	if (!sandbox_overlay_available(p, err, sizeof err)) {
 		warnx("exec --dry-run: %s; not running the command", err);
@@ -1763,16 +1785,27 @@ dryrun_exec(struct policy *p, char **cmd)
 	(void)setenv(DRYRUN_BUSY_ENV, x.id, 1);
 	snprintf(upper, sizeof upper, "%s/overlays/%s/upper", x.p.state, x.id);
 	snprintf(work, sizeof work, "%s/overlays/%s/work", x.p.state, x.id);
+	if (session_run_begin(&x.s, &run) < 0) {
+		warn("exec --dry-run: session %s: preparing the overlay; not "
+		    "running the command", x.id);
+		ses_done(&x);
+		return EXIT_OWN;
+	}
+	if (run.cut)
+		warn_cut("exec", x.id);
 	err[0] = '\0';
-	rc = sandbox_exec_overlay(&x.p, upper, work, cmd, err, sizeof err);
-	/* overlayfs leaves work/work at mode 0: keep the session removable */
-	(void)fchmodat(x.s.dirfd, "work/work", 0700, 0);
+	rc = sandbox_exec_overlay(&x.p, upper, work, cmd, sweep, &x.s, err,
+	    sizeof err);
+	changed = session_run_changed(&x.s, &run);
 	if (rc < 0) {
 		warnx("%s", err);
 		rc = EXIT_OWN;
-	} else if (overlay_record_bases(&x.s, x.rootfd) < 0)
+	} else if (changed && overlay_record_bases(&x.s, x.rootfd) < 0)
 		warn("exec --dry-run: session %s: recording what the changes "
 		    "were made on", x.id);
+	if (session_run_end(&x.s, changed) < 0)
+		warn("exec --dry-run: session %s: syncing what the command "
+		    "wrote", x.id);
 	ses_done(&x);
 	return rc;
 }

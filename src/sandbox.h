@@ -74,6 +74,9 @@ int	sandbox_exec(const struct policy *p, char **argv, char *err,
  * for signal N, 126/127). Fails closed: returns -1 with one line in err
  * when the overlay cannot be had here, and then the command did not run
  * (status 125 from the helper means the same).
+ * during(arg), when not NULL, runs in arcturn while the command does.
+ * SIGTERM and SIGHUP sent to arcturn are passed on to the command, and
+ * arcturn goes on waiting, so that the caller still sees it end.
  * sandbox_overlay_available returns 1 when the overlay can be had here,
  * else 0 with the reason in why; it creates nothing. Call it first:
  * sandbox_exec_overlay does not repeat the check (the helper still fails
@@ -82,7 +85,8 @@ int	sandbox_exec(const struct policy *p, char **argv, char *err,
 int	sandbox_overlay_available(const struct policy *p, char *why,
 	    size_t len);
 int	sandbox_exec_overlay(const struct policy *p, const char *upper,
-	    const char *work, char **argv, char *err, size_t errlen);
+	    const char *work, char **argv, void (*during)(void *), void *arg,
+	    char *err, size_t errlen);
 
 /*
  * `arcturn sandbox unstamp [PATH]`: on Windows, give each writable root

@@ -936,11 +936,28 @@ sandbox_overlay_available(const struct policy *p, char *why, size_t len)
 	return w == NULL;
 }
 
+/* The dry-run command, while arcturn waits for it (SIGTERM, SIGHUP). */
+static volatile sig_atomic_t overlay_child;
+
+static void
+pass_on(int sig)
+{
+	int saved = errno;
+
+	if (overlay_child > 0)
+		(void)kill((pid_t)overlay_child, sig);
+	errno = saved;
+}
+
 int
 sandbox_exec_overlay(const struct policy *p, const char *upper,
-    const char *work, char **cmd, char *err, size_t errlen)
+    const char *work, char **cmd, void (*during)(void *), void *arg,
+    char *err, size_t errlen)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, oint, oquit;
+	struct sigaction fwd = { .sa_handler = pass_on, .sa_flags = SA_RESTART };
+	struct sigaction oterm, ohup;
+	sigset_t block, omask;
 	struct policy q = *p;
 	struct ovl ovl = { p->workspace, upper, work };
 	struct roots r;
@@ -962,10 +979,25 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	}
 	sigaction(SIGINT, &ign, &oint);
 	sigaction(SIGQUIT, &ign, &oquit);
+	/* blocked until overlay_child names the child: none is lost */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &omask);
+	overlay_child = 0;
+	sigaction(SIGTERM, NULL, &oterm);
+	sigaction(SIGHUP, NULL, &ohup);
+	if (oterm.sa_handler != SIG_IGN)	/* nohup: stays ignored */
+		sigaction(SIGTERM, &fwd, NULL);
+	if (ohup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &fwd, NULL);
 	pid = fork();
 	if (pid == 0) {
 		sigaction(SIGINT, &oint, NULL);
 		sigaction(SIGQUIT, &oquit, NULL);
+		sigaction(SIGTERM, &oterm, NULL);
+		sigaction(SIGHUP, &ohup, NULL);
+		sigprocmask(SIG_SETMASK, &omask, NULL);
 		rc = exec_helper(&q, argv, cerr, sizeof cerr);
 		(void)!write(2, "arcturn: ", 9);
 		(void)!write(2, cerr, strlen(cerr));
@@ -974,9 +1006,14 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	}
 	mem_free(argv);
 	rc = -1;
-	if (pid < 0)
+	if (pid < 0) {
 		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
-	else {
+		sigprocmask(SIG_SETMASK, &omask, NULL);
+	} else {
+		overlay_child = pid;
+		sigprocmask(SIG_SETMASK, &omask, NULL);
+		if (during != NULL)
+			during(arg);
 		while ((rc = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 			;
 		if (rc < 0) {
@@ -986,8 +1023,11 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 			rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
 			    128 + WTERMSIG(st) : EXIT_OWN;
 	}
+	overlay_child = 0;
 	sigaction(SIGINT, &oint, NULL);
 	sigaction(SIGQUIT, &oquit, NULL);
+	sigaction(SIGTERM, &oterm, NULL);
+	sigaction(SIGHUP, &ohup, NULL);
 	roots_free(&r);
 	return rc;
 }

@@ -593,7 +593,8 @@ sandbox_overlay_available(const struct policy *p, char *why, size_t len)
 
 int
 sandbox_exec_overlay(const struct policy *p, const char *upper,
-    const char *work, char **argv, char *err, size_t errlen)
+    const char *work, char **argv, void (*during)(void *), void *arg,
+    char *err, size_t errlen)
 {
 	snprintf(err, errlen, "exec --dry-run: not available on Windows yet "
 	    "(needs the POSIX overlay); not running the command");

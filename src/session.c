@@ -721,3 +721,240 @@ session_rmtree(int dirfd, const char *name)
 		return -1;
 	return rmtree_at(dirfd, name, st.st_dev, 0);
 }
+
+/* ---- dry-run commands ---- */
+
+#define RUN_MARK	"running"
+#define RUN_IDLE	"idle"
+#define RUN_CUT		"interrupted"
+#define WORK_OLD	"work.old"
+#define CLOCK_SLACK	50000000LL	/* ns */
+
+/* This boot's id, or "unknown" (which session_run_begin never trusts). */
+static void
+boot_id(char *buf, size_t len)
+{
+	ssize_t n = -1;
+	int fd;
+
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	if (n <= 0)
+		n = snprintf(buf, len, "unknown");
+	buf[n] = '\0';
+}
+
+static int
+syncfs_fd(int fd)
+{
+#ifdef __linux__
+	return syncfs(fd);
+#else
+	(void)fd;
+	sync();
+	return 0;
+#endif
+}
+
+#ifdef __APPLE__
+#define CTIM(st)	((st)->st_ctimespec)
+#else
+#define CTIM(st)	((st)->st_ctim)
+#endif
+
+static int
+ctime_since(const struct stat *st, const struct timespec *t)
+{
+	return CTIM(st).tv_sec > t->tv_sec ||
+	    (CTIM(st).tv_sec == t->tv_sec && CTIM(st).tv_nsec >= t->tv_nsec);
+}
+
+/*
+ * 1 when dfd or anything beneath it changed (ctime) at or after t, else 0.
+ * Every change overlayfs makes in upper/ (data, mode, xattr, a new
+ * whiteout, an entry added or removed) moves some ctime there. Anything
+ * that cannot be looked at counts as changed.
+ */
+static int
+changed_since(int dfd, const struct timespec *t, int depth)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int fd, sub, rc = 0;
+
+	if (depth > RMTREE_DEPTH || fstat(dfd, &st) < 0 ||
+	    ctime_since(&st, t))
+		return 1;
+	if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			rc = 1;
+		else if (ctime_since(&st, t))
+			rc = 1;
+		else if (S_ISDIR(st.st_mode)) {
+			sub = openat(dirfd(d), e->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0)
+				rc = 1;
+			else {
+				rc = changed_since(sub, t, depth + 1);
+				close(sub);
+			}
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, in ns: moves when the clock is set */
+static long long
+clock_offset(void)
+{
+	struct timespec rt, mt;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	return (rt.tv_sec - mt.tv_sec) * 1000000000LL +
+	    (rt.tv_nsec - mt.tv_nsec);
+}
+
+int
+session_run_begin(struct session *s, struct session_run *r)
+{
+	char boot[64], mark[64];
+	struct stat st;
+	ssize_t n;
+	int tries;
+
+	memset(r, 0, sizeof *r);
+	boot_id(boot, sizeof boot);
+	n = readlinkat(s->dirfd, RUN_MARK, mark, sizeof mark - 1);
+	if (n >= 0 && (mark[n] = '\0', strcmp(mark, boot) == 0) &&
+	    strcmp(boot, "unknown") != 0) {
+		/* arcturn was killed mid-run: the page cache has it all */
+		if (syncfs_fd(s->upperfd) < 0)
+			return -1;
+		if (renameat(s->dirfd, RUN_MARK, s->dirfd, RUN_IDLE) < 0)
+			return -1;
+		r->stale = 1;
+	} else if (n >= 0 || errno == EINVAL) {
+		/* a restart (or a mark we cannot read) */
+		if (renameat(s->dirfd, RUN_MARK, s->dirfd, RUN_CUT) < 0)
+			return -1;
+		r->cut = r->stale = 1;
+	} else if (errno != ENOENT)
+		return -1;
+	/* normally gone already: session_run_sweep */
+	if (unlinkat(s->dirfd, WORK_OLD, AT_REMOVEDIR) < 0 &&
+	    errno != ENOENT && session_rmtree(s->dirfd, WORK_OLD) < 0)
+		return -1;
+	/* overlayfs leaves work/work at mode 0; moving a dir needs write */
+	for (tries = 0; renameat(s->dirfd, "work/work", s->dirfd,
+	    WORK_OLD) < 0; tries++) {
+		if (errno == ENOENT)
+			break;
+		if (errno != EACCES || tries > 0 ||
+		    fchmodat(s->dirfd, "work/work", 0700, 0) < 0)
+			return -1;
+	}
+	/*
+	 * The mark: the last run's, renamed back when it names this boot (a
+	 * rename allocates no inode; on ext4 without a journal, every inode
+	 * freed makes later allocations slower for minutes), else made anew.
+	 */
+	n = readlinkat(s->dirfd, RUN_IDLE, mark, sizeof mark - 1);
+	if (n >= 0 && (mark[n] = '\0', strcmp(mark, boot) == 0)) {
+		if (renameat(s->dirfd, RUN_IDLE, s->dirfd, RUN_MARK) < 0)
+			return -1;
+	} else if ((n >= 0 && unlinkat(s->dirfd, RUN_IDLE, 0) < 0) ||
+	    symlinkat(boot, s->dirfd, RUN_MARK) < 0)
+		return -1;
+	/* a rename sets the ctime too */
+	if (fstatat(s->dirfd, RUN_MARK, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	r->since = CTIM(&st);
+	r->clock = clock_offset();
+	return 0;
+}
+
+/*
+ * What a volatile mount leaves: work/work and its mark incompat/volatile/
+ * dirty, the directories at mode 0 (session_run_end opens them up).
+ */
+static const char *const left_dirs[] = {
+	"work/work", "work/work/incompat", "work/work/incompat/volatile"
+};
+static const char *const old_dirs[] = {
+	WORK_OLD, WORK_OLD "/incompat", WORK_OLD "/incompat/volatile"
+};
+
+void
+session_run_sweep(struct session *s)
+{
+	int saved = errno, i, ok;
+
+	ok = unlinkat(s->dirfd, WORK_OLD "/incompat/volatile/dirty", 0) == 0;
+	for (i = 2; i >= 0 && ok; i--)
+		ok = unlinkat(s->dirfd, old_dirs[i], AT_REMOVEDIR) == 0;
+	/* anything else (a copy-up a crash cut short): the long way */
+	if (!ok)
+		(void)session_rmtree(s->dirfd, WORK_OLD);
+	errno = saved;
+}
+
+int
+session_run_changed(struct session *s, const struct session_run *r)
+{
+	long long d = clock_offset() - r->clock;
+
+	/* ctimes are only comparable while the clock was not set back */
+	if (r->stale || d < -CLOCK_SLACK || d > CLOCK_SLACK)
+		return 1;
+	return changed_since(s->upperfd, &r->since, 0);
+}
+
+int
+session_run_end(struct session *s, int changed)
+{
+	int i;
+
+	/* so that its owner can delete the session with rm -r, and sweep */
+	if (geteuid() != 0)
+		for (i = 0; i < 3; i++)
+			if (fchmodat(s->dirfd, left_dirs[i], 0700, 0) < 0)
+				break;
+	if (changed && syncfs_fd(s->upperfd) < 0)
+		return -1;
+	return renameat(s->dirfd, RUN_MARK, s->dirfd, RUN_IDLE);
+}
+
+int
+session_interrupted(const struct session *s)
+{
+	char boot[64], mark[64];
+	struct stat st;
+	ssize_t n;
+
+	if (fstatat(s->dirfd, RUN_CUT, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 1;
+	/* not settled yet: the next exec --dry-run will */
+	n = readlinkat(s->dirfd, RUN_MARK, mark, sizeof mark - 1);
+	if (n < 0)
+		return errno == EINVAL;
+	mark[n] = '\0';
+	boot_id(boot, sizeof boot);
+	return strcmp(mark, boot) != 0 || strcmp(boot, "unknown") == 0;
+}

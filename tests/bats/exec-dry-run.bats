@@ -190,3 +190,111 @@ SCRIPT='rm a; mv b c; mkdir d; rmdir e; chmod +x f; ln -s x y; : >> g; echo new 
 	run timeout 30 "$ARCTURN_BIN" exec --dry-run -- sh -c "echo x | '$ARCTURN_BIN' write --dry-run f"
 	assert_failure 2
 }
+
+# The workspace's session dir (after a first dry-run command made it).
+sesdir() {
+	local id
+	id=$(arcturn --json session show | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') || return 1
+	echo "$HOME/.arcturn/overlays/$id"
+}
+
+# Wait (up to 10 s) until a file shows in some session's upper dir.
+wait_upper() {
+	local i
+	for i in $(seq 200); do
+		compgen -G "$HOME/.arcturn/overlays/*/upper/$1" >/dev/null && return 0
+		sleep 0.05
+	done
+	echo "no $1 in the session after 10 s" >&2
+	return 1
+}
+
+@test "each run leaves the session ready for the next" {
+	for i in 1 2 3; do
+		run arcturn exec --dry-run -- sh -c "echo $i >> f"
+		assert_success
+	done
+	d=$(sesdir)
+	# the mark is parked between runs, and the last run's work dir swept
+	[ ! -e "$d/running" ]
+	[ -L "$d/idle" ]
+	[ ! -e "$d/work.old" ]
+	[ ! -e "$d/interrupted" ]
+	ARCTURN_DRY_RUN=1 run arcturn read f
+	assert_output "$(printf '1\n2\n3')"
+	[ ! -e f ]
+}
+
+@test "SIGTERM to arcturn reaches the command; what it wrote is kept and recorded" {
+	echo base >f
+	# not the arcturn function: $! must be arcturn itself
+	"$ARCTURN_BIN" exec --dry-run -- sh -c 'trap "echo term > t; exit 3" TERM; echo mine > f; while :; do sleep 0.05; done' 3>&- &
+	pid=$!
+	wait_upper f
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 3
+	run changes
+	assert_output "$(printf 'f modified\nt added')"
+	# recorded when the command ended: a later real change is a conflict
+	echo theirs >f
+	run arcturn apply --yes
+	assert_failure 1
+	assert_output --partial 'f: changed since capture; refused'
+	assert_equal "$(cat f)" theirs
+}
+
+@test "arcturn killed mid-run: the next run settles the session" {
+	echo base >f
+	"$ARCTURN_BIN" exec --dry-run -- sh -c 'echo mine > f; exec sleep 30' 3>&- &
+	pid=$!
+	wait_upper f
+	child=$(pgrep -P "$pid")
+	[ -n "$child" ]
+	kill -KILL "$pid"
+	wait "$pid" || true
+	kill -KILL "$child"
+	d=$(sesdir)
+	[ -L "$d/running" ]
+	# the same boot: the page cache holds it all; no restart warning
+	run arcturn diff --stat
+	refute_output --partial 'restart'
+	run arcturn exec --dry-run -- true
+	assert_success
+	refute_output --partial 'restart'
+	[ ! -e "$d/running" ]
+	[ ! -e "$d/interrupted" ]
+	run changes
+	assert_output 'f modified'
+	# the settling run recorded what f was made on
+	echo theirs >f
+	run arcturn apply --yes
+	assert_failure 1
+	assert_output --partial 'f: changed since capture; refused'
+}
+
+@test "a run a restart cut short is reported until the session goes" {
+	run arcturn exec --dry-run -- sh -c 'echo mine > f'
+	assert_success
+	d=$(sesdir)
+	# what a restart leaves: the mark of a run that never ended, naming
+	# another boot
+	rm "$d/idle"
+	ln -s another-boot "$d/running"
+	run arcturn diff --stat
+	assert_success
+	assert_output --partial 'a restart cut a dry-run command in it short'
+	run arcturn --json session show
+	assert_output --partial '"interrupted":	true'
+	run arcturn exec --dry-run -- true
+	assert_success
+	assert_output --partial 'a restart cut a dry-run command in it short'
+	[ -L "$d/interrupted" ]
+	[ ! -e "$d/running" ]
+	run arcturn diff --stat
+	assert_output --partial 'a restart cut'
+	run arcturn discard --yes
+	assert_success
+	[ ! -e "$d" ]
+}

@@ -290,7 +290,8 @@ t_stubs(void)
 	policy(&p);
 	CHECK(mac_sandbox_unstamp(&p, NULL, err, sizeof err) == -1);
 	CHECK(errno == ENOTSUP);
-	CHECK(mac_sandbox_exec_overlay(&p, "u", "w", cmd, err, sizeof err) == -1);
+	CHECK(mac_sandbox_exec_overlay(&p, "u", "w", cmd, NULL, NULL, err,
+	    sizeof err) == -1);
 	CHECK(strstr(err, "not available on macOS yet") != NULL);
 	cleanup();
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hash.h"
@@ -474,6 +475,171 @@ t_alloc_faults(void)
 	close(store);
 }
 
+/* This boot's id as the kernel gives it. */
+static void
+this_boot(char *buf, size_t len)
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY);
+	ssize_t n;
+
+	CHECK(fd >= 0);
+	n = read(fd, buf, len - 1);
+	close(fd);
+	CHECK(n > 1);
+	buf[n - 1] = '\0';
+}
+
+static ino_t
+ino_at(int dirfd, const char *name)
+{
+	struct stat st;
+
+	CHECK(fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0);
+	return st.st_ino;
+}
+
+/* ctimes in upper/ older than the mark: the coarse clock ticks first */
+static void
+settle(void)
+{
+	struct timespec ts = { 0, 30 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static void
+t_run_marks(void)
+{
+	struct session s;
+	struct session_run r;
+	char boot[64], link[64];
+	ssize_t n;
+	ino_t ino;
+	int store = fresh();
+
+	this_boot(boot, sizeof boot);
+	CHECK(session_open(store, "r1", ws, &s) == 0);
+	CHECK(session_lock(&s, LOCK_EX) == 0);
+	CHECK(mkdirat(s.upperfd, "a", 0755) == 0);
+	CHECK(mkdirat(s.upperfd, "a/b", 0755) == 0);
+	put_file(s.upperfd, "a/b/old", "old\n");
+	settle();
+
+	/* a run that writes nothing: no sync, no records, mark renamed */
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(!r.cut && !r.stale);
+	n = readlinkat(s.dirfd, "running", link, sizeof link - 1);
+	CHECK(n > 0);
+	link[n > 0 ? n : 0] = '\0';
+	CHECK(strcmp(link, boot) == 0);
+	CHECK(session_run_changed(&s, &r) == 0);
+	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(!exists_at(s.dirfd, "running"));
+	CHECK(exists_at(s.dirfd, "idle"));
+	ino = ino_at(s.dirfd, "idle");
+
+	/* the next run renames the same mark back: no new inode */
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(ino_at(s.dirfd, "running") == ino);
+	CHECK(!exists_at(s.dirfd, "idle"));
+	/* a change deep in upper/ is seen */
+	put_file(s.upperfd, "a/b/new", "new\n");
+	CHECK(session_run_changed(&s, &r) == 1);
+	CHECK(session_run_end(&s, 1) == 0);
+	settle();
+
+	/* a clock set back meanwhile: ctimes say nothing, so "changed" */
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(session_run_changed(&s, &r) == 0);
+	r.clock -= 2000000000LL;
+	CHECK(session_run_changed(&s, &r) == 1);
+	CHECK(session_run_end(&s, 0) == 0);
+
+	/* arcturn killed mid-run (this boot): settled, records forced */
+	CHECK(renameat(s.dirfd, "idle", s.dirfd, "running") == 0);
+	CHECK(session_interrupted(&s) == 0);
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(r.stale && !r.cut);
+	CHECK(session_run_changed(&s, &r) == 1);
+	CHECK(session_run_end(&s, 1) == 0);
+	CHECK(session_interrupted(&s) == 0);
+
+	/* a mark from another boot: a restart cut that run short */
+	CHECK(unlinkat(s.dirfd, "idle", 0) == 0);
+	CHECK(symlinkat("another-boot", s.dirfd, "running") == 0);
+	CHECK(session_interrupted(&s) == 1);
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(r.cut && r.stale);
+	CHECK(exists_at(s.dirfd, "interrupted"));
+	CHECK(session_run_end(&s, 1) == 0);
+	CHECK(session_interrupted(&s) == 1);	/* until the session goes */
+	/* an idle mark from another boot is made anew, not reused */
+	CHECK(unlinkat(s.dirfd, "idle", 0) == 0);
+	CHECK(symlinkat("another-boot", s.dirfd, "idle") == 0);
+	CHECK(session_run_begin(&s, &r) == 0);
+	n = readlinkat(s.dirfd, "running", link, sizeof link - 1);
+	CHECK(n > 0);
+	link[n > 0 ? n : 0] = '\0';
+	CHECK(strcmp(link, boot) == 0);
+	CHECK(!exists_at(s.dirfd, "idle"));
+	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_remove(&s) == 0);
+	close(store);
+}
+
+/* What a volatile overlayfs mount leaves in work/, at overlayfs's modes. */
+static void
+volatile_leftover(int dirfd, int extra)
+{
+	CHECK(mkdirat(dirfd, "work/work", 0) == 0);
+	CHECK(fchmodat(dirfd, "work/work", 0700, 0) == 0);
+	CHECK(mkdirat(dirfd, "work/work/incompat", 0700) == 0);
+	CHECK(mkdirat(dirfd, "work/work/incompat/volatile", 0700) == 0);
+	put_file(dirfd, "work/work/incompat/volatile/dirty", "");
+	if (extra)
+		put_file(dirfd, "work/work/#7", "a copy-up cut short");
+	CHECK(fchmodat(dirfd, "work/work/incompat/volatile/dirty", 0, 0) == 0);
+	CHECK(fchmodat(dirfd, "work/work/incompat/volatile", 0, 0) == 0);
+	CHECK(fchmodat(dirfd, "work/work/incompat", 0, 0) == 0);
+	CHECK(fchmodat(dirfd, "work/work", 0, 0) == 0);
+}
+
+static void
+t_run_sweep(void)
+{
+	struct session s;
+	struct session_run r;
+	int store = fresh(), extra;
+
+	CHECK(session_open(store, "r2", ws, &s) == 0);
+	CHECK(session_lock(&s, LOCK_EX) == 0);
+	for (extra = 0; extra < 2; extra++) {
+		volatile_leftover(s.dirfd, extra);
+		CHECK(session_run_begin(&s, &r) == 0);
+		/* overlayfs would refuse work/work: it is moved aside */
+		CHECK(!exists_at(s.dirfd, "work/work"));
+		CHECK(exists_at(s.dirfd, "work.old"));
+		session_run_sweep(&s);
+		CHECK(!exists_at(s.dirfd, "work.old"));
+		CHECK(exists_at(s.dirfd, "work"));
+		CHECK(session_run_end(&s, 0) == 0);
+	}
+	/* a sweep that never ran: the next begin finishes it */
+	volatile_leftover(s.dirfd, 0);
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(session_run_end(&s, 0) == 0);
+	volatile_leftover(s.dirfd, 1);
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(exists_at(s.dirfd, "work.old"));
+	CHECK(!exists_at(s.dirfd, "work/work"));
+	session_run_sweep(&s);
+	CHECK(!exists_at(s.dirfd, "work.old"));
+	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_remove(&s) == 0);
+	CHECK(!exists_at(store, "r2"));
+	close(store);
+}
+
 int
 main(void)
 {
@@ -499,6 +665,8 @@ main(void)
 	TEST(t_list);
 	TEST(t_rmtree_stays_inside);
 	TEST(t_alloc_faults);
+	TEST(t_run_marks);
+	TEST(t_run_sweep);
 	rc = tap_done();
 	session_rmtree(AT_FDCWD, root);
 	return rc;
