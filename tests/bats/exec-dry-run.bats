@@ -228,7 +228,8 @@ wait_upper() {
 @test "SIGTERM to arcturn reaches the command; what it wrote is kept and recorded" {
 	echo base >f
 	# not the arcturn function: $! must be arcturn itself
-	"$ARCTURN_BIN" exec --dry-run -- sh -c 'trap "echo term > t; exit 3" TERM; echo mine > f; while :; do sleep 0.05; done' 3>&- &
+	# (the loop ends by itself after 10 s should the signal never come)
+	"$ARCTURN_BIN" exec --dry-run -- sh -c 'trap "echo term > t; exit 3" TERM; echo mine > f; i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done' 3>&- &
 	pid=$!
 	wait_upper f
 	kill -TERM "$pid"
@@ -297,4 +298,25 @@ wait_upper() {
 	run arcturn discard --yes
 	assert_success
 	[ ! -e "$d" ]
+}
+
+@test "no memfd: the dry run starts the helper from the verified cache file" {
+	run "$ARCTURN_TOOLS/nosys" -m -- "$ARCTURN_BIN" exec --dry-run -- sh -c 'echo viacache > vc'
+	assert_success
+	[ ! -e vc ]
+	run changes
+	assert_output 'vc added'
+	compgen -G "$HOME/.arcturn/cache/landlock-helper-*" >/dev/null
+}
+
+@test "no memfd and an unwritable cache: 125 with one line, the command never ran" {
+	is_root && skip "root writes through directory modes"
+	mkdir -p "$HOME/.arcturn/cache"
+	chmod 500 "$HOME/.arcturn/cache"
+	run "$ARCTURN_TOOLS/nosys" -m -- "$ARCTURN_BIN" exec --dry-run -- sh -c "touch '$T/ran'"
+	chmod 700 "$HOME/.arcturn/cache"
+	assert_failure 125
+	assert_output --partial 'helper cache'
+	assert_equal "${#lines[@]}" 1
+	[ ! -e "$T/ran" ]
 }
