@@ -1791,8 +1791,6 @@ dryrun_exec(struct policy *p, char **cmd)
 		ses_done(&x);
 		return EXIT_OWN;
 	}
-	if (run.cut)
-		warn_cut("exec", x.id);
 	err[0] = '\0';
 	rc = sandbox_exec_overlay(&x.p, upper, work, cmd, sweep, &x.s, err,
 	    sizeof err);

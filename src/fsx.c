@@ -776,6 +776,24 @@ fail:
 }
 
 int
+fsx_read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	fsx_close(fd);
+	if (n < 0)
+		return -1;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+int
 fsx_read_all(int dirfd, const char *name, size_t max, char **bufp,
     size_t *lenp)
 {

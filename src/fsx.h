@@ -60,6 +60,13 @@ int	fsx_list(int dirfd, int (*keep)(int dirfd, const char *name, void *arg),
 	    void *arg, char ***names, size_t *n);
 void	fsx_names_free(char **names, size_t n);
 
+/*
+ * Read a small text file by path (a /proc or /sys entry) into buf, NUL
+ * terminated, trailing newlines and spaces dropped; what does not fit in
+ * len - 1 bytes is cut off.
+ */
+int	fsx_read_line(const char *path, char *buf, size_t len);
+
 /* close(fd) when fd >= 0, keeping errno: for cleanup paths. */
 void	fsx_close(int fd);
 

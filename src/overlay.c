@@ -1355,25 +1355,27 @@ digest_line(struct hash_ctx *d, const struct overlay_change *ch)
 	hash_update(d, ch->path, strlen(ch->path) + 1);
 }
 
+/* The content hash of one side of a binary change, as hex (files only). */
 static void
-digest_shas(struct hash_ctx *d, struct side *o, struct side *n)
+digest_sha(struct hash_ctx *d, struct side *sd)
 {
 	char hex[HASH_HEXLEN + 1];
 
+	if (sd->u.kind != UDIFF_FILE)
+		return;
+	if (!sd->big && sd->u.data != sd->sentinel)
+		hash_buf(sd->u.data, sd->u.len, sd->sha);
+	hash_hex(sd->sha, hex);
+	hash_update(d, hex, HASH_HEXLEN);
+}
+
+static void
+digest_shas(struct hash_ctx *d, struct side *o, struct side *n)
+{
 	hash_update(d, "bin ", 4);
-	if (o->u.kind == UDIFF_FILE) {
-		if (!o->big && o->u.data != o->sentinel)
-			hash_buf(o->u.data, o->u.len, o->sha);
-		hash_hex(o->sha, hex);
-		hash_update(d, hex, HASH_HEXLEN);
-	}
+	digest_sha(d, o);
 	hash_update(d, " ", 1);
-	if (n->u.kind == UDIFF_FILE) {
-		if (!n->big && n->u.data != n->sentinel)
-			hash_buf(n->u.data, n->u.len, n->sha);
-		hash_hex(n->sha, hex);
-		hash_update(d, hex, HASH_HEXLEN);
-	}
+	digest_sha(d, n);
 	hash_update(d, "\n", 1);
 }
 

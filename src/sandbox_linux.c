@@ -1096,24 +1096,6 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 
 /* status */
 
-static int
-read_sysctl(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 static void
 bwrap_version(const char *path, char *buf, size_t len)
 {
@@ -1171,15 +1153,15 @@ sandbox_probe(const struct policy *p, struct sandbox_report *r)
 	else {
 		int k = snprintf(buf, sizeof buf, "unusable: %s",
 		    strerror(ue ? ue : me));
-		if (read_sysctl("/proc/sys/user/max_user_namespaces", sys,
+		if (fsx_read_line("/proc/sys/user/max_user_namespaces", sys,
 		    sizeof sys) == 0 && k > 0 && (size_t)k < sizeof buf)
 			k += snprintf(buf + k, sizeof buf - (size_t)k,
 			    "; user.max_user_namespaces=%s", sys);
-		if (read_sysctl("/proc/sys/kernel/unprivileged_userns_clone",
+		if (fsx_read_line("/proc/sys/kernel/unprivileged_userns_clone",
 		    sys, sizeof sys) == 0 && k > 0 && (size_t)k < sizeof buf)
 			k += snprintf(buf + k, sizeof buf - (size_t)k,
 			    "; kernel.unprivileged_userns_clone=%s", sys);
-		if (read_sysctl("/proc/sys/kernel/"
+		if (fsx_read_line("/proc/sys/kernel/"
 		    "apparmor_restrict_unprivileged_userns", sys,
 		    sizeof sys) == 0 && k > 0 && (size_t)k < sizeof buf)
 			snprintf(buf + k, sizeof buf - (size_t)k,
@@ -1193,7 +1175,7 @@ sandbox_probe(const struct policy *p, struct sandbox_report *r)
 		sandbox_fact(r, "bwrap", "%s (%s)", bw, ver);
 	} else
 		sandbox_fact(r, "bwrap", "not found on PATH");
-	if (read_sysctl("/proc/sys/vm/memfd_noexec", sys, sizeof sys) == 0 &&
+	if (fsx_read_line("/proc/sys/vm/memfd_noexec", sys, sizeof sys) == 0 &&
 	    strcmp(sys, "2") == 0)
 		sandbox_fact(r, "helper_start", "cache file (vm.memfd_noexec=2)");
 	else if ((fd = helper_memfd()) >= 0) {
@@ -1232,7 +1214,7 @@ sandbox_probe(const struct policy *p, struct sandbox_report *r)
 	snprintf(r->dry_run_why, sizeof r->dry_run_why, "%s", dwhy == NULL ?
 	    "overlayfs on the workspace in the helper's mount layer" : dwhy);
 
-	if (read_sysctl("/proc/sys/dev/tty/legacy_tiocsti", sys,
+	if (fsx_read_line("/proc/sys/dev/tty/legacy_tiocsti", sys,
 	    sizeof sys) < 0)
 		snprintf(sys, sizeof sys, "?");
 

@@ -730,23 +730,36 @@ session_rmtree(int dirfd, const char *name)
 #define WORK_OLD	"work.old"
 #define CLOCK_SLACK	50000000LL	/* ns */
 
-/* This boot's id, or "unknown" (which session_run_begin never trusts). */
+#define BOOT_UNKNOWN	"unknown"
+
+/* This boot's id, or BOOT_UNKNOWN (which no mark is trusted to match). */
 static void
 boot_id(char *buf, size_t len)
 {
-	ssize_t n = -1;
-	int fd;
+	if (fsx_read_line("/proc/sys/kernel/random/boot_id", buf, len) < 0 ||
+	    buf[0] == '\0')
+		snprintf(buf, len, "%s", BOOT_UNKNOWN);
+}
 
-	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, len - 1);
-		close(fd);
-	}
-	while (n > 0 && buf[n - 1] == '\n')
-		n--;
-	if (n <= 0)
-		n = snprintf(buf, len, "unknown");
-	buf[n] = '\0';
+enum { MARK_THIS = 1, MARK_OTHER = 0 };
+
+/*
+ * The run mark dirfd/name: MARK_THIS when it names boot (a known boot),
+ * MARK_OTHER when it names another boot or cannot be read as a mark, -1
+ * with errno when it is not there (ENOENT) or lookup failed.
+ */
+static int
+mark_of(int dirfd, const char *name, const char *boot)
+{
+	char mark[64];
+	ssize_t n;
+
+	n = readlinkat(dirfd, name, mark, sizeof mark - 1);
+	if (n < 0)
+		return errno == EINVAL ? MARK_OTHER : -1;
+	mark[n] = '\0';
+	return strcmp(mark, boot) == 0 && strcmp(boot, BOOT_UNKNOWN) != 0 ?
+	    MARK_THIS : MARK_OTHER;
 }
 
 static int
@@ -834,23 +847,21 @@ clock_offset(void)
 int
 session_run_begin(struct session *s, struct session_run *r)
 {
-	char boot[64], mark[64];
+	char boot[64];
 	struct stat st;
-	ssize_t n;
-	int tries;
+	int tries, m;
 
 	memset(r, 0, sizeof *r);
 	boot_id(boot, sizeof boot);
-	n = readlinkat(s->dirfd, RUN_MARK, mark, sizeof mark - 1);
-	if (n >= 0 && (mark[n] = '\0', strcmp(mark, boot) == 0) &&
-	    strcmp(boot, "unknown") != 0) {
+	m = mark_of(s->dirfd, RUN_MARK, boot);
+	if (m == MARK_THIS) {
 		/* arcturn was killed mid-run: the page cache has it all */
 		if (syncfs_fd(s->upperfd) < 0)
 			return -1;
 		if (renameat(s->dirfd, RUN_MARK, s->dirfd, RUN_IDLE) < 0)
 			return -1;
 		r->stale = 1;
-	} else if (n >= 0 || errno == EINVAL) {
+	} else if (m == MARK_OTHER) {
 		/* a restart (or a mark we cannot read) */
 		if (renameat(s->dirfd, RUN_MARK, s->dirfd, RUN_CUT) < 0)
 			return -1;
@@ -875,11 +886,11 @@ session_run_begin(struct session *s, struct session_run *r)
 	 * rename allocates no inode; on ext4 without a journal, every inode
 	 * freed makes later allocations slower for minutes), else made anew.
 	 */
-	n = readlinkat(s->dirfd, RUN_IDLE, mark, sizeof mark - 1);
-	if (n >= 0 && (mark[n] = '\0', strcmp(mark, boot) == 0)) {
+	m = mark_of(s->dirfd, RUN_IDLE, boot);
+	if (m == MARK_THIS) {
 		if (renameat(s->dirfd, RUN_IDLE, s->dirfd, RUN_MARK) < 0)
 			return -1;
-	} else if ((n >= 0 && unlinkat(s->dirfd, RUN_IDLE, 0) < 0) ||
+	} else if ((m == MARK_OTHER && unlinkat(s->dirfd, RUN_IDLE, 0) < 0) ||
 	    symlinkat(boot, s->dirfd, RUN_MARK) < 0)
 		return -1;
 	/* a rename sets the ctime too */
@@ -944,17 +955,14 @@ session_run_end(struct session *s, int changed)
 int
 session_interrupted(const struct session *s)
 {
-	char boot[64], mark[64];
+	char boot[64];
 	struct stat st;
-	ssize_t n;
 
 	if (fstatat(s->dirfd, RUN_CUT, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 1;
-	/* not settled yet: the next exec --dry-run will */
-	n = readlinkat(s->dirfd, RUN_MARK, mark, sizeof mark - 1);
-	if (n < 0)
-		return errno == EINVAL;
-	mark[n] = '\0';
+	/* a mark from another boot, not settled yet: the next run will */
+	if (fstatat(s->dirfd, RUN_MARK, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
 	boot_id(boot, sizeof boot);
-	return strcmp(mark, boot) != 0 || strcmp(boot, "unknown") == 0;
+	return mark_of(s->dirfd, RUN_MARK, boot) == MARK_OTHER;
 }
