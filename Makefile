@@ -18,13 +18,24 @@ HLDFLAGS = -static -s -Wl,--gc-sections
 TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
            -fno-omit-frame-pointer -Isrc -Ilandlock-helper -I$(BUILD) -I$(HOSTDEPS)/include -DARCTURN_TEST
 
-# Platform files live in whole files: *_macos.c and *_win.c are for `make cross`.
-CORE_SRCS = $(filter-out src/main.c src/%_macos.c src/%_win.c,$(wildcard src/*.c))
-CORE_OBJS = $(CORE_SRCS:src/%.c=$(BUILD)/obj/%.o)
+# Sources, one list per platform (module base names in src/). A module is
+# linked where it is called: the Linux binary carries no Seatbelt profile
+# generator, label journal or Windows argv quoting. Their unit tests link
+# them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
+CORE_MODS  = apply config diff fsx hash mem overlay path sandbox session udiff
+FRONT_MODS = cmd_dryrun cmd_exec
+LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_linux
+MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_macos seatbelt
+WIN_MODS   = cmd_exec config mem path sandbox labeljournal winquote \
+             sandbox_win cmd_dryrun_win
+# Portable modules of the other platforms, unit-tested here.
+TEST_MODS  = labeljournal seatbelt winquote
+
+CORE_OBJS = $(LINUX_MODS:%=$(BUILD)/obj/%.o)
 HDRS      = $(wildcard src/*.h) $(BUILD)/helper_sum.h
 HELPER_SRCS = $(wildcard landlock-helper/*.c)
-# Unit tests link the modules, not the command front ends (cmd_*.c).
-UNIT_LINK = $(patsubst src/%.c,$(BUILD)/tobj/%.o,$(filter-out src/cmd_%.c,$(CORE_SRCS)))
+# Unit tests link the modules, not the command front ends.
+UNIT_LINK = $(addprefix $(BUILD)/tobj/,$(addsuffix .o,$(filter-out $(FRONT_MODS),$(LINUX_MODS)) $(TEST_MODS)))
 UNIT_SRCS = $(wildcard tests/unit/*_test.c)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS = $(wildcard tests/tools/*.c)

@@ -32,7 +32,7 @@ ZFLAGS  = $(XFLAGS) -Wno-unknown-warning-option -idirafter seatbelt/sdk
 
 # macOS 13 at least: overlay.c uses mknodat, which macOS has since 13.
 MACMIN   = 13.0
-MAC_SRCS = $(filter-out src/%_linux.c src/%_win.c,$(wildcard src/*.c))
+MAC_SRCS = src/main.c $(MACOS_MODS:%=src/%.c)
 MAC_BINS = $(XOUT)/arcturn-macos-arm64 $(XOUT)/arcturn-macos-x86_64
 
 .PHONY: cross cross-macos cross-windows wine-tests
@@ -69,9 +69,7 @@ $(XOUT)/arcturn-macos-x86_64: $(MAC_SRCS) $(HDRS) $(wildcard seatbelt/sdk/*/*.h)
 # UTF-16 argv and calls main.c's main, renamed arcturn_main.
 WINCC    = x86_64-w64-mingw32-gcc
 WINAR    = x86_64-w64-mingw32-ar
-WIN_SRCS = src/main.c src/cmd_exec.c src/sandbox.c src/config.c src/mem.c src/labeljournal.c \
-           src/winquote.c src/sandbox_win.c src/cmd_dryrun_win.c \
-           win/wmain.c win/compat/compat.c
+WIN_SRCS = src/main.c $(WIN_MODS:%=src/%.c) win/wmain.c win/compat/compat.c
 WINFLAGS = $(XFLAGS) -Iwin/compat -include win/compat/compat.h \
            -D_WIN32_WINNT=0x0601 -D__USE_MINGW_ANSI_STDIO=1 -Dmain=arcturn_main
 WINLIBS  = -municode -static -ladvapi32
