@@ -12,6 +12,34 @@
  *
  * Hard links: the target path is replaced by a new inode (rename), so
  * other names of the old inode keep the old content (documented in README).
+ *
+ * Rules, in detail:
+ *
+ * - Refusals have err 0 and one of these reasons, word for word:
+ *   "resolves outside the workspace (symlink); refused" (an ancestor
+ *   leads out: EXDEV from fsx), "changed since capture; refused",
+ *   "created since capture; refused" (base.absent but something is
+ *   there), "deleted since capture; refused" (base present, real gone).
+ *   OS errors have err set and reason = strerror(err).
+ * - State compared with base: type; regular files by mode & 07777 and
+ *   SHA-256 of the bytes; links by SHA-256 of the target text; directories
+ *   by type only (and mode & 07777 for APPLY_CHMOD). Any other file type
+ *   (fifo, device, socket) never matches.
+ * - Already-new counts as applied: FILE same mode and bytes, SYMLINK same
+ *   target, MKDIR any directory, DELETE/RMTREE absent (also when the
+ *   parent directory is gone), CHMOD same mode.
+ * - APPLY_SYMLINK reads the target with readlink(srcdir/src); if src is a
+ *   regular file its content is the target. APPLY_MKDIR sets the exact
+ *   mode (not masked by umask).
+ * - Missing parents are created (0755) only for items that create
+ *   something on an absent base; they stay if the item then fails.
+ * - Items run in array order. A type change (dir <-> file) needs the
+ *   removal first (RMTREE or DELETE) and the new item with base.absent:
+ *   a FILE over a directory fails with EISDIR.
+ * - Every directory touched is swept once per run of FSX_TMP_PREFIX
+ *   names (what a kill -9 can leave). Two applies into one workspace at
+ *   the same time are not supported: one may sweep the other's temp file
+ *   (that item then fails with ENOENT and stays pending).
  */
 #ifndef ARCTURN_APPLY_H
 #define ARCTURN_APPLY_H
@@ -58,35 +86,5 @@ struct apply_item {
  * or -1 with errno for a failure before any item was tried.
  */
 long	apply_run(int rootfd, struct apply_item *items, size_t n);
-
-/*
- * Details of apply_run (added by the fsx/apply owner):
- *
- * - Refusals have err 0 and one of these reasons, word for word:
- *   "resolves outside the workspace (symlink); refused" (an ancestor
- *   leads out: EXDEV from fsx), "changed since capture; refused",
- *   "created since capture; refused" (base.absent but something is
- *   there), "deleted since capture; refused" (base present, real gone).
- *   OS errors have err set and reason = strerror(err).
- * - State compared with base: type; regular files by mode & 07777 and
- *   SHA-256 of the bytes; links by SHA-256 of the target text; directories
- *   by type only (and mode & 07777 for APPLY_CHMOD). Any other file type
- *   (fifo, device, socket) never matches.
- * - Already-new counts as applied: FILE same mode and bytes, SYMLINK same
- *   target, MKDIR any directory, DELETE/RMTREE absent (also when the
- *   parent directory is gone), CHMOD same mode.
- * - APPLY_SYMLINK reads the target with readlink(srcdir/src); if src is a
- *   regular file its content is the target. APPLY_MKDIR sets the exact
- *   mode (not masked by umask).
- * - Missing parents are created (0755) only for items that create
- *   something on an absent base; they stay if the item then fails.
- * - Items run in array order. A type change (dir <-> file) needs the
- *   removal first (RMTREE or DELETE) and the new item with base.absent:
- *   a FILE over a directory fails with EISDIR.
- * - Every directory touched is swept once per run of FSX_TMP_PREFIX
- *   names (what a kill -9 can leave). Two applies into one workspace at
- *   the same time are not supported: one may sweep the other's temp file
- *   (that item then fails with ENOENT and stays pending).
- */
 
 #endif

@@ -1,7 +1,4 @@
 #include <sys/stat.h>
-#ifdef __linux__
-#include <sys/syscall.h>
-#endif
 #include <sys/types.h>
 
 #include <dirent.h>
@@ -16,77 +13,19 @@
 #include "fsx.h"
 #include "hash.h"
 #include "mem.h"
-
-#ifdef __linux__
-#include "landlock_uapi.h"
-#endif
-
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE	(1 << 0)
-#endif
+#include "os.h"
 
 /* Directories crossed on the way need search permission only. */
-#ifdef O_PATH
-#define WALK_DIR	(O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-#else
-#define WALK_DIR	(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-#endif
+#define WALK_DIR	(os_o_path | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 #define MAX_LINKS	40
-#define COPY_BUF	(256 * 1024)
 
-static long fail_write_countdown = -1;
-static int fail_write_happened;
 static int force_walk;
-#ifdef __linux__
-static int no_openat2;
-#endif
-
-void
-fsx_fail_write_after(long n)
-{
-	fail_write_countdown = n;
-	fail_write_happened = 0;
-}
-
-int
-fsx_write_failed(void)
-{
-	return fail_write_happened;
-}
 
 void
 fsx_force_walk(int on)
 {
 	force_walk = on;
-}
-
-int
-fsx_write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	if (fail_write_countdown >= 0 && fail_write_countdown-- == 0) {
-		fail_write_happened = 1;
-		errno = EIO;
-		return -1;
-	}
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (n == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 void
@@ -319,58 +258,14 @@ fail:
 	return -1;
 }
 
-#ifdef __linux__
-/* openat2 with RESOLVE_BENEATH; -2 means "use the walk instead". */
-static int
-beneath_openat2(int rootfd, const char *rel, int flags, mode_t mode)
-{
-	struct open_how how;
-	int fd, tries;
-
-	if (no_openat2)
-		return -2;
-	memset(&how, 0, sizeof how);
-	how.flags = (uint64_t)(flags | O_CLOEXEC);
-	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
-		how.mode = mode;
-	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-	for (tries = 0; tries < 16; tries++) {
-		fd = (int)syscall(__NR_openat2, rootfd, rel, &how, sizeof how);
-		if (fd >= 0)
-			return fd;
-		if (errno == ENOSYS) {
-			no_openat2 = 1;
-			return -2;
-		}
-		/*
-		 * Older container seccomp profiles refuse syscalls they do
-		 * not know with EPERM: let the walk answer (a real EPERM
-		 * comes back from it too).
-		 */
-		if (errno == EPERM)
-			return -2;
-		/* A rename raced with "..": the kernel asks us to retry. */
-		if (errno != EAGAIN)
-			return -1;
-	}
-	return -2;
-}
-#else
-static int
-beneath_openat2(int rootfd, const char *rel, int flags, mode_t mode)
-{
-	return -2;
-}
-#endif
-
 int
 fsx_open_beneath(int rootfd, const char *rel, int flags, mode_t mode)
 {
 	int fd;
 
 	if (!force_walk) {
-		fd = beneath_openat2(rootfd, rel, flags, mode);
-		if (fd != -2)
+		fd = os_open_beneath(rootfd, rel, flags, mode);
+		if (fd >= 0 || errno != ENOSYS)
 			return fd;
 	}
 	return walk(rootfd, rel, flags, mode);
@@ -383,10 +278,8 @@ open_dir_beneath(int rootfd, const char *rel)
 	int fd;
 
 	fd = fsx_open_beneath(rootfd, rel, O_RDONLY | O_DIRECTORY, 0);
-#ifdef O_PATH
-	if (fd < 0 && errno == EACCES)
-		fd = fsx_open_beneath(rootfd, rel, O_PATH | O_DIRECTORY, 0);
-#endif
+	if (fd < 0 && errno == EACCES && os_o_path != O_RDONLY)
+		fd = fsx_open_beneath(rootfd, rel, os_o_path | O_DIRECTORY, 0);
 	return fd;
 }
 
@@ -464,253 +357,6 @@ fsx_open_parent(int rootfd, const char *rel, int mkdirs, const char **base)
 fail:
 	fsx_close(pfd);
 	return -1;
-}
-
-static int
-tmp_name(char name[FSX_TMP_NAMELEN + 1])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char r[FSX_TMP_RANDLEN / 2];
-	size_t i, pl = sizeof FSX_TMP_PREFIX - 1;
-
-	if (hash_random(r, sizeof r) < 0)
-		return -1;
-	memcpy(name, FSX_TMP_PREFIX, pl);
-	for (i = 0; i < sizeof r; i++) {
-		name[pl + 2 * i] = hex[r[i] >> 4];
-		name[pl + 2 * i + 1] = hex[r[i] & 15];
-	}
-	name[FSX_TMP_NAMELEN] = '\0';
-	return 0;
-}
-
-int
-fsx_is_tmp_name(const char *name)
-{
-	size_t i, pl = sizeof FSX_TMP_PREFIX - 1;
-
-	if (strlen(name) != FSX_TMP_NAMELEN ||
-	    strncmp(name, FSX_TMP_PREFIX, pl) != 0)
-		return 0;
-	for (i = pl; i < FSX_TMP_NAMELEN; i++)
-		if (!((name[i] >= '0' && name[i] <= '9') ||
-		    (name[i] >= 'a' && name[i] <= 'f')))
-			return 0;
-	return 1;
-}
-
-static int
-create_tmp(int dirfd, char name[FSX_TMP_NAMELEN + 1])
-{
-	int fd, tries;
-
-	for (tries = 0; tries < 8; tries++) {
-		if (tmp_name(name) < 0)
-			return -1;
-		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL |
-		    O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
-
-static int
-sync_dir(int dirfd)
-{
-	if (fsync(dirfd) == 0)
-		return 0;
-	/* An O_PATH directory (search permission only) cannot be synced. */
-	if (errno == EBADF || errno == EINVAL)
-		return 0;
-	return -1;
-}
-
-static int
-rename_into(int dirfd, const char *from, const char *to, int noreplace)
-{
-	if (!noreplace)
-		return renameat(dirfd, from, dirfd, to);
-#ifdef SYS_renameat2
-	if (syscall(SYS_renameat2, dirfd, from, dirfd, to,
-	    RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno != ENOSYS && errno != EINVAL)
-		return -1;
-#endif
-	/* link(2) never replaces; regular files and symlinks only. */
-	if (linkat(dirfd, from, dirfd, to, 0) < 0)
-		return -1;
-	if (unlinkat(dirfd, from, 0) < 0) {
-		int saved = errno;
-
-		unlinkat(dirfd, to, 0);
-		errno = saved;
-		return -1;
-	}
-	return 0;
-}
-
-/* Rename the finished temp file into place and make it durable. */
-static int
-finish_tmp(int dirfd, int fd, const char *tmp, const char *name,
-    mode_t mode, int noreplace)
-{
-	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
-		fsx_close(fd);
-		return -1;
-	}
-	if (close(fd) < 0 && errno != EINTR)
-		return -1;
-	if (rename_into(dirfd, tmp, name, noreplace) < 0)
-		return -1;
-	return sync_dir(dirfd);
-}
-
-int
-fsx_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
-    mode_t mode, int noreplace)
-{
-	char tmp[FSX_TMP_NAMELEN + 1];
-	int fd, saved;
-
-	if ((fd = create_tmp(dirfd, tmp)) < 0)
-		return -1;
-	if (fsx_write_full(fd, buf, len) < 0) {
-		fsx_close(fd);
-		goto fail;
-	}
-	if (finish_tmp(dirfd, fd, tmp, name, mode, noreplace) < 0)
-		goto fail;
-	return 0;
-fail:
-	saved = errno;
-	unlinkat(dirfd, tmp, 0);
-	errno = saved;
-	return -1;
-}
-
-static int
-copy_range(int src, int dst, char *buf, off_t from, off_t to)
-{
-	ssize_t n;
-	size_t want;
-
-	if (lseek(dst, from, SEEK_SET) < 0)
-		return -1;
-	while (from < to) {
-		want = (size_t)(to - from) < COPY_BUF ?
-		    (size_t)(to - from) : COPY_BUF;
-		n = pread(src, buf, want, from);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (n == 0) {
-			errno = EIO;	/* shrank while we copied */
-			return -1;
-		}
-		if (fsx_write_full(dst, buf, (size_t)n) < 0)
-			return -1;
-		from += n;
-	}
-	return 0;
-}
-
-/* Copy srcfd's bytes to dst, keeping holes as holes. */
-static int
-copy_sparse(int src, int dst, off_t size)
-{
-	char *buf;
-	off_t off = 0, data, hole;
-	int r = -1;
-
-	if ((buf = mem_alloc(COPY_BUF)) == NULL)
-		return -1;
-	while (off < size) {
-		data = lseek(src, off, SEEK_DATA);
-		if (data < 0 && errno == ENXIO)
-			break;		/* only a hole is left */
-		if (data < 0) {
-			if (errno != EINVAL)
-				goto out;
-			data = off;	/* no hole support: all data */
-			hole = size;
-		} else {
-			hole = lseek(src, data, SEEK_HOLE);
-			if (hole < 0)
-				goto out;
-		}
-		if (data >= size)
-			break;
-		if (hole > size)
-			hole = size;
-		if (copy_range(src, dst, buf, data, hole) < 0)
-			goto out;
-		off = hole;
-	}
-	if (ftruncate(dst, size) < 0)
-		goto out;
-	r = 0;
-out:
-	mem_free(buf);
-	return r;
-}
-
-int
-fsx_write_atomic_fd(int dirfd, const char *name, int srcfd, mode_t mode,
-    int noreplace)
-{
-	char tmp[FSX_TMP_NAMELEN + 1];
-	struct stat st;
-	int fd, saved;
-
-	if (fstat(srcfd, &st) < 0)
-		return -1;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		return -1;
-	}
-	if ((fd = create_tmp(dirfd, tmp)) < 0)
-		return -1;
-	if (copy_sparse(srcfd, fd, st.st_size) < 0) {
-		fsx_close(fd);
-		goto fail;
-	}
-	if (finish_tmp(dirfd, fd, tmp, name, mode, noreplace) < 0)
-		goto fail;
-	return 0;
-fail:
-	saved = errno;
-	unlinkat(dirfd, tmp, 0);
-	errno = saved;
-	return -1;
-}
-
-int
-fsx_symlink_atomic(int dirfd, const char *name, const char *target,
-    int noreplace)
-{
-	char tmp[FSX_TMP_NAMELEN + 1];
-	int tries, saved;
-
-	for (tries = 0; ; tries++) {
-		if (tmp_name(tmp) < 0)
-			return -1;
-		if (symlinkat(target, dirfd, tmp) == 0)
-			break;
-		if (errno != EEXIST || tries == 8)
-			return -1;
-	}
-	if (rename_into(dirfd, tmp, name, noreplace) < 0 ||
-	    sync_dir(dirfd) < 0) {
-		saved = errno;
-		unlinkat(dirfd, tmp, 0);
-		errno = saved;
-		return -1;
-	}
-	return 0;
 }
 
 int
@@ -823,34 +469,11 @@ fsx_chmod_nofollow(int dirfd, const char *name, mode_t mode)
 {
 	int fd;
 
-#ifdef O_PATH
-	struct stat st;
-	char proc[64];
-
-	if ((fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return -1;
-	if (fstat(fd, &st) < 0) {
-		fsx_close(fd);
-		return -1;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		close(fd);
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	/* The fd pins the inode: chmod through its /proc name. */
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	if (chmod(proc, mode) == 0) {
-		close(fd);
+	if (os_chmod_pinned(dirfd, name, mode) == 0)
 		return 0;
-	}
-	if (errno != ENOENT) {
-		fsx_close(fd);
+	if (errno != ENOSYS)
 		return -1;
-	}
-	close(fd);
-#endif
-	/* No /proc: open the object itself, never through a link. */
+	/* No O_PATH or /proc: open the object itself, never through a link. */
 	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC)) < 0)
 		return -1;
@@ -861,30 +484,6 @@ fsx_chmod_nofollow(int dirfd, const char *name, mode_t mode)
 	fsync(fd);
 	close(fd);
 	return 0;
-}
-
-int
-fsx_sweep_tmp(int dirfd)
-{
-	DIR *d;
-	struct dirent *e;
-	int fd, n = 0;
-
-	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return -1;
-	if ((d = fdopendir(fd)) == NULL) {
-		fsx_close(fd);
-		return -1;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (!fsx_is_tmp_name(e->d_name))
-			continue;
-		if (unlinkat(dirfd, e->d_name, 0) == 0)
-			n++;
-	}
-	closedir(d);
-	return n;
 }
 
 static int

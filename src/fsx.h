@@ -1,21 +1,31 @@
 /*
  * fsx: fd-relative file helpers for untrusted trees. Nothing here follows
  * a symlink out of the directory it starts from, and nothing opens a
- * concatenated path string. Linux uses openat2(RESOLVE_BENEATH) where the
- * kernel has it and falls back to a component-by-component walk with
- * O_NOFOLLOW (the only method on macOS); both give the same answers.
+ * concatenated path string.
  *
  * Every function returns >= 0 (an fd, or 0) or -1 with errno:
  *   EXDEV   the path resolves outside root (a symlink or ".." leads out)
  *   ELOOP   a symlink where none may be followed (final component, NOFOLLOW)
  *   others  as from the underlying call
  * errno is kept intact across cleanup. All fds are O_CLOEXEC.
+ *
+ * Sections: resolve beneath, atomic replace, read, list, test seams.
+ * fsx.c holds all but atomic replace, which is in fsx_replace.c. What
+ * differs between systems (openat2, renameat2, O_PATH) is behind os.h.
  */
 #ifndef ARCTURN_FSX_H
 #define ARCTURN_FSX_H
 
 #include <stddef.h>
 #include <sys/types.h>
+
+/*
+ * ---- Resolve beneath ----
+ *
+ * Linux uses openat2(RESOLVE_BENEATH) where the kernel has it and falls
+ * back to a component-by-component walk with O_NOFOLLOW (the only method
+ * on macOS); both give the same answers.
+ */
 
 /*
  * Open rel (relative, '/'-separated, no leading '/') beneath rootfd.
@@ -34,69 +44,18 @@ int	fsx_open_parent(int rootfd, const char *rel, int mkdirs,
 	    const char **base);
 
 /*
- * Replace (or create) dirfd/name with len bytes of buf and the given mode,
- * atomically: a temp file in dirfd, write, fchmod, fsync, rename, fsync of
- * dirfd. With noreplace the rename fails with EEXIST if name exists by
- * then (renameat2 RENAME_NOREPLACE, or link+unlink where that is missing).
- * The temp file never survives a failure.
+ * chmod dirfd/name without ever following a symlink: EOPNOTSUPP if it is
+ * one. Linux pins the inode with O_PATH and changes it through
+ * /proc/self/fd; without /proc it opens the object O_NOFOLLOW and fchmods.
  */
-int	fsx_write_atomic(int dirfd, const char *name, const void *buf,
-	    size_t len, mode_t mode, int noreplace);
-
-/*
- * Read the whole regular file dirfd/name (never following a final
- * symlink; a fifo, socket or device gives EINVAL without blocking). *buf
- * is owned by the caller (mem_free). max bounds the size (EFBIG beyond).
- */
-int	fsx_read_all(int dirfd, const char *name, size_t max, char **buf,
-	    size_t *len);
-
-/*
- * The names in dirfd (not . and ..), sorted bytewise, into a new array
- * (free with fsx_names_free). keep, when not NULL, says which names to
- * list (nonzero: keep).
- */
-int	fsx_list(int dirfd, int (*keep)(int dirfd, const char *name, void *arg),
-	    void *arg, char ***names, size_t *n);
-void	fsx_names_free(char **names, size_t n);
-
-/*
- * Read a small text file by path (a /proc or /sys entry) into buf, NUL
- * terminated, trailing newlines and spaces dropped; what does not fit in
- * len - 1 bytes is cut off.
- */
-int	fsx_read_line(const char *path, char *buf, size_t len);
+int	fsx_chmod_nofollow(int dirfd, const char *name, mode_t mode);
 
 /* close(fd) when fd >= 0, keeping errno: for cleanup paths. */
 void	fsx_close(int fd);
 
 /*
- * Read fd to its end into a new buffer (*buf, the caller's: mem_free),
- * at most max bytes (EFBIG beyond). The buffer holds a NUL after the
- * data. For a regular file the first allocation is its size.
- */
-int	fsx_read_fd(int fd, size_t max, char **buf, size_t *len);
-
-/*
- * write(2) the whole buffer, retrying short writes and EINTR. The single
- * seam for file writes: fsx_fail_write_after(n) makes the nth call from
- * now fail with EIO (tests only; -1 turns it off).
- */
-int	fsx_write_full(int fd, const void *buf, size_t len);
-void	fsx_fail_write_after(long n);
-
-/* Added by the fsx/apply owner (apl): */
-
-/* Whether the injected write failure has happened since the last call. */
-int	fsx_write_failed(void);
-
-/*
- * Tests only: with on != 0, fsx_open_beneath never tries openat2 and
- * always takes the component-by-component walk.
- */
-void	fsx_force_walk(int on);
-
-/*
+ * ---- Atomic replace ----
+ *
  * Temp files are named FSX_TMP_PREFIX + 16 lower-case hex digits, made
  * in the destination directory. One may survive a kill -9 between its
  * creation and the rename; fsx_is_tmp_name recognises the exact pattern
@@ -106,8 +65,16 @@ void	fsx_force_walk(int on);
 #define FSX_TMP_PREFIX	".arcturn-tmp-"
 #define FSX_TMP_RANDLEN	16
 #define FSX_TMP_NAMELEN	(sizeof FSX_TMP_PREFIX - 1 + FSX_TMP_RANDLEN)
-int	fsx_is_tmp_name(const char *name);
-int	fsx_sweep_tmp(int dirfd);
+
+/*
+ * Replace (or create) dirfd/name with len bytes of buf and the given mode,
+ * atomically: a temp file in dirfd, write, fchmod, fsync, rename, fsync of
+ * dirfd. With noreplace the rename fails with EEXIST if name exists by
+ * then (renameat2 RENAME_NOREPLACE, or link+unlink where that is missing).
+ * The temp file never survives a failure.
+ */
+int	fsx_write_atomic(int dirfd, const char *name, const void *buf,
+	    size_t len, mode_t mode, int noreplace);
 
 /*
  * As fsx_write_atomic, with the bytes streamed from the regular file
@@ -126,11 +93,64 @@ int	fsx_write_atomic_fd(int dirfd, const char *name, int srcfd,
 int	fsx_symlink_atomic(int dirfd, const char *name, const char *target,
 	    int noreplace);
 
+/* A fresh random temp name (FSX_TMP_PREFIX...), for any other object. */
+int	fsx_tmp_name(char name[FSX_TMP_NAMELEN + 1]);
+int	fsx_is_tmp_name(const char *name);
+int	fsx_sweep_tmp(int dirfd);
+
 /*
- * chmod dirfd/name without ever following a symlink: EOPNOTSUPP if it is
- * one. Linux pins the inode with O_PATH and changes it through
- * /proc/self/fd; without /proc it opens the object O_NOFOLLOW and fchmods.
+ * write(2) the whole buffer, retrying short writes and EINTR. The single
+ * seam for file writes (see the test seams below).
  */
-int	fsx_chmod_nofollow(int dirfd, const char *name, mode_t mode);
+int	fsx_write_full(int fd, const void *buf, size_t len);
+
+/*
+ * ---- Read ----
+ */
+
+/*
+ * Read the whole regular file dirfd/name (never following a final
+ * symlink; a fifo, socket or device gives EINVAL without blocking). *buf
+ * is owned by the caller (mem_free). max bounds the size (EFBIG beyond).
+ */
+int	fsx_read_all(int dirfd, const char *name, size_t max, char **buf,
+	    size_t *len);
+
+/*
+ * Read fd to its end into a new buffer (*buf, the caller's: mem_free),
+ * at most max bytes (EFBIG beyond). The buffer holds a NUL after the
+ * data. For a regular file the first allocation is its size.
+ */
+int	fsx_read_fd(int fd, size_t max, char **buf, size_t *len);
+
+/*
+ * Read a small text file by path (a /proc or /sys entry) into buf, NUL
+ * terminated, trailing newlines and spaces dropped; what does not fit in
+ * len - 1 bytes is cut off.
+ */
+int	fsx_read_line(const char *path, char *buf, size_t len);
+
+/*
+ * ---- List ----
+ *
+ * The names in dirfd (not . and ..), sorted bytewise, into a new array
+ * (free with fsx_names_free). keep, when not NULL, says which names to
+ * list (nonzero: keep).
+ */
+int	fsx_list(int dirfd, int (*keep)(int dirfd, const char *name, void *arg),
+	    void *arg, char ***names, size_t *n);
+void	fsx_names_free(char **names, size_t n);
+
+/*
+ * ---- Test seams (tests only) ----
+ *
+ * fsx_fail_write_after(n) makes the nth fsx_write_full call from now fail
+ * with EIO (-1 turns it off); fsx_write_failed says whether it has
+ * happened since. With on != 0, fsx_force_walk makes fsx_open_beneath
+ * skip openat2 and always take the component-by-component walk.
+ */
+void	fsx_fail_write_after(long n);
+int	fsx_write_failed(void);
+void	fsx_force_walk(int on);
 
 #endif

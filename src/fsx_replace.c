@@ -1,0 +1,334 @@
+/*
+ * fsx, atomic replace (fsx.h): a temp file in the destination directory,
+ * write, fchmod, fsync, rename, fsync of the directory; and the one seam
+ * every file write goes through.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsx.h"
+#include "hash.h"
+#include "mem.h"
+#include "os.h"
+
+#define COPY_BUF	(256 * 1024)
+
+static long fail_write_countdown = -1;
+static int fail_write_happened;
+
+void
+fsx_fail_write_after(long n)
+{
+	fail_write_countdown = n;
+	fail_write_happened = 0;
+}
+
+int
+fsx_write_failed(void)
+{
+	return fail_write_happened;
+}
+
+int
+fsx_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	if (fail_write_countdown >= 0 && fail_write_countdown-- == 0) {
+		fail_write_happened = 1;
+		errno = EIO;
+		return -1;
+	}
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+fsx_tmp_name(char name[FSX_TMP_NAMELEN + 1])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char r[FSX_TMP_RANDLEN / 2];
+	size_t i, pl = sizeof FSX_TMP_PREFIX - 1;
+
+	if (hash_random(r, sizeof r) < 0)
+		return -1;
+	memcpy(name, FSX_TMP_PREFIX, pl);
+	for (i = 0; i < sizeof r; i++) {
+		name[pl + 2 * i] = hex[r[i] >> 4];
+		name[pl + 2 * i + 1] = hex[r[i] & 15];
+	}
+	name[FSX_TMP_NAMELEN] = '\0';
+	return 0;
+}
+
+int
+fsx_is_tmp_name(const char *name)
+{
+	size_t i, pl = sizeof FSX_TMP_PREFIX - 1;
+
+	if (strlen(name) != FSX_TMP_NAMELEN ||
+	    strncmp(name, FSX_TMP_PREFIX, pl) != 0)
+		return 0;
+	for (i = pl; i < FSX_TMP_NAMELEN; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') ||
+		    (name[i] >= 'a' && name[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int
+create_tmp(int dirfd, char name[FSX_TMP_NAMELEN + 1])
+{
+	int fd, tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		if (fsx_tmp_name(name) < 0)
+			return -1;
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+static int
+sync_dir(int dirfd)
+{
+	if (fsync(dirfd) == 0)
+		return 0;
+	/* An O_PATH directory (search permission only) cannot be synced. */
+	if (errno == EBADF || errno == EINVAL)
+		return 0;
+	return -1;
+}
+
+static int
+rename_into(int dirfd, const char *from, const char *to, int noreplace)
+{
+	if (!noreplace)
+		return renameat(dirfd, from, dirfd, to);
+	if (os_rename_noreplace(dirfd, from, to) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+	/* link(2) never replaces; regular files and symlinks only. */
+	if (linkat(dirfd, from, dirfd, to, 0) < 0)
+		return -1;
+	if (unlinkat(dirfd, from, 0) < 0) {
+		int saved = errno;
+
+		unlinkat(dirfd, to, 0);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+/* Rename the finished temp file into place and make it durable. */
+static int
+finish_tmp(int dirfd, int fd, const char *tmp, const char *name,
+    mode_t mode, int noreplace)
+{
+	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+		fsx_close(fd);
+		return -1;
+	}
+	if (close(fd) < 0 && errno != EINTR)
+		return -1;
+	if (rename_into(dirfd, tmp, name, noreplace) < 0)
+		return -1;
+	return sync_dir(dirfd);
+}
+
+static int
+copy_range(int src, int dst, char *buf, off_t from, off_t to)
+{
+	ssize_t n;
+	size_t want;
+
+	if (lseek(dst, from, SEEK_SET) < 0)
+		return -1;
+	while (from < to) {
+		want = (size_t)(to - from) < COPY_BUF ?
+		    (size_t)(to - from) : COPY_BUF;
+		n = pread(src, buf, want, from);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0) {
+			errno = EIO;	/* shrank while we copied */
+			return -1;
+		}
+		if (fsx_write_full(dst, buf, (size_t)n) < 0)
+			return -1;
+		from += n;
+	}
+	return 0;
+}
+
+/* Copy srcfd's bytes to dst, keeping holes as holes. */
+static int
+copy_sparse(int src, int dst, off_t size)
+{
+	char *buf;
+	off_t off = 0, data, hole;
+	int r = -1;
+
+	if ((buf = mem_alloc(COPY_BUF)) == NULL)
+		return -1;
+	while (off < size) {
+		data = lseek(src, off, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break;		/* only a hole is left */
+		if (data < 0) {
+			if (errno != EINVAL)
+				goto out;
+			data = off;	/* no hole support: all data */
+			hole = size;
+		} else {
+			hole = lseek(src, data, SEEK_HOLE);
+			if (hole < 0)
+				goto out;
+		}
+		if (data >= size)
+			break;
+		if (hole > size)
+			hole = size;
+		if (copy_range(src, dst, buf, data, hole) < 0)
+			goto out;
+		off = hole;
+	}
+	if (ftruncate(dst, size) < 0)
+		goto out;
+	r = 0;
+out:
+	mem_free(buf);
+	return r;
+}
+
+/*
+ * A temp file in dirfd, filled from buf (or, when buf is NULL, with the
+ * len bytes of the regular file srcfd), then renamed to name. The temp
+ * file never survives a failure.
+ */
+static int
+replace(int dirfd, const char *name, const void *buf, size_t len, int srcfd,
+    mode_t mode, int noreplace)
+{
+	char tmp[FSX_TMP_NAMELEN + 1];
+	int fd, rc, saved;
+
+	if ((fd = create_tmp(dirfd, tmp)) < 0)
+		return -1;
+	if (buf != NULL)
+		rc = fsx_write_full(fd, buf, len);
+	else
+		rc = copy_sparse(srcfd, fd, (off_t)len);
+	if (rc < 0)
+		fsx_close(fd);
+	else
+		rc = finish_tmp(dirfd, fd, tmp, name, mode, noreplace);
+	if (rc < 0) {
+		saved = errno;
+		unlinkat(dirfd, tmp, 0);
+		errno = saved;
+	}
+	return rc;
+}
+
+int
+fsx_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
+    mode_t mode, int noreplace)
+{
+	return replace(dirfd, name, buf == NULL ? "" : buf, len, -1, mode,
+	    noreplace);
+}
+
+int
+fsx_write_atomic_fd(int dirfd, const char *name, int srcfd, mode_t mode,
+    int noreplace)
+{
+	struct stat st;
+
+	if (fstat(srcfd, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return replace(dirfd, name, NULL, (size_t)st.st_size, srcfd, mode,
+	    noreplace);
+}
+
+int
+fsx_symlink_atomic(int dirfd, const char *name, const char *target,
+    int noreplace)
+{
+	char tmp[FSX_TMP_NAMELEN + 1];
+	int tries, saved;
+
+	for (tries = 0; ; tries++) {
+		if (fsx_tmp_name(tmp) < 0)
+			return -1;
+		if (symlinkat(target, dirfd, tmp) == 0)
+			break;
+		if (errno != EEXIST || tries == 8)
+			return -1;
+	}
+	if (rename_into(dirfd, tmp, name, noreplace) < 0 ||
+	    sync_dir(dirfd) < 0) {
+		saved = errno;
+		unlinkat(dirfd, tmp, 0);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+int
+fsx_sweep_tmp(int dirfd)
+{
+	DIR *d;
+	struct dirent *e;
+	int fd, n = 0;
+
+	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		fsx_close(fd);
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (!fsx_is_tmp_name(e->d_name))
+			continue;
+		if (unlinkat(dirfd, e->d_name, 0) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,62 @@
+/*
+ * os: the few calls the portable core (fsx, shadow, session) needs that
+ * POSIX lacks or each system spells its own way. One implementation per
+ * system, in a whole file: os_linux.c, os_macos.c. Nothing else in the
+ * core names a system.
+ *
+ * Every function returns 0 (or an fd, or a length) or -1 with errno.
+ * ENOSYS means "this system (or kernel, or seccomp profile) cannot do it
+ * this way": the caller takes its portable path instead.
+ */
+#ifndef ARCTURN_OS_H
+#define ARCTURN_OS_H
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <time.h>
+
+/*
+ * The open flag for a directory crossed on the way, or one only fstat'ed
+ * or fsync'ed: O_PATH where the system has it (search permission is
+ * enough), else O_RDONLY.
+ */
+extern const int os_o_path;
+
+/*
+ * openat(2) of rel beneath rootfd, the kernel refusing any step out of it
+ * (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS): EXDEV for a symlink or
+ * ".." that leads out. ENOSYS where the kernel lacks it or a seccomp
+ * profile refuses it (then it stays off for the process).
+ */
+int	os_open_beneath(int rootfd, const char *rel, int flags, mode_t mode);
+
+/*
+ * renameat(dirfd, from, dirfd, to) that fails with EEXIST instead of
+ * replacing to (renameat2 RENAME_NOREPLACE). ENOSYS where the system or
+ * the file system lacks it.
+ */
+int	os_rename_noreplace(int dirfd, const char *from, const char *to);
+
+/*
+ * chmod dirfd/name through an fd that pins the inode (O_PATH and its
+ * /proc/self/fd name), never following a symlink: EOPNOTSUPP for a
+ * symlink; ENOSYS without O_PATH or /proc.
+ */
+int	os_chmod_pinned(int dirfd, const char *name, mode_t mode);
+
+/*
+ * The two extended-attribute calls overlayfs's whiteout and opaque marks
+ * need, on an open fd. ENOTSUP where the file system has none.
+ */
+long	os_getxattr(int fd, const char *name, char *buf, size_t len);
+int	os_setxattr(int fd, const char *name, const void *val, size_t len);
+
+/* Flush the file system holding fd (syncfs; sync(2) where it is missing). */
+int	os_syncfs(int fd);
+
+/* The status-change time of st, to the nanosecond. */
+struct timespec os_ctime(const struct stat *st);
+
+#endif

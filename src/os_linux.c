@@ -1,0 +1,134 @@
+/*
+ * os on Linux (os.h): openat2, renameat2, O_PATH, syncfs, xattrs.
+ */
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/xattr.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "landlock_uapi.h"
+#include "os.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE	(1 << 0)
+#endif
+
+const int os_o_path = O_PATH;
+
+static int no_openat2;
+
+int
+os_open_beneath(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how;
+	int fd, tries;
+
+	if (no_openat2) {
+		errno = ENOSYS;
+		return -1;
+	}
+	memset(&how, 0, sizeof how);
+	how.flags = (uint64_t)(flags | O_CLOEXEC);
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+		how.mode = mode;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	for (tries = 0; tries < 16; tries++) {
+		fd = (int)syscall(__NR_openat2, rootfd, rel, &how, sizeof how);
+		if (fd >= 0)
+			return fd;
+		if (errno == ENOSYS) {
+			no_openat2 = 1;
+			return -1;
+		}
+		/*
+		 * Older container seccomp profiles refuse syscalls they do
+		 * not know with EPERM: let the walk answer (a real EPERM
+		 * comes back from it too).
+		 */
+		if (errno == EPERM) {
+			errno = ENOSYS;
+			return -1;
+		}
+		/* A rename raced with "..": the kernel asks us to retry. */
+		if (errno != EAGAIN)
+			return -1;
+	}
+	errno = ENOSYS;
+	return -1;
+}
+
+int
+os_rename_noreplace(int dirfd, const char *from, const char *to)
+{
+	if (syscall(SYS_renameat2, dirfd, from, dirfd, to,
+	    RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EINVAL)
+		errno = ENOSYS;
+	return -1;
+}
+
+int
+os_chmod_pinned(int dirfd, const char *name, mode_t mode)
+{
+	struct stat st;
+	char proc[64];
+	int fd;
+
+	if ((fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (S_ISLNK(st.st_mode)) {
+		close(fd);
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	/* The fd pins the inode: chmod through its /proc name. */
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if (chmod(proc, mode) == 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == ENOENT)
+		errno = ENOSYS;		/* no /proc */
+fail:
+	{
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+	}
+	return -1;
+}
+
+long
+os_getxattr(int fd, const char *name, char *buf, size_t len)
+{
+	return (long)fgetxattr(fd, name, buf, len);
+}
+
+int
+os_setxattr(int fd, const char *name, const void *val, size_t len)
+{
+	return fsetxattr(fd, name, val, len, 0);
+}
+
+int
+os_syncfs(int fd)
+{
+	return syncfs(fd);
+}
+
+struct timespec
+os_ctime(const struct stat *st)
+{
+	return st->st_ctim;
+}

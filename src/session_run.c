@@ -1,0 +1,247 @@
+/*
+ * session_run: the marks around a dry-run command (session_run.h).
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsx.h"
+#include "os.h"
+#include "session.h"
+#include "session_run.h"
+
+#define DEPTH_MAX	1024
+
+#define RUN_MARK	"running"
+#define RUN_IDLE	"idle"
+#define RUN_CUT		"interrupted"
+#define WORK_OLD	"work.old"
+#define CLOCK_SLACK	50000000LL	/* ns */
+
+#define BOOT_UNKNOWN	"unknown"
+
+/* This boot's id, or BOOT_UNKNOWN (which no mark is trusted to match). */
+static void
+boot_id(char *buf, size_t len)
+{
+	if (fsx_read_line("/proc/sys/kernel/random/boot_id", buf, len) < 0 ||
+	    buf[0] == '\0')
+		snprintf(buf, len, "%s", BOOT_UNKNOWN);
+}
+
+enum { MARK_THIS = 1, MARK_OTHER = 0 };
+
+/*
+ * The run mark dirfd/name: MARK_THIS when it names boot (a known boot),
+ * MARK_OTHER when it names another boot or cannot be read as a mark, -1
+ * with errno when it is not there (ENOENT) or lookup failed.
+ */
+static int
+mark_of(int dirfd, const char *name, const char *boot)
+{
+	char mark[64];
+	ssize_t n;
+
+	n = readlinkat(dirfd, name, mark, sizeof mark - 1);
+	if (n < 0)
+		return errno == EINVAL ? MARK_OTHER : -1;
+	mark[n] = '\0';
+	return strcmp(mark, boot) == 0 && strcmp(boot, BOOT_UNKNOWN) != 0 ?
+	    MARK_THIS : MARK_OTHER;
+}
+
+static int
+ctime_since(const struct stat *st, const struct timespec *t)
+{
+	struct timespec c = os_ctime(st);
+
+	return c.tv_sec > t->tv_sec ||
+	    (c.tv_sec == t->tv_sec && c.tv_nsec >= t->tv_nsec);
+}
+
+/*
+ * 1 when dfd or anything beneath it changed (ctime) at or after t, else 0.
+ * Every change overlayfs makes in upper/ (data, mode, xattr, a new
+ * whiteout, an entry added or removed) moves some ctime there. Anything
+ * that cannot be looked at counts as changed.
+ */
+static int
+changed_since(int dfd, const struct timespec *t, int depth)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int fd, sub, rc = 0;
+
+	if (depth > DEPTH_MAX || fstat(dfd, &st) < 0 ||
+	    ctime_since(&st, t))
+		return 1;
+	if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			rc = 1;
+		else if (ctime_since(&st, t))
+			rc = 1;
+		else if (S_ISDIR(st.st_mode)) {
+			sub = openat(dirfd(d), e->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0)
+				rc = 1;
+			else {
+				rc = changed_since(sub, t, depth + 1);
+				close(sub);
+			}
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, in ns: moves when the clock is set */
+static long long
+clock_offset(void)
+{
+	struct timespec rt, mt;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	return (rt.tv_sec - mt.tv_sec) * 1000000000LL +
+	    (rt.tv_nsec - mt.tv_nsec);
+}
+
+int
+session_run_begin(struct session *s, struct session_run *r)
+{
+	char boot[64];
+	struct stat st;
+	int tries, m;
+
+	memset(r, 0, sizeof *r);
+	boot_id(boot, sizeof boot);
+	m = mark_of(s->dirfd, RUN_MARK, boot);
+	if (m == MARK_THIS) {
+		/* arcturn was killed mid-run: the page cache has it all */
+		if (os_syncfs(s->upperfd) < 0)
+			return -1;
+		if (renameat(s->dirfd, RUN_MARK, s->dirfd, RUN_IDLE) < 0)
+			return -1;
+		r->stale = 1;
+	} else if (m == MARK_OTHER) {
+		/* a restart (or a mark we cannot read) */
+		if (renameat(s->dirfd, RUN_MARK, s->dirfd, RUN_CUT) < 0)
+			return -1;
+		r->cut = r->stale = 1;
+	} else if (errno != ENOENT)
+		return -1;
+	/* normally gone already: session_run_sweep */
+	if (unlinkat(s->dirfd, WORK_OLD, AT_REMOVEDIR) < 0 &&
+	    errno != ENOENT && session_rmtree(s->dirfd, WORK_OLD) < 0)
+		return -1;
+	/* overlayfs leaves work/work at mode 0; moving a dir needs write */
+	for (tries = 0; renameat(s->dirfd, "work/work", s->dirfd,
+	    WORK_OLD) < 0; tries++) {
+		if (errno == ENOENT)
+			break;
+		if (errno != EACCES || tries > 0 ||
+		    fchmodat(s->dirfd, "work/work", 0700, 0) < 0)
+			return -1;
+	}
+	/*
+	 * The mark: the last run's, renamed back when it names this boot (a
+	 * rename allocates no inode; on ext4 without a journal, every inode
+	 * freed makes later allocations slower for minutes), else made anew.
+	 */
+	m = mark_of(s->dirfd, RUN_IDLE, boot);
+	if (m == MARK_THIS) {
+		if (renameat(s->dirfd, RUN_IDLE, s->dirfd, RUN_MARK) < 0)
+			return -1;
+	} else if ((m == MARK_OTHER && unlinkat(s->dirfd, RUN_IDLE, 0) < 0) ||
+	    symlinkat(boot, s->dirfd, RUN_MARK) < 0)
+		return -1;
+	/* a rename sets the ctime too */
+	if (fstatat(s->dirfd, RUN_MARK, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	r->since = os_ctime(&st);
+	r->clock = clock_offset();
+	return 0;
+}
+
+/*
+ * What a volatile mount leaves: work/work and its mark incompat/volatile/
+ * dirty, the directories at mode 0 (session_run_end opens them up).
+ */
+static const char *const left_dirs[] = {
+	"work/work", "work/work/incompat", "work/work/incompat/volatile"
+};
+static const char *const old_dirs[] = {
+	WORK_OLD, WORK_OLD "/incompat", WORK_OLD "/incompat/volatile"
+};
+
+void
+session_run_sweep(struct session *s)
+{
+	int saved = errno, i, ok;
+
+	ok = unlinkat(s->dirfd, WORK_OLD "/incompat/volatile/dirty", 0) == 0;
+	for (i = 2; i >= 0 && ok; i--)
+		ok = unlinkat(s->dirfd, old_dirs[i], AT_REMOVEDIR) == 0;
+	/* anything else (a copy-up a crash cut short): the long way */
+	if (!ok)
+		(void)session_rmtree(s->dirfd, WORK_OLD);
+	errno = saved;
+}
+
+int
+session_run_changed(struct session *s, const struct session_run *r)
+{
+	long long d = clock_offset() - r->clock;
+
+	/* ctimes are only comparable while the clock was not set back */
+	if (r->stale || d < -CLOCK_SLACK || d > CLOCK_SLACK)
+		return 1;
+	return changed_since(s->upperfd, &r->since, 0);
+}
+
+int
+session_run_end(struct session *s, int changed)
+{
+	int i;
+
+	/* so that its owner can delete the session with rm -r, and sweep */
+	if (geteuid() != 0)
+		for (i = 0; i < 3; i++)
+			if (fchmodat(s->dirfd, left_dirs[i], 0700, 0) < 0)
+				break;
+	if (changed && os_syncfs(s->upperfd) < 0)
+		return -1;
+	return renameat(s->dirfd, RUN_MARK, s->dirfd, RUN_IDLE);
+}
+
+int
+session_run_interrupted(const struct session *s)
+{
+	char boot[64];
+	struct stat st;
+
+	if (fstatat(s->dirfd, RUN_CUT, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 1;
+	/* a mark from another boot, not settled yet: the next run will */
+	if (fstatat(s->dirfd, RUN_MARK, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	boot_id(boot, sizeof boot);
+	return mark_of(s->dirfd, RUN_MARK, boot) == MARK_OTHER;
+}
