@@ -22,10 +22,11 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply config diff fsx hash mem overlay path sandbox session udiff
-FRONT_MODS = cmd_dryrun cmd_exec
-LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_linux
-MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_macos seatbelt
+CORE_MODS  = apply changes config diff fsx fsx_replace hash mem path plan \
+             review sandbox session session_run shadow udiff wsview
+FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
+LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_linux
+MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) os_macos sandbox_macos seatbelt
 WIN_MODS   = cmd_exec config mem path sandbox labeljournal winquote \
              sandbox_win cmd_dryrun_win
 # Portable modules of the other platforms, unit-tested here.

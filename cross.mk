@@ -30,7 +30,7 @@ XFLAGS  = -std=c11 -O2 $(WARN) -Isrc -Ilandlock-helper -I$(BUILD)
 # clang (zig cc) does not know every gcc warning named in WARN.
 ZFLAGS  = $(XFLAGS) -Wno-unknown-warning-option -idirafter seatbelt/sdk
 
-# macOS 13 at least: overlay.c uses mknodat, which macOS has since 13.
+# macOS 13 at least: shadow.c uses mknodat, which macOS has since 13.
 MACMIN   = 13.0
 MAC_SRCS = src/main.c $(MACOS_MODS:%=src/%.c)
 MAC_BINS = $(XOUT)/arcturn-macos-arm64 $(XOUT)/arcturn-macos-x86_64

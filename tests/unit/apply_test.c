@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "fixture.h"
 #include "fsx.h"
 #include "hash.h"
 #include "mem.h"
@@ -42,26 +43,11 @@ static char g_base[PATH_MAX], g_ws[PATH_MAX], g_up[PATH_MAX], g_out[PATH_MAX];
 static int g_root = -1, g_upfd = -1;
 static const char *g_tmproot;	/* instead of $TMPDIR */
 
-static int
-rm_cb(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-	if (type == FTW_DP)
-		chmod(p, 0700);
-	remove(p);
-	return 0;
-}
-
-static void
-rm_rf(const char *p)
-{
-	nftw(p, rm_cb, 32, FTW_DEPTH | FTW_PHYS);
-}
-
 static void
 cleanup(void)
 {
 	if (g_base[0] != '\0')
-		rm_rf(g_base);
+		fx_rm_rf(g_base);
 }
 
 static void
@@ -73,30 +59,21 @@ path_in(char *buf, const char *top, const char *rel)
 static void
 mkparents(const char *top, const char *rel)
 {
-	char p[PATH_MAX], *s;
+	int fd;
 
-	path_in(p, top, rel);
-	for (s = p + strlen(top) + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(p, 0755) < 0)
-			CHECK(errno == EEXIST);
-		*s = '/';
-	}
+	CHECK((fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0);
+	fx_mkparents(fd, rel);
+	close(fd);
 }
 
 static void
 put(const char *top, const char *rel, const char *data, mode_t mode)
 {
-	char p[PATH_MAX];
 	int fd;
 
-	mkparents(top, rel);
-	path_in(p, top, rel);
-	unlink(p);
-	CHECK((fd = open(p, O_WRONLY | O_CREAT | O_EXCL, mode)) >= 0);
-	CHECK(write(fd, data, strlen(data)) == (ssize_t)strlen(data));
-	CHECK(fchmod(fd, mode) == 0);
-	CHECK(close(fd) == 0);
+	CHECK((fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0);
+	fx_put(fd, rel, data, mode);
+	close(fd);
 }
 
 static void
@@ -119,21 +96,6 @@ mkd(const char *top, const char *rel)
 	CHECK(mkdir(p, 0755) == 0);
 }
 
-static int
-count_entries(const char *d)
-{
-	DIR *dp;
-	struct dirent *e;
-	int n = 0;
-
-	CHECK((dp = opendir(d)) != NULL);
-	while ((e = readdir(dp)) != NULL)
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(dp);
-	return n;
-}
-
 static int g_ntmp;
 
 static int
@@ -153,12 +115,6 @@ count_tmp(void)
 	return g_ntmp;
 }
 
-static int
-count_fds(void)
-{
-	return count_entries("/proc/self/fd");
-}
-
 static void
 setup(void)
 {
@@ -174,7 +130,7 @@ setup(void)
 		CHECK(mkdtemp(g_base) != NULL);
 		atexit(cleanup);
 	} else {
-		rm_rf(g_base);
+		fx_rm_rf(g_base);
 		CHECK(mkdir(g_base, 0700) == 0);
 	}
 	snprintf(g_ws, sizeof g_ws, "%s/ws", g_base);
@@ -416,7 +372,7 @@ t_all_kinds(void)
 	setup_specs(mix, NMIX, it, 1);
 	for (i = 0; i < NMIX; i++)
 		CHECK(state(&mix[i]) == 0);
-	fds = count_fds();
+	fds = fx_count_fds();
 	CHECK(apply_run(g_root, it, NMIX) == 0);
 	for (i = 0; i < NMIX; i++) {
 		if (it[i].failed)
@@ -426,12 +382,12 @@ t_all_kinds(void)
 		CHECK(state(&mix[i]) == 1);
 	}
 	CHECK(count_tmp() == 0);
-	CHECK(count_entries(g_out) == 0);
+	CHECK(fx_count(AT_FDCWD, g_out, "") == 0);
 	/* Again: everything is already in place, so all count as applied. */
 	CHECK(apply_run(g_root, it, NMIX) == 0);
 	for (i = 0; i < NMIX; i++)
 		CHECK(!it[i].failed && state(&mix[i]) == 1);
-	CHECK(count_fds() == fds);
+	CHECK(fx_count_fds() == fds);
 	/* Bad arguments fail before any item. */
 	CHECK(apply_run(g_upfd, it, 0) == 0);
 	CHECK(apply_run(-1, it, NMIX) == -1 && errno == EBADF);
@@ -473,10 +429,10 @@ t_symlink_escape(void)
 	mkd(g_out, "vdir");
 	put(g_out, "vdir/keep", "keep\n", 0644);
 	path_in(p, g_ws, "abs");
-	rm_rf(p);
+	fx_rm_rf(p);
 	lnk(g_ws, "abs", g_out);
 	path_in(p, g_ws, "rel");
-	rm_rf(p);
+	fx_rm_rf(p);
 	lnk(g_ws, "rel", "../out");
 	lnk(g_ws, "d/viarel", "../../out");
 	for (w = 0; w < 2; w++) {
@@ -490,9 +446,9 @@ t_symlink_escape(void)
 		CHECK(!it[N - 1].failed);
 		CHECK(file_is("d/real/new", "through an inside link\n", 0644));
 		/* nothing written, created, changed or removed outside */
-		CHECK(count_entries(g_out) == 2);
+		CHECK(fx_count(AT_FDCWD, g_out, "") == 2);
 		path_in(p, g_out, "vdir");
-		CHECK(count_entries(p) == 1);
+		CHECK(fx_count(AT_FDCWD, p, "") == 1);
 		path_in(p, g_out, "victim");
 		{
 			struct stat st;
@@ -558,13 +514,13 @@ race(int walk, const char *linkto)
 	waitpid(pid, &st, 0);
 	printf("# race (%s, %s): %d applied, %d refused, %d other\n",
 	    walk ? "walk" : "openat2", linkto, applied, refused, other);
-	CHECK(count_entries(g_out) == 0);
+	CHECK(fx_count(AT_FDCWD, g_out, "") == 0);
 	CHECK(applied + refused + other == 1000);
 	/* every applied file is inside, under whichever name the dir has */
 	path_in(p, g_ws, "d");
-	st = count_entries(p);
+	st = fx_count(AT_FDCWD, p, "");
 	path_in(p, g_ws, "l");
-	CHECK(st + count_entries(p) == applied);
+	CHECK(st + fx_count(AT_FDCWD, p, "") == applied);
 	CHECK(count_tmp() == 0);
 }
 
@@ -640,7 +596,7 @@ t_conflicts(void)
 	path_in(p, g_ws, "del-deleted");
 	CHECK(unlink(p) == 0);
 	path_in(p, g_ws, "rmtree-swapped");
-	rm_rf(p);
+	fx_rm_rf(p);
 	put(g_out, "keep", "keep\n", 0644);
 	lnk(g_ws, "rmtree-swapped", g_out);
 
@@ -664,7 +620,7 @@ t_conflicts(void)
 	CHECK(file_is("fine", "mine\n", 0644));
 	CHECK(absent("del-deleted"));
 	CHECK(link_is("rmtree-swapped", g_out));
-	CHECK(count_entries(g_out) == 1);
+	CHECK(fx_count(AT_FDCWD, g_out, "") == 1);
 	CHECK(count_tmp() == 0);
 }
 
@@ -696,7 +652,7 @@ t_hardlink_and_final_symlink(void)
 	CHECK(file_is("was-link", "regular now\n", 0644));
 	CHECK(absent("del-link"));
 	path_in(p, g_out, "target");
-	CHECK(count_entries(g_out) == 1);
+	CHECK(fx_count(AT_FDCWD, g_out, "") == 1);
 	{
 		struct stat st;
 
@@ -746,7 +702,7 @@ t_target_became_dir(void)
 	CHECK(file_is("x/inner", "keep\n", 0644));
 	CHECK(file_is("z/inner", "keep\n", 0644));
 	path_in(p, g_ws, "y");
-	CHECK(count_entries(p) == 0);
+	CHECK(fx_count(AT_FDCWD, p, "") == 0);
 	CHECK(count_tmp() == 0);
 }
 
@@ -844,7 +800,7 @@ fault_loop(int writes)
 		setup();
 		setup_specs(s, NFAULTY, it, 1);
 		if (fds < 0)
-			fds = count_fds();
+			fds = fx_count_fds();
 		if (writes)
 			fsx_fail_write_after(n);
 		else
@@ -864,7 +820,7 @@ fault_loop(int writes)
 		}
 		CHECK(failed <= 1);
 		CHECK(count_tmp() == 0);
-		CHECK(count_fds() == fds);
+		CHECK(fx_count_fds() == fds);
 		/* a second run lands the rest */
 		CHECK(apply_run(g_root, it, NFAULTY) == 0);
 		for (i = 0; i < NFAULTY; i++)
@@ -954,7 +910,7 @@ t_crash_kill9(void)
 		double delay;
 
 		if (k > 0) {
-			rm_rf(g_ws);
+			fx_rm_rf(g_ws);
 			CHECK(mkdir(g_ws, 0755) == 0);
 			close(g_root);
 			CHECK((g_root = open(g_ws, O_RDONLY | O_DIRECTORY |

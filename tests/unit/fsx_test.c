@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "fsx.h"
 #include "mem.h"
 #include "tap.h"
@@ -23,26 +24,11 @@
 static char g_base[PATH_MAX], g_ws[PATH_MAX], g_out[PATH_MAX];
 static int g_root = -1;
 
-static int
-rm_cb(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-	if (type == FTW_DP)
-		chmod(p, 0700);
-	remove(p);
-	return 0;
-}
-
-static void
-rm_rf(const char *p)
-{
-	nftw(p, rm_cb, 32, FTW_DEPTH | FTW_PHYS);
-}
-
 static void
 cleanup(void)
 {
 	if (g_base[0] != '\0')
-		rm_rf(g_base);
+		fx_rm_rf(g_base);
 }
 
 static void
@@ -75,53 +61,6 @@ dir(const char *rel)
 	CHECK(mkdir(p, 0755) == 0);
 }
 
-static int
-exists(const char *base, const char *rel)
-{
-	char p[PATH_MAX];
-	struct stat st;
-
-	snprintf(p, sizeof p, "%s/%s", base, rel);
-	return lstat(p, &st) == 0;
-}
-
-static int
-count_entries(const char *d)
-{
-	DIR *dp;
-	struct dirent *e;
-	int n = 0;
-
-	CHECK((dp = opendir(d)) != NULL);
-	while ((e = readdir(dp)) != NULL)
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(dp);
-	return n;
-}
-
-static int
-count_tmp(const char *d)
-{
-	DIR *dp;
-	struct dirent *e;
-	int n = 0;
-
-	CHECK((dp = opendir(d)) != NULL);
-	while ((e = readdir(dp)) != NULL)
-		if (strncmp(e->d_name, FSX_TMP_PREFIX,
-		    strlen(FSX_TMP_PREFIX)) == 0)
-			n++;
-	closedir(dp);
-	return n;
-}
-
-static int
-count_fds(void)
-{
-	return count_entries("/proc/self/fd");
-}
-
 /* The fixture: ws/ (the root) next to out/ (must never be touched). */
 static void
 build_tree(void)
@@ -139,7 +78,7 @@ build_tree(void)
 		CHECK(mkdtemp(g_base) != NULL);
 		atexit(cleanup);
 	} else {
-		rm_rf(g_base);
+		fx_rm_rf(g_base);
 		CHECK(mkdir(g_base, 0700) == 0);
 	}
 	snprintf(g_ws, sizeof g_ws, "%s/ws", g_base);
@@ -304,12 +243,12 @@ t_cases_both_paths(void)
 	static char r2[NCASES][64], rw[NCASES][64];
 	char want[64];
 	size_t i;
-	int bad = 0, fds = count_fds();
+	int bad = 0, fds = fx_count_fds();
 
 	run_cases(0, r2);
-	CHECK(count_entries(g_out) == 1);
+	CHECK(fx_count(AT_FDCWD, g_out, "") == 1);
 	run_cases(1, rw);
-	CHECK(count_entries(g_out) == 1);
+	CHECK(fx_count(AT_FDCWD, g_out, "") == 1);
 	for (i = 0; i < NCASES; i++) {
 		if (cases[i].want == 0)
 			snprintf(want, sizeof want, "%s", cases[i].what);
@@ -326,7 +265,7 @@ t_cases_both_paths(void)
 	CHECK(bad == 0);
 	close(g_root);
 	g_root = -1;
-	CHECK(count_fds() == fds);
+	CHECK(fx_count_fds() == fds);
 }
 
 static void
@@ -367,18 +306,18 @@ t_open_parent(void)
 		    errno == EXDEV);
 		CHECK(fsx_open_parent(g_root, "a/../../x", 1, &b) == -1 &&
 		    errno == EXDEV);
-		CHECK(count_entries(g_out) == 1);
+		CHECK(fx_count(AT_FDCWD, g_out, "") == 1);
 		/* missing parents: ENOENT, or created with mkdirs */
 		CHECK(fsx_open_parent(g_root, "n1/n2/x", 0, &b) == -1 &&
 		    errno == ENOENT);
-		CHECK(!exists(g_ws, "n1"));
+		CHECK(!fx_exists(g_root, "n1"));
 		CHECK((fd = fsx_open_parent(g_root, "n1/n2/n3/x", 1, &b)) >= 0);
 		CHECK_STR(b, "x");
 		close(fd);
-		CHECK(exists(g_ws, "n1/n2/n3"));
+		CHECK(fx_exists(g_root, "n1/n2/n3"));
 		CHECK((fd = fsx_open_parent(g_root, "a/rel/m1/x", 1, &b)) >= 0);
 		close(fd);
-		CHECK(exists(g_ws, "a/b/m1"));
+		CHECK(fx_exists(g_root, "a/b/m1"));
 		CHECK(fsx_open_parent(g_root, "a/b/file/x/y", 1, &b) == -1 &&
 		    errno == ENOTDIR);
 		CHECK(fsx_open_parent(g_root, "loop1/x", 1, &b) == -1 &&
@@ -421,7 +360,7 @@ t_write_atomic(void)
 	int fd, fds;
 
 	build_tree();
-	fds = count_fds();
+	fds = fx_count_fds();
 	CHECK((fd = fsx_open_parent(g_root, "a/b/file", 0, &b)) >= 0);
 	CHECK(fsx_write_atomic(fd, "new", "one", 3, 0640, 1) == 0);
 	read_back("a/b/new", "one", 0640);
@@ -443,15 +382,15 @@ t_write_atomic(void)
 	    errno == EISDIR);
 	CHECK(fsx_write_atomic(fd, "d", "x", 1, 0644, 1) == -1 &&
 	    errno == EEXIST);
-	CHECK(count_tmp(g_ws) == 0);
+	CHECK(fx_count(AT_FDCWD, g_ws, FSX_TMP_PREFIX) == 0);
 	snprintf(p, sizeof p, "%s/a/b", g_ws);
-	CHECK(count_tmp(p) == 0);
+	CHECK(fx_count(AT_FDCWD, p, FSX_TMP_PREFIX) == 0);
 	close(fd);
 	/* a symlink named like the target is replaced, never followed */
 	CHECK((fd = fsx_open_parent(g_root, "esc", 0, &b)) >= 0);
 	CHECK(fsx_write_atomic(fd, "esc", "mine", 4, 0644, 0) == 0);
 	read_back("esc", "mine", 0644);
-	CHECK(count_entries(g_out) == 1);
+	CHECK(fx_count(AT_FDCWD, g_out, "") == 1);
 	/* a fresh symlink, atomically */
 	CHECK(fsx_symlink_atomic(fd, "sl", "a/b/file", 1) == 0);
 	CHECK(fsx_symlink_atomic(fd, "sl", "x", 1) == -1 && errno == EEXIST);
@@ -465,9 +404,9 @@ t_write_atomic(void)
 		t[n] = '\0';
 		CHECK_STR(t, "a/rel");
 	}
-	CHECK(count_tmp(g_ws) == 0);
+	CHECK(fx_count(AT_FDCWD, g_ws, FSX_TMP_PREFIX) == 0);
 	close(fd);
-	CHECK(count_fds() == fds);
+	CHECK(fx_count_fds() == fds);
 }
 
 static void
@@ -503,7 +442,7 @@ t_write_atomic_fd(void)
 	CHECK(fsx_write_atomic_fd(fd, "x", fd, 0644, 1) == -1 &&
 	    errno == EINVAL);
 	close(src);
-	CHECK(count_tmp(g_ws) == 0);
+	CHECK(fx_count(AT_FDCWD, g_ws, FSX_TMP_PREFIX) == 0);
 	close(fd);
 }
 
@@ -518,7 +457,7 @@ t_write_fault_loop(void)
 	int src, fd, r, fds;
 
 	build_tree();
-	fds = count_fds();
+	fds = fx_count_fds();
 	CHECK((buf = malloc(len)) != NULL);
 	memset(buf, 'n', len);
 	snprintf(p, sizeof p, "%s/src", g_base);
@@ -530,7 +469,7 @@ t_write_fault_loop(void)
 		r = fsx_write_atomic_fd(fd, "file", src, 0600, 0);
 		fsx_fail_write_after(-1);
 		snprintf(p, sizeof p, "%s/a/b", g_ws);
-		CHECK(count_tmp(p) == 0);
+		CHECK(fx_count(AT_FDCWD, p, FSX_TMP_PREFIX) == 0);
 		if (r == 0)
 			break;
 		CHECK(errno == EIO);
@@ -540,7 +479,7 @@ t_write_fault_loop(void)
 	close(src);
 	close(fd);
 	free(buf);
-	CHECK(count_fds() == fds);
+	CHECK(fx_count_fds() == fds);
 }
 
 static void
@@ -631,12 +570,12 @@ t_tmp_names(void)
 	CHECK((fd = open(g_ws, O_RDONLY | O_DIRECTORY)) >= 0);
 	CHECK(fsx_sweep_tmp(fd) == 2);
 	close(fd);
-	CHECK(!exists(g_ws, ".arcturn-tmp-0123456789abcdef"));
-	CHECK(!exists(g_ws, ".arcturn-tmp-aaaaaaaaaaaaaaaa"));
-	CHECK(exists(g_ws, ".arcturn-tmp-keepme"));
-	CHECK(exists(g_ws, "a/b/file"));
-	snprintf(p, sizeof p, "%s/a", g_ws);
-	CHECK(exists(p, "b"));
+	CHECK(!fx_exists(g_root, ".arcturn-tmp-0123456789abcdef"));
+	CHECK(!fx_exists(g_root, ".arcturn-tmp-aaaaaaaaaaaaaaaa"));
+	CHECK(fx_exists(g_root, ".arcturn-tmp-keepme"));
+	CHECK(fx_exists(g_root, "a/b/file"));
+	snprintf(p, sizeof p, "%s/a/b", g_ws);
+	CHECK(fx_exists(AT_FDCWD, p));
 }
 
 /* tap.h ends a passing test with _exit(): clean up explicitly. */

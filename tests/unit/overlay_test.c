@@ -13,8 +13,13 @@
 
 #include "hash.h"
 #include "mem.h"
-#include "overlay.h"
+#include "changes.h"
+#include "fixture.h"
+#include "plan.h"
+#include "review.h"
 #include "session.h"
+#include "shadow.h"
+#include "wsview.h"
 #include "tap.h"
 
 static char root[PATH_MAX], top[PATH_MAX], ws[PATH_MAX];
@@ -40,38 +45,19 @@ fresh(void)
 }
 
 static void
-put(int dirfd, const char *path, const char *text, mode_t mode)
-{
-	char dir[PATH_MAX], *slash;
-	int fd;
-
-	snprintf(dir, sizeof dir, "%s", path);
-	for (slash = strchr(dir, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdirat(dirfd, dir, 0755);
-		*slash = '/';
-	}
-	fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	CHECK(fd >= 0);
-	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-	CHECK(fchmod(fd, mode) == 0);
-	close(fd);
-}
-
-static void
 owrite(const char *rel, const char *text)
 {
-	CHECK(overlay_write(&S, wsfd, rel, text, strlen(text), 0644, 0755) == 0);
+	CHECK(shadow_write(&S, wsfd, rel, text, strlen(text), 0644, 0755) == 0);
 }
 
 static void
-changes(struct overlay_changes *c)
+changes(struct changes *c)
 {
-	CHECK(overlay_changes(&S, wsfd, c, NULL, NULL) == 0);
+	CHECK(changes_list(&S, wsfd, c, NULL, NULL) == 0);
 }
 
-static struct overlay_change *
-find(struct overlay_changes *c, const char *path, int status)
+static struct change *
+find(struct changes *c, const char *path, int status)
 {
 	size_t i;
 
@@ -88,33 +74,33 @@ t_resolve(void)
 	char *rel, abs[PATH_MAX + 32];
 
 	fresh();
-	put(wsfd, "d/f", "x", 0644);
+	fx_put(wsfd, "d/f", "x", 0644);
 	CHECK(symlinkat("/", wsfd, "out") == 0);
 	CHECK(symlinkat("d", wsfd, "in") == 0);
-	CHECK(overlay_resolve(ws, "d/f", &rel) == 0);
+	CHECK(wsview_resolve(ws, "d/f", &rel) == 0);
 	CHECK_STR(rel, "d/f");
 	mem_free(rel);
 	snprintf(abs, sizeof abs, "%s/d/./new/../g", ws);
-	CHECK(overlay_resolve(ws, abs, &rel) == 0);
+	CHECK(wsview_resolve(ws, abs, &rel) == 0);
 	CHECK_STR(rel, "d/g");
 	mem_free(rel);
-	CHECK(overlay_resolve(ws, "in/f", &rel) == 0);
+	CHECK(wsview_resolve(ws, "in/f", &rel) == 0);
 	CHECK_STR(rel, "d/f");
 	mem_free(rel);
-	CHECK(overlay_resolve(ws, "new/dir/x", &rel) == 0);
+	CHECK(wsview_resolve(ws, "new/dir/x", &rel) == 0);
 	CHECK_STR(rel, "new/dir/x");
 	mem_free(rel);
-	CHECK(overlay_resolve(ws, "../x", &rel) == 1);
+	CHECK(wsview_resolve(ws, "../x", &rel) == 1);
 	CHECK(rel[0] == '/' && strstr(rel, "/ws") == NULL);
 	mem_free(rel);
-	CHECK(overlay_resolve(ws, "out/etc/passwd", &rel) == 1);
+	CHECK(wsview_resolve(ws, "out/etc/passwd", &rel) == 1);
 	CHECK_STR(rel, "/etc/passwd");
 	mem_free(rel);
-	CHECK(overlay_resolve(ws, "nope/../../x", &rel) == 1);
+	CHECK(wsview_resolve(ws, "nope/../../x", &rel) == 1);
 	mem_free(rel);
-	CHECK(overlay_resolve(ws, ".", &rel) == -1 && errno == EISDIR);
-	CHECK(overlay_resolve(ws, "d/f/x", &rel) == -1 && errno == ENOTDIR);
-	CHECK(overlay_resolve("/", "/etc/x", &rel) == 0);
+	CHECK(wsview_resolve(ws, ".", &rel) == -1 && errno == EISDIR);
+	CHECK(wsview_resolve(ws, "d/f/x", &rel) == -1 && errno == ENOTDIR);
+	CHECK(wsview_resolve("/", "/etc/x", &rel) == 0);
 	CHECK_STR(rel, "etc/x");
 	mem_free(rel);
 }
@@ -130,7 +116,7 @@ t_copyup_keeps_mode(void)
 	int fd, shadow;
 
 	fresh();
-	put(wsfd, "bin/run", "#!/bin/sh\n", 0750);
+	fx_put(wsfd, "bin/run", "#!/bin/sh\n", 0750);
 	owrite("bin/run", "#!/bin/sh\necho hi\n");
 	CHECK(fstatat(S.upperfd, "bin/run", &st, 0) == 0);
 	CHECK((st.st_mode & 07777) == 0750);
@@ -147,7 +133,7 @@ t_copyup_keeps_mode(void)
 		hash_buf("#!/bin/sh\n", 10, d);
 		CHECK(memcmp(d, b.sha, HASH_LEN) == 0);
 	}
-	CHECK(overlay_read(&S, wsfd, "bin/run", 1 << 20, &buf, &len,
+	CHECK(shadow_read(&S, wsfd, "bin/run", 1 << 20, &buf, &len,
 	    &mode) == 0);
 	CHECK(len == 18 && memcmp(buf, "#!/bin/sh\necho hi\n", 18) == 0);
 	CHECK(mode == 0750);
@@ -158,11 +144,11 @@ t_copyup_keeps_mode(void)
 	    (st.st_mode & 07777) == 0750);
 	CHECK(session_base_get(&S, "bin/run", &b) == 0 && b.mode == 0750);
 	/* Reads go to the shadow only where there is one. */
-	put(wsfd, "other", "real", 0644);
-	fd = overlay_open(&S, wsfd, "other", &shadow);
+	fx_put(wsfd, "other", "real", 0644);
+	fd = shadow_open(&S, wsfd, "other", &shadow);
 	CHECK(fd >= 0 && shadow == 0);
 	close(fd);
-	fd = overlay_open(&S, wsfd, "bin/run", &shadow);
+	fd = shadow_open(&S, wsfd, "bin/run", &shadow);
 	CHECK(fd >= 0 && shadow == 1);
 	close(fd);
 }
@@ -171,7 +157,7 @@ static void
 t_new_file_and_dirs(void)
 {
 	struct apply_base b;
-	struct overlay_changes c;
+	struct changes c;
 	struct stat st;
 
 	fresh();
@@ -185,18 +171,18 @@ t_new_file_and_dirs(void)
 	CHECK(c.n == 3);
 	CHECK(c.count == 1);
 	CHECK_STR(c.v[0].path, "n1");
-	CHECK(c.v[0].status == OVERLAY_MKDIR && c.v[0].implied);
+	CHECK(c.v[0].status == CHANGE_MKDIR && c.v[0].implied);
 	CHECK_STR(c.v[2].path, "n1/n2/file");
-	CHECK(c.v[2].status == OVERLAY_ADDED && !c.v[2].implied);
-	overlay_changes_free(&c);
+	CHECK(c.v[2].status == CHANGE_ADDED && !c.v[2].implied);
+	changes_free(&c);
 	/* A file where a directory is, or a special file: refused. */
-	put(wsfd, "dd/x", "x", 0644);
-	CHECK(overlay_write(&S, wsfd, "dd", "x", 1, 0644, 0755) == -1 &&
+	fx_put(wsfd, "dd/x", "x", 0644);
+	CHECK(shadow_write(&S, wsfd, "dd", "x", 1, 0644, 0755) == -1 &&
 	    errno == EISDIR);
 	CHECK(mkfifoat(wsfd, "fifo", 0644) == 0);
-	CHECK(overlay_write(&S, wsfd, "fifo", "x", 1, 0644, 0755) == -1 &&
+	CHECK(shadow_write(&S, wsfd, "fifo", "x", 1, 0644, 0755) == -1 &&
 	    errno == EINVAL);
-	CHECK(overlay_write(&S, wsfd, "dd/x/y", "x", 1, 0644, 0755) == -1 &&
+	CHECK(shadow_write(&S, wsfd, "dd/x/y", "x", 1, 0644, 0755) == -1 &&
 	    errno == ENOTDIR);
 }
 
@@ -207,34 +193,34 @@ t_fifo_never_blocks(void)
 
 	fresh();
 	CHECK(mkfifoat(wsfd, "p", 0644) == 0);
-	CHECK(overlay_open(&S, wsfd, "p", &shadow) == -1 && errno == EINVAL);
+	CHECK(shadow_open(&S, wsfd, "p", &shadow) == -1 && errno == EINVAL);
 	CHECK(mkfifoat(S.upperfd, "q", 0644) == 0);
-	CHECK(overlay_open(&S, wsfd, "q", &shadow) == -1 && errno == EINVAL);
+	CHECK(shadow_open(&S, wsfd, "q", &shadow) == -1 && errno == EINVAL);
 }
 
 static void
 t_equal_copyup_is_no_change(void)
 {
-	struct overlay_changes c;
-	struct overlay_change *e;
+	struct changes c;
+	struct change *e;
 
 	fresh();
-	put(wsfd, "same", "abc\n", 0644);
-	put(wsfd, "mode", "abc\n", 0644);
+	fx_put(wsfd, "same", "abc\n", 0644);
+	fx_put(wsfd, "mode", "abc\n", 0644);
 	owrite("same", "abc\n");
 	owrite("mode", "abc\n");
 	CHECK(fchmodat(S.upperfd, "mode", 0600, 0) == 0);
 	changes(&c);
 	CHECK(c.n == 1);
-	CHECK((e = find(&c, "mode", OVERLAY_MODE)) != NULL);
+	CHECK((e = find(&c, "mode", CHANGE_MODE)) != NULL);
 	CHECK(e->old_mode == 0644 && e->new_mode == 0600);
-	overlay_changes_free(&c);
+	changes_free(&c);
 }
 
 static void
 t_bytewise_order(void)
 {
-	struct overlay_changes c;
+	struct changes c;
 
 	fresh();
 	owrite("a0", "1");
@@ -251,66 +237,66 @@ t_bytewise_order(void)
 	CHECK_STR(c.v[4].path, "a/b");
 	CHECK_STR(c.v[5].path, "a0");
 	CHECK(c.count == 5);
-	overlay_changes_free(&c);
+	changes_free(&c);
 }
 
 static void
 t_whiteouts(void)
 {
-	struct overlay_changes c;
+	struct changes c;
 	struct stat st;
 	int shadow;
 
 	fresh();
-	put(wsfd, "gone", "bye\n", 0644);
-	put(wsfd, "tree/x", "1\n", 0644);
-	put(wsfd, "tree/sub/y", "2\n", 0644);
+	fx_put(wsfd, "gone", "bye\n", 0644);
+	fx_put(wsfd, "tree/x", "1\n", 0644);
+	fx_put(wsfd, "tree/sub/y", "2\n", 0644);
 	CHECK(symlinkat("gone", wsfd, "tree/link") == 0);
-	CHECK(overlay_remove(&S, wsfd, "gone") == 0);
+	CHECK(shadow_remove(&S, wsfd, "gone") == 0);
 	CHECK(fstatat(S.upperfd, "gone", &st, AT_SYMLINK_NOFOLLOW) == 0);
-	CHECK(overlay_is_whiteout(S.upperfd, "gone") == 1);
+	CHECK(shadow_is_whiteout(S.upperfd, "gone") == 1);
 	if (S_ISCHR(st.st_mode))
 		CHECK(st.st_rdev == 0);
-	CHECK(overlay_open(&S, wsfd, "gone", &shadow) == -1 && errno == ENOENT);
-	CHECK(overlay_remove(&S, wsfd, "gone") == -1 && errno == ENOENT);
+	CHECK(shadow_open(&S, wsfd, "gone", &shadow) == -1 && errno == ENOENT);
+	CHECK(shadow_remove(&S, wsfd, "gone") == -1 && errno == ENOENT);
 	/* A whole directory whited out by hand, as overlayfs does it. */
 	CHECK(mknodat(S.upperfd, "tree", S_IFCHR, 0) == 0);
 	/* A new file removed again leaves nothing. */
 	owrite("tmpnew", "t");
-	CHECK(overlay_remove(&S, wsfd, "tmpnew") == 0);
+	CHECK(shadow_remove(&S, wsfd, "tmpnew") == 0);
 	CHECK(fstatat(S.upperfd, "tmpnew", &st, AT_SYMLINK_NOFOLLOW) == -1);
 	changes(&c);
 	CHECK(c.n == 6);
-	CHECK(find(&c, "gone", OVERLAY_DELETED) != NULL);
-	CHECK(find(&c, "tree/x", OVERLAY_DELETED) != NULL);
-	CHECK(find(&c, "tree/sub/y", OVERLAY_DELETED) != NULL);
-	CHECK(find(&c, "tree/link", OVERLAY_DELETED) != NULL);
-	CHECK(find(&c, "tree", OVERLAY_RMDIR) != NULL);
-	CHECK(find(&c, "tree", OVERLAY_RMDIR)->implied);
-	CHECK(find(&c, "tree/sub", OVERLAY_RMDIR) != NULL);
+	CHECK(find(&c, "gone", CHANGE_DELETED) != NULL);
+	CHECK(find(&c, "tree/x", CHANGE_DELETED) != NULL);
+	CHECK(find(&c, "tree/sub/y", CHANGE_DELETED) != NULL);
+	CHECK(find(&c, "tree/link", CHANGE_DELETED) != NULL);
+	CHECK(find(&c, "tree", CHANGE_RMDIR) != NULL);
+	CHECK(find(&c, "tree", CHANGE_RMDIR)->implied);
+	CHECK(find(&c, "tree/sub", CHANGE_RMDIR) != NULL);
 	CHECK_STR(find(&c, "tree/sub/y", -1)->origin, "tree");
 	CHECK_STR(find(&c, "tree/sub", -1)->origin, "tree");
 	CHECK(c.count == 4);
-	overlay_changes_free(&c);
+	changes_free(&c);
 	/* Writing beneath a whited-out dir makes a fresh one. */
 	owrite("tree/x", "again\n");
 	changes(&c);
-	CHECK(find(&c, "tree/x", OVERLAY_MODIFIED) != NULL);
-	CHECK(find(&c, "tree/sub/y", OVERLAY_DELETED) != NULL);
-	CHECK(find(&c, "tree", OVERLAY_RMDIR) == NULL);
-	overlay_changes_free(&c);
+	CHECK(find(&c, "tree/x", CHANGE_MODIFIED) != NULL);
+	CHECK(find(&c, "tree/sub/y", CHANGE_DELETED) != NULL);
+	CHECK(find(&c, "tree", CHANGE_RMDIR) == NULL);
+	changes_free(&c);
 }
 
 static void
 t_opaque_dir(void)
 {
-	struct overlay_changes c;
+	struct changes c;
 	int fd;
 
 	fresh();
-	put(wsfd, "o/keep", "k\n", 0644);
-	put(wsfd, "o/drop", "d\n", 0644);
-	put(wsfd, "o/deep/z", "z\n", 0644);
+	fx_put(wsfd, "o/keep", "k\n", 0644);
+	fx_put(wsfd, "o/drop", "d\n", 0644);
+	fx_put(wsfd, "o/deep/z", "z\n", 0644);
 	owrite("o/keep", "K\n");
 	fd = openat(S.upperfd, "o", O_RDONLY | O_DIRECTORY);
 	CHECK(fd >= 0);
@@ -320,25 +306,25 @@ t_opaque_dir(void)
 	}
 	close(fd);
 	changes(&c);
-	CHECK(find(&c, "o/keep", OVERLAY_MODIFIED) != NULL);
-	CHECK(find(&c, "o/drop", OVERLAY_DELETED) != NULL);
-	CHECK(find(&c, "o/deep/z", OVERLAY_DELETED) != NULL);
-	CHECK(find(&c, "o/deep", OVERLAY_RMDIR) != NULL);
+	CHECK(find(&c, "o/keep", CHANGE_MODIFIED) != NULL);
+	CHECK(find(&c, "o/drop", CHANGE_DELETED) != NULL);
+	CHECK(find(&c, "o/deep/z", CHANGE_DELETED) != NULL);
+	CHECK(find(&c, "o/deep", CHANGE_RMDIR) != NULL);
 	CHECK_STR(find(&c, "o/drop", -1)->origin, "o");
 	CHECK(c.count == 3);
-	overlay_changes_free(&c);
+	changes_free(&c);
 }
 
 static void
 t_types(void)
 {
-	struct overlay_changes c;
+	struct changes c;
 
 	fresh();
-	put(wsfd, "f2l", "x\n", 0644);
+	fx_put(wsfd, "f2l", "x\n", 0644);
 	CHECK(symlinkat("a", wsfd, "l2l") == 0);
 	CHECK(symlinkat("a", wsfd, "same") == 0);
-	put(wsfd, "f2d", "x\n", 0644);
+	fx_put(wsfd, "f2d", "x\n", 0644);
 	owrite("f2l", "x\n");
 	CHECK(unlinkat(S.upperfd, "f2l", 0) == 0);
 	CHECK(symlinkat("target", S.upperfd, "f2l") == 0);
@@ -353,25 +339,25 @@ t_types(void)
 			SKIP("user xattrs not supported here");
 		close(fd);
 	}
-	put(S.upperfd, "f2d/in", "i\n", 0644);
+	fx_put(S.upperfd, "f2d/in", "i\n", 0644);
 	changes(&c);
-	CHECK(find(&c, "f2l", OVERLAY_TYPE) != NULL);
-	CHECK(find(&c, "l2l", OVERLAY_MODIFIED) != NULL);
+	CHECK(find(&c, "f2l", CHANGE_TYPE) != NULL);
+	CHECK(find(&c, "l2l", CHANGE_MODIFIED) != NULL);
 	CHECK(find(&c, "same", -1) == NULL);
-	CHECK(find(&c, "f2d", OVERLAY_DELETED) != NULL);
-	CHECK(find(&c, "f2d", OVERLAY_MKDIR) != NULL);
-	CHECK(find(&c, "f2d/in", OVERLAY_ADDED) != NULL);
-	overlay_changes_free(&c);
+	CHECK(find(&c, "f2d", CHANGE_DELETED) != NULL);
+	CHECK(find(&c, "f2d", CHANGE_MKDIR) != NULL);
+	CHECK(find(&c, "f2d/in", CHANGE_ADDED) != NULL);
+	changes_free(&c);
 }
 
 static void
 t_copyup_parent_replaced_by_symlink(void)
 {
-	struct overlay_changes c;
+	struct changes c;
 	char out[PATH_MAX + 16];
 
 	fresh();
-	put(wsfd, "sub/f", "a\n", 0644);
+	fx_put(wsfd, "sub/f", "a\n", 0644);
 	owrite("sub/f", "b\n");
 	snprintf(out, sizeof out, "%s/outside", top);
 	CHECK(mkdir(out, 0755) == 0);
@@ -381,7 +367,7 @@ t_copyup_parent_replaced_by_symlink(void)
 	/* The copy-up parent is no change; the symlink is not deleted. */
 	CHECK(c.n == 1);
 	CHECK_STR(c.v[0].path, "sub/f");
-	overlay_changes_free(&c);
+	changes_free(&c);
 }
 
 struct cap {
@@ -413,33 +399,28 @@ count_warn(const char *path, int err, const char *what, void *arg)
 }
 
 static void
-digest_of(struct overlay_changes *c, long cap, int color, char *hex,
+digest_of(struct changes *c, long cap, int color, char *hex,
     struct cap *out)
 {
 	struct udiff_opts o = { 3, cap, color };
-	struct hash_ctx d;
-	unsigned char dg[HASH_LEN];
 
-	hash_init(&d);
 	out->len = 0;
 	out->buf[0] = '\0';
-	CHECK(overlay_diff(&S, wsfd, c, &o, cap_out, out, &d, count_warn,
+	CHECK(review_diff(&S, wsfd, c, &o, cap_out, out, hex, count_warn,
 	    NULL) == 0);
-	hash_final(&d, dg);
-	hash_hex(dg, hex);
 }
 
 static void
 t_diff_and_digest(void)
 {
-	struct overlay_changes c;
+	struct changes c;
 	struct cap *out = mem_alloc(sizeof *out);
 	char h1[HASH_HEXLEN + 1], h2[HASH_HEXLEN + 1], h3[HASH_HEXLEN + 1];
 	char big[8000], *p;
 	int i;
 
 	fresh();
-	put(wsfd, "a", "one\ntwo\nthree\n", 0644);
+	fx_put(wsfd, "a", "one\ntwo\nthree\n", 0644);
 	for (p = big, i = 0; i < 600; i++)
 		p += sprintf(p, "%d\n", i);
 	owrite("a", "one\n2\nthree\n");
@@ -457,47 +438,47 @@ t_diff_and_digest(void)
 	CHECK_STR(h1, h3);
 	CHECK(c.v[0].st.added == 1 && c.v[0].st.removed == 1);
 	CHECK(c.v[1].st.added == 600);
-	overlay_changes_free(&c);
+	changes_free(&c);
 	/* Any change to the set changes the digest. */
 	CHECK(fchmodat(S.upperfd, "a", 0755, 0) == 0);
 	changes(&c);
 	digest_of(&c, 200, 0, h2, out);
 	CHECK(strcmp(h1, h2) != 0);
-	overlay_changes_free(&c);
+	changes_free(&c);
 	mem_free(out);
 }
 
 static void
 t_binary_digest_covers_content(void)
 {
-	struct overlay_changes c;
+	struct changes c;
 	struct cap *out = mem_alloc(sizeof *out);
 	char h1[HASH_HEXLEN + 1], h2[HASH_HEXLEN + 1];
 
 	fresh();
-	CHECK(overlay_write(&S, wsfd, "bin", "a\0b", 3, 0644, 0755) == 0);
+	CHECK(shadow_write(&S, wsfd, "bin", "a\0b", 3, 0644, 0755) == 0);
 	changes(&c);
 	digest_of(&c, 200, 0, h1, out);
 	CHECK(strstr(out->buf, "Binary files") != NULL);
 	CHECK(c.v[0].st.binary);
-	overlay_changes_free(&c);
-	CHECK(overlay_write(&S, wsfd, "bin", "a\0c", 3, 0644, 0755) == 0);
+	changes_free(&c);
+	CHECK(shadow_write(&S, wsfd, "bin", "a\0c", 3, 0644, 0755) == 0);
 	changes(&c);
 	digest_of(&c, 200, 0, h2, out);
 	CHECK(strcmp(h1, h2) != 0);
-	overlay_changes_free(&c);
+	changes_free(&c);
 	mem_free(out);
 }
 
 static void
 t_vanished_mid_diff(void)
 {
-	struct overlay_changes c;
+	struct changes c;
 	struct cap *out = mem_alloc(sizeof *out);
 	char h[HASH_HEXLEN + 1];
 
 	fresh();
-	put(wsfd, "v", "1\n", 0644);
+	fx_put(wsfd, "v", "1\n", 0644);
 	owrite("v", "2\n");
 	owrite("w", "3\n");
 	changes(&c);
@@ -512,15 +493,15 @@ t_vanished_mid_diff(void)
 	CHECK(strstr(lastwarn, "v: changed during diff") != NULL);
 	CHECK(c.v[0].gone && !c.v[1].gone);
 	CHECK(strstr(out->buf, "b/w") != NULL);
-	overlay_changes_free(&c);
+	changes_free(&c);
 	mem_free(out);
 }
 
 static void
 t_plan_and_settle(void)
 {
-	struct overlay_changes c;
-	struct overlay_plan p;
+	struct changes c;
+	struct plan p;
 	struct apply_item *it;
 	struct stat st;
 	int *sel;
@@ -529,10 +510,10 @@ t_plan_and_settle(void)
 	char *paths[1];
 
 	fresh();
-	put(wsfd, "del", "d\n", 0644);
-	put(wsfd, "tree/x", "x\n", 0644);
-	put(wsfd, "mod", "m\n", 0644);
-	CHECK(overlay_remove(&S, wsfd, "del") == 0);
+	fx_put(wsfd, "del", "d\n", 0644);
+	fx_put(wsfd, "tree/x", "x\n", 0644);
+	fx_put(wsfd, "mod", "m\n", 0644);
+	CHECK(shadow_remove(&S, wsfd, "del") == 0);
 	CHECK(mknodat(S.upperfd, "tree", S_IFCHR, 0) == 0);
 	owrite("mod", "M\n");
 	owrite("nd/new", "n\n");
@@ -540,29 +521,29 @@ t_plan_and_settle(void)
 	CHECK((sel = mem_calloc(c.n, sizeof *sel)) != NULL);
 	/* Selecting a file in a new dir brings the dir along. */
 	paths[0] = "nd/new";
-	CHECK(overlay_select(&c, paths, 1, sel, &un) == 0 && un == -1);
+	CHECK(plan_select(&c, paths, 1, sel, &un) == 0 && un == -1);
 	CHECK(sel[0] + sel[1] + sel[2] + sel[3] + sel[4] + sel[5] == 2);
 	paths[0] = "nothing";
-	CHECK(overlay_select(&c, paths, 1, sel, &un) == 0 && un == 0);
-	CHECK(overlay_select(&c, NULL, 0, sel, &un) == 0);
-	CHECK(overlay_plan(&S, wsfd, &c, sel, &p) == 0);
-	CHECK(p.n[OVERLAY_PH_DELETE] == 2 && p.n[OVERLAY_PH_RMTREE] == 1);
-	CHECK(p.n[OVERLAY_PH_MKDIR] == 1 && p.n[OVERLAY_PH_FILES] == 2);
-	CHECK(p.n[OVERLAY_PH_DIRMODE] == 0);
+	CHECK(plan_select(&c, paths, 1, sel, &un) == 0 && un == 0);
+	CHECK(plan_select(&c, NULL, 0, sel, &un) == 0);
+	CHECK(plan_build(&S, wsfd, &c, sel, &p) == 0);
+	CHECK(p.n[PLAN_DELETE] == 2 && p.n[PLAN_RMTREE] == 1);
+	CHECK(p.n[PLAN_MKDIR] == 1 && p.n[PLAN_FILES] == 2);
+	CHECK(p.n[PLAN_DIRMODE] == 0);
 	/* Deletions grouped by directory: "del" (top) before "tree/x". */
-	CHECK(p.items[OVERLAY_PH_DELETE][0].kind == APPLY_DELETE);
-	CHECK_STR(p.items[OVERLAY_PH_DELETE][0].path, "del");
-	CHECK_STR(p.items[OVERLAY_PH_DELETE][1].path, "tree/x");
-	CHECK(p.items[OVERLAY_PH_RMTREE][0].kind == APPLY_RMTREE);
-	CHECK(p.items[OVERLAY_PH_MKDIR][0].kind == APPLY_MKDIR);
-	CHECK(p.items[OVERLAY_PH_MKDIR][0].base.absent);
-	it = p.items[OVERLAY_PH_FILES];
+	CHECK(p.items[PLAN_DELETE][0].kind == APPLY_DELETE);
+	CHECK_STR(p.items[PLAN_DELETE][0].path, "del");
+	CHECK_STR(p.items[PLAN_DELETE][1].path, "tree/x");
+	CHECK(p.items[PLAN_RMTREE][0].kind == APPLY_RMTREE);
+	CHECK(p.items[PLAN_MKDIR][0].kind == APPLY_MKDIR);
+	CHECK(p.items[PLAN_MKDIR][0].base.absent);
+	it = p.items[PLAN_FILES];
 	CHECK(it[0].kind == APPLY_FILE);
 	CHECK_STR(it[0].path, "mod");
 	CHECK(!it[0].base.absent && it[0].base.mode == 0644);
 	CHECK(it[1].kind == APPLY_FILE && it[1].base.absent);
 	CHECK_STR(it[1].path, "nd/new");
-	for (k = 0; k < OVERLAY_NPHASE; k++)
+	for (k = 0; k < PLAN_NPHASE; k++)
 		for (i = 0; i < p.n[k]; i++) {
 			CHECK(apply_run(wsfd, &p.items[k][i], 1) == 0);
 			c.v[p.owner[k][i]].applied = 1;
@@ -571,27 +552,27 @@ t_plan_and_settle(void)
 	for (i = 0; i < c.n; i++)
 		if (strcmp(c.v[i].path, "mod") == 0)
 			c.v[i].applied = 0;
-	CHECK(overlay_settle(&S, &c) == 0);
+	CHECK(plan_settle(&S, &c) == 0);
 	CHECK(fstatat(S.upperfd, "del", &st, AT_SYMLINK_NOFOLLOW) == -1);
 	CHECK(fstatat(S.upperfd, "tree", &st, AT_SYMLINK_NOFOLLOW) == -1);
 	CHECK(fstatat(S.upperfd, "nd", &st, AT_SYMLINK_NOFOLLOW) == -1);
 	CHECK(fstatat(S.upperfd, "mod", &st, AT_SYMLINK_NOFOLLOW) == 0);
 	CHECK(fstatat(wsfd, "nd/new", &st, 0) == 0);
 	CHECK(fstatat(wsfd, "tree", &st, AT_SYMLINK_NOFOLLOW) == -1);
-	overlay_plan_free(&p);
-	overlay_changes_free(&c);
+	plan_free(&p);
+	changes_free(&c);
 	mem_free(sel);
 	/* Real "mod" now equals upper: nothing pending. */
 	changes(&c);
 	CHECK(c.n == 0);
-	overlay_changes_free(&c);
+	changes_free(&c);
 }
 
 static void
 t_plan_groups_and_modes(void)
 {
-	struct overlay_changes c;
-	struct overlay_plan p;
+	struct changes c;
+	struct plan p;
 	struct apply_item *it;
 	int *sel;
 	size_t i;
@@ -605,28 +586,28 @@ t_plan_groups_and_modes(void)
 	CHECK(fchmodat(S.upperfd, "a/b", 0555, 0) == 0);
 	changes(&c);
 	CHECK((sel = mem_calloc(c.n, sizeof *sel)) != NULL);
-	CHECK(overlay_select(&c, NULL, 0, sel, &un) == 0);
-	CHECK(overlay_plan(&S, wsfd, &c, sel, &p) == 0);
-	it = p.items[OVERLAY_PH_FILES];
-	CHECK(p.n[OVERLAY_PH_FILES] == 4);
+	CHECK(plan_select(&c, NULL, 0, sel, &un) == 0);
+	CHECK(plan_build(&S, wsfd, &c, sel, &p) == 0);
+	it = p.items[PLAN_FILES];
+	CHECK(p.n[PLAN_FILES] == 4);
 	CHECK_STR(it[0].path, "a/z");
 	CHECK_STR(it[1].path, "a/b/c");
 	CHECK_STR(it[2].path, "a/b/f");
 	CHECK_STR(it[3].path, "a/b/d/e");
-	CHECK(overlay_same_dir(it[1].path, it[2].path));
-	CHECK(!overlay_same_dir(it[2].path, it[3].path));
-	CHECK(!overlay_same_dir("x", "a/x"));
-	CHECK(overlay_same_dir("x", "y"));
+	CHECK(plan_same_dir(it[1].path, it[2].path));
+	CHECK(!plan_same_dir(it[2].path, it[3].path));
+	CHECK(!plan_same_dir("x", "a/x"));
+	CHECK(plan_same_dir("x", "y"));
 	/* New "a/b" is made writable first and gets 0555 at the end. */
-	for (i = 0; i < p.n[OVERLAY_PH_MKDIR]; i++)
-		if (strcmp(p.items[OVERLAY_PH_MKDIR][i].path, "a/b") == 0)
-			CHECK(p.items[OVERLAY_PH_MKDIR][i].mode == 0755);
-	CHECK(p.n[OVERLAY_PH_DIRMODE] == 1);
-	CHECK_STR(p.items[OVERLAY_PH_DIRMODE][0].path, "a/b");
-	CHECK(p.items[OVERLAY_PH_DIRMODE][0].kind == APPLY_CHMOD);
-	CHECK(p.items[OVERLAY_PH_DIRMODE][0].mode == 0555);
-	overlay_plan_free(&p);
-	overlay_changes_free(&c);
+	for (i = 0; i < p.n[PLAN_MKDIR]; i++)
+		if (strcmp(p.items[PLAN_MKDIR][i].path, "a/b") == 0)
+			CHECK(p.items[PLAN_MKDIR][i].mode == 0755);
+	CHECK(p.n[PLAN_DIRMODE] == 1);
+	CHECK_STR(p.items[PLAN_DIRMODE][0].path, "a/b");
+	CHECK(p.items[PLAN_DIRMODE][0].kind == APPLY_CHMOD);
+	CHECK(p.items[PLAN_DIRMODE][0].mode == 0555);
+	plan_free(&p);
+	changes_free(&c);
 	mem_free(sel);
 }
 
@@ -634,62 +615,62 @@ t_plan_groups_and_modes(void)
 static void
 t_record_bases(void)
 {
-	struct overlay_changes c;
+	struct changes c;
 	struct apply_base b;
 	int *sel;
 	long un;
-	struct overlay_plan p;
+	struct plan p;
 
 	fresh();
-	put(wsfd, "f", "base\n", 0644);
-	put(wsfd, "w", "written\n", 0600);
-	put(S.upperfd, "f", "mine\n", 0644);
+	fx_put(wsfd, "f", "base\n", 0644);
+	fx_put(wsfd, "w", "written\n", 0600);
+	fx_put(S.upperfd, "f", "mine\n", 0644);
 	CHECK(mkdirat(S.upperfd, "nd", 0755) == 0);
 	CHECK(mknodat(S.upperfd, "gone", S_IFCHR, 0) == 0);
-	put(wsfd, "gone", "g\n", 0644);
+	fx_put(wsfd, "gone", "g\n", 0644);
 	owrite("w", "mine too\n");
-	CHECK(overlay_record_bases(&S, wsfd) == 0);
+	CHECK(changes_record_bases(&S, wsfd) == 0);
 	CHECK(session_base_get(&S, "f", &b) == 0 && !b.absent && b.mode == 0644);
 	CHECK(session_base_get(&S, "nd", &b) == 0 && b.absent);
 	CHECK(session_base_get(&S, "gone", &b) == 0 && !b.absent);
 	CHECK(session_base_get(&S, "w", &b) == 0 && b.mode == 0600);
 	/* The real file changes after the command: apply refuses it. */
-	put(wsfd, "f", "theirs\n", 0644);
+	fx_put(wsfd, "f", "theirs\n", 0644);
 	changes(&c);
 	CHECK((sel = mem_calloc(c.n, sizeof *sel)) != NULL);
-	CHECK(overlay_select(&c, NULL, 0, sel, &un) == 0);
-	CHECK(overlay_plan(&S, wsfd, &c, sel, &p) == 0);
-	CHECK(p.n[OVERLAY_PH_FILES] >= 1);
-	CHECK_STR(p.items[OVERLAY_PH_FILES][0].path, "f");
-	CHECK(apply_run(wsfd, p.items[OVERLAY_PH_FILES], 1) == 1);
-	CHECK(p.items[OVERLAY_PH_FILES][0].failed);
-	overlay_plan_free(&p);
-	overlay_changes_free(&c);
+	CHECK(plan_select(&c, NULL, 0, sel, &un) == 0);
+	CHECK(plan_build(&S, wsfd, &c, sel, &p) == 0);
+	CHECK(p.n[PLAN_FILES] >= 1);
+	CHECK_STR(p.items[PLAN_FILES][0].path, "f");
+	CHECK(apply_run(wsfd, p.items[PLAN_FILES], 1) == 1);
+	CHECK(p.items[PLAN_FILES][0].failed);
+	plan_free(&p);
+	changes_free(&c);
 	mem_free(sel);
 }
 
 static void
 t_alloc_faults(void)
 {
-	struct overlay_changes c;
+	struct changes c;
 	struct cap *out = mem_alloc(sizeof *out);
 	struct udiff_opts o = { 3, 200, 0 };
 	long n;
 	int rc;
 
 	fresh();
-	put(wsfd, "a/b", "1\n2\n", 0644);
+	fx_put(wsfd, "a/b", "1\n2\n", 0644);
 	owrite("a/b", "1\n3\n");
 	owrite("c/d", "x\n");
 	CHECK(mknodat(S.upperfd, "gone", S_IFCHR, 0) == 0);
 	for (n = 0; n < 500; n++) {
 		mem_fail_after(n);
-		rc = overlay_changes(&S, wsfd, &c, NULL, NULL);
+		rc = changes_list(&S, wsfd, &c, NULL, NULL);
 		if (rc == 0)
-			rc = overlay_diff(&S, wsfd, &c, &o, cap_out, out,
+			rc = review_diff(&S, wsfd, &c, &o, cap_out, out,
 			    NULL, NULL, NULL);
 		mem_fail_after(-1);
-		overlay_changes_free(&c);
+		changes_free(&c);
 		if (rc == 0 && !mem_failed())
 			break;
 		if (rc < 0)

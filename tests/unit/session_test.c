@@ -13,9 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "hash.h"
 #include "mem.h"
 #include "session.h"
+#include "session_run.h"
 #include "tap.h"
 
 static char root[PATH_MAX], top[PATH_MAX], state[PATH_MAX], ws[PATH_MAX];
@@ -30,40 +32,6 @@ fresh(void)
 	snprintf(ws, sizeof ws, "%s/ws", top);
 	CHECK(mkdir(ws, 0755) == 0);
 	return session_store_open(state, 1);
-}
-
-static int
-exists_at(int dirfd, const char *name)
-{
-	struct stat st;
-
-	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-static void
-put_file(int dirfd, const char *name, const char *text)
-{
-	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	CHECK(fd >= 0);
-	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-	close(fd);
-}
-
-/* Count entries of dirfd whose name starts with prefix. */
-static int
-count_prefix(int dirfd, const char *prefix)
-{
-	struct dirent *e;
-	DIR *d;
-	int n = 0, fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY);
-
-	CHECK(fd >= 0 && (d = fdopendir(fd)) != NULL);
-	while ((e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
-			n++;
-	closedir(d);
-	return n;
 }
 
 static void
@@ -117,8 +85,8 @@ t_create_open(void)
 	CHECK_STR(s.workspace, ws);
 	CHECK_STR(s.id, "abc");
 	CHECK(strlen(s.created) == 20);
-	CHECK(exists_at(s.dirfd, "meta.json"));
-	CHECK(exists_at(s.dirfd, "lock"));
+	CHECK(fx_exists(s.dirfd, "meta.json"));
+	CHECK(fx_exists(s.dirfd, "lock"));
 	CHECK(fstatat(s.dirfd, "upper", &st, 0) == 0 && S_ISDIR(st.st_mode));
 	CHECK(fstatat(s.dirfd, "work", &st, 0) == 0 && S_ISDIR(st.st_mode));
 	CHECK(fstatat(s.dirfd, "base", &st, 0) == 0 && S_ISDIR(st.st_mode));
@@ -130,9 +98,9 @@ t_create_open(void)
 	session_close(&t);
 	/* Missing, and not created. */
 	CHECK(session_open(store, "nope", NULL, &t) == -1 && errno == ENOENT);
-	CHECK(!exists_at(store, "nope"));
+	CHECK(!fx_exists(store, "nope"));
 	/* No temp dirs left behind. */
-	CHECK(count_prefix(store, ".tmp-") == 0);
+	CHECK(fx_count(store, ".", ".tmp-") == 0);
 	close(store);
 }
 
@@ -144,8 +112,8 @@ t_bad_id_builds_no_path(void)
 
 	CHECK(session_open(store, "../evil", ws, &s) == -1 && errno == EINVAL);
 	CHECK(session_open(store, "..", ws, &s) == -1 && errno == EINVAL);
-	CHECK(!exists_at(store, "../evil"));
-	CHECK(count_prefix(store, ".tmp-") == 0);
+	CHECK(!fx_exists(store, "../evil"));
+	CHECK(fx_count(store, ".", ".tmp-") == 0);
 	session_close(&s);
 	close(store);
 }
@@ -163,7 +131,7 @@ corrupt_case(const char *meta, const char *want)
 	if (meta == NULL)
 		CHECK(unlinkat(dfd, "meta.json", 0) == 0);
 	else
-		put_file(dfd, "meta.json", meta);
+		fx_put(dfd, "meta.json", meta, 0600);
 	close(dfd);
 	errno = 0;
 	CHECK(session_open(store, "c1", NULL, &s) == -1);
@@ -213,10 +181,10 @@ t_default(void)
 	CHECK(session_open(store, a, NULL, &s) == 0);
 	CHECK(session_lock(&s, LOCK_EX) == 0);
 	CHECK(session_remove(&s) == 0);
-	CHECK(!exists_at(store, a));
+	CHECK(!fx_exists(store, a));
 	CHECK(session_default(store, ws, 0, b) == -1 && errno == ENOENT);
-	CHECK(count_prefix(store, ".default-") == 0);
-	CHECK(count_prefix(store, ".trash-") == 0);
+	CHECK(fx_count(store, ".", ".default-") == 0);
+	CHECK(fx_count(store, ".", ".trash-") == 0);
 	CHECK(session_default(store, ws, 1, b) == 0);
 	CHECK(strcmp(a, b) != 0);
 	close(store);
@@ -237,9 +205,9 @@ t_sweep_leftovers(void)
 	CHECK(session_open(store, "sw", ws, &s) == 0);
 	CHECK(session_lock(&s, LOCK_EX) == 0);
 	CHECK(session_remove(&s) == 0);
-	CHECK(!exists_at(store, ".trash-dead"));
-	CHECK(!exists_at(store, ".tmp-old"));
-	CHECK(exists_at(store, ".tmp-young"));
+	CHECK(!fx_exists(store, ".trash-dead"));
+	CHECK(!fx_exists(store, ".tmp-old"));
+	CHECK(fx_exists(store, ".tmp-young"));
 	close(store);
 }
 
@@ -280,7 +248,7 @@ t_lock_parallel(void)
 	ssize_t n;
 
 	CHECK(session_open(store, "par", ws, &s) == 0);
-	put_file(s.dirfd, "counter", "0");
+	fx_put(s.dirfd, "counter", "0", 0600);
 	session_close(&s);
 	for (i = 0; i < 8; i++) {
 		pids[i] = fork();
@@ -375,13 +343,13 @@ t_base_corrupt(void)
 	hash_buf("f", 1, d);
 	hash_hex(d, name);
 	CHECK(unlinkat(s.basefd, name, 0) == 0);
-	put_file(s.basefd, name, "file 644 zz\nf");
+	fx_put(s.basefd, name, "file 644 zz\nf", 0600);
 	CHECK(session_base_get(&s, "f", &g) == -1 && errno == EBADMSG);
 	CHECK(strstr(s.why, "corrupt") != NULL);
 	CHECK(unlinkat(s.basefd, name, 0) == 0);
 	/* A record for another path under this name: refused too. */
-	put_file(s.basefd, name, "absent 0 0000000000000000000000000000000000"
-	    "000000000000000000000000000000\ng");
+	fx_put(s.basefd, name, "absent 0 0000000000000000000000000000000000"
+	    "000000000000000000000000000000\ng", 0600);
 	CHECK(session_base_get(&s, "f", &g) == -1 && errno == EBADMSG);
 	session_close(&s);
 	close(store);
@@ -401,7 +369,7 @@ t_list(void)
 	session_close(&s);
 	CHECK(mkdirat(store, "Not-An-Id", 0700) == 0);
 	CHECK(mkdirat(store, ".trash-x", 0700) == 0);
-	put_file(store, "plainfile", "x");
+	fx_put(store, "plainfile", "x", 0600);
 	CHECK(session_list(store, &ids, &n) == 0);
 	CHECK(n == 2);
 	CHECK_STR(ids[0], "a1");
@@ -420,22 +388,22 @@ t_rmtree_stays_inside(void)
 	snprintf(out, sizeof out, "%s/outside", top);
 	CHECK(mkdir(out, 0755) == 0);
 	o = open(out, O_RDONLY | O_DIRECTORY);
-	put_file(o, "keep", "precious");
+	fx_put(o, "keep", "precious", 0600);
 	CHECK(mkdirat(store, "victim", 0700) == 0);
 	d = openat(store, "victim", O_RDONLY | O_DIRECTORY);
 	CHECK(mkdirat(d, "ro", 0700) == 0);
-	put_file(d, "f", "x");
+	fx_put(d, "f", "x", 0600);
 	CHECK(symlinkat(out, d, "link") == 0);
 	{
 		int r = openat(d, "ro", O_RDONLY | O_DIRECTORY);
 
-		put_file(r, "g", "y");
+		fx_put(r, "g", "y", 0600);
 		CHECK(fchmod(r, 0500) == 0);
 		close(r);
 	}
 	close(d);
 	CHECK(session_rmtree(store, "victim") == 0);
-	CHECK(!exists_at(store, "victim"));
+	CHECK(!fx_exists(store, "victim"));
 	CHECK(fstatat(o, "keep", &st, 0) == 0 && st.st_size == 8);
 	CHECK(session_rmtree(store, "victim") == 0);
 	close(o);
@@ -460,7 +428,7 @@ t_alloc_faults(void)
 			break;
 		}
 		CHECK(errno == ENOMEM);
-		CHECK(count_prefix(store, ".tmp-") == 0);
+		CHECK(fx_count(store, ".", ".tmp-") == 0);
 	}
 	CHECK(n < 200);
 	for (n = 0; n < 200; n++) {
@@ -522,7 +490,7 @@ t_run_marks(void)
 	CHECK(session_lock(&s, LOCK_EX) == 0);
 	CHECK(mkdirat(s.upperfd, "a", 0755) == 0);
 	CHECK(mkdirat(s.upperfd, "a/b", 0755) == 0);
-	put_file(s.upperfd, "a/b/old", "old\n");
+	fx_put(s.upperfd, "a/b/old", "old\n", 0600);
 	settle();
 
 	/* a run that writes nothing: no sync, no records, mark renamed */
@@ -534,16 +502,16 @@ t_run_marks(void)
 	CHECK(strcmp(link, boot) == 0);
 	CHECK(session_run_changed(&s, &r) == 0);
 	CHECK(session_run_end(&s, 0) == 0);
-	CHECK(!exists_at(s.dirfd, "running"));
-	CHECK(exists_at(s.dirfd, "idle"));
+	CHECK(!fx_exists(s.dirfd, "running"));
+	CHECK(fx_exists(s.dirfd, "idle"));
 	ino = ino_at(s.dirfd, "idle");
 
 	/* the next run renames the same mark back: no new inode */
 	CHECK(session_run_begin(&s, &r) == 0);
 	CHECK(ino_at(s.dirfd, "running") == ino);
-	CHECK(!exists_at(s.dirfd, "idle"));
+	CHECK(!fx_exists(s.dirfd, "idle"));
 	/* a change deep in upper/ is seen */
-	put_file(s.upperfd, "a/b/new", "new\n");
+	fx_put(s.upperfd, "a/b/new", "new\n", 0600);
 	CHECK(session_run_changed(&s, &r) == 1);
 	CHECK(session_run_end(&s, 1) == 0);
 	settle();
@@ -557,22 +525,22 @@ t_run_marks(void)
 
 	/* arcturn killed mid-run (this boot): settled, records forced */
 	CHECK(renameat(s.dirfd, "idle", s.dirfd, "running") == 0);
-	CHECK(session_interrupted(&s) == 0);
+	CHECK(session_run_interrupted(&s) == 0);
 	CHECK(session_run_begin(&s, &r) == 0);
 	CHECK(r.stale && !r.cut);
 	CHECK(session_run_changed(&s, &r) == 1);
 	CHECK(session_run_end(&s, 1) == 0);
-	CHECK(session_interrupted(&s) == 0);
+	CHECK(session_run_interrupted(&s) == 0);
 
 	/* a mark from another boot: a restart cut that run short */
 	CHECK(unlinkat(s.dirfd, "idle", 0) == 0);
 	CHECK(symlinkat("another-boot", s.dirfd, "running") == 0);
-	CHECK(session_interrupted(&s) == 1);
+	CHECK(session_run_interrupted(&s) == 1);
 	CHECK(session_run_begin(&s, &r) == 0);
 	CHECK(r.cut && r.stale);
-	CHECK(exists_at(s.dirfd, "interrupted"));
+	CHECK(fx_exists(s.dirfd, "interrupted"));
 	CHECK(session_run_end(&s, 1) == 0);
-	CHECK(session_interrupted(&s) == 1);	/* until the session goes */
+	CHECK(session_run_interrupted(&s) == 1);	/* until the session goes */
 	/* an idle mark from another boot is made anew, not reused */
 	CHECK(unlinkat(s.dirfd, "idle", 0) == 0);
 	CHECK(symlinkat("another-boot", s.dirfd, "idle") == 0);
@@ -581,7 +549,7 @@ t_run_marks(void)
 	CHECK(n > 0);
 	link[n > 0 ? n : 0] = '\0';
 	CHECK(strcmp(link, boot) == 0);
-	CHECK(!exists_at(s.dirfd, "idle"));
+	CHECK(!fx_exists(s.dirfd, "idle"));
 	CHECK(session_run_end(&s, 0) == 0);
 	CHECK(session_remove(&s) == 0);
 	close(store);
@@ -595,9 +563,9 @@ volatile_leftover(int dirfd, int extra)
 	CHECK(fchmodat(dirfd, "work/work", 0700, 0) == 0);
 	CHECK(mkdirat(dirfd, "work/work/incompat", 0700) == 0);
 	CHECK(mkdirat(dirfd, "work/work/incompat/volatile", 0700) == 0);
-	put_file(dirfd, "work/work/incompat/volatile/dirty", "");
+	fx_put(dirfd, "work/work/incompat/volatile/dirty", "", 0600);
 	if (extra)
-		put_file(dirfd, "work/work/#7", "a copy-up cut short");
+		fx_put(dirfd, "work/work/#7", "a copy-up cut short", 0600);
 	CHECK(fchmodat(dirfd, "work/work/incompat/volatile/dirty", 0, 0) == 0);
 	CHECK(fchmodat(dirfd, "work/work/incompat/volatile", 0, 0) == 0);
 	CHECK(fchmodat(dirfd, "work/work/incompat", 0, 0) == 0);
@@ -617,11 +585,11 @@ t_run_sweep(void)
 		volatile_leftover(s.dirfd, extra);
 		CHECK(session_run_begin(&s, &r) == 0);
 		/* overlayfs would refuse work/work: it is moved aside */
-		CHECK(!exists_at(s.dirfd, "work/work"));
-		CHECK(exists_at(s.dirfd, "work.old"));
+		CHECK(!fx_exists(s.dirfd, "work/work"));
+		CHECK(fx_exists(s.dirfd, "work.old"));
 		session_run_sweep(&s);
-		CHECK(!exists_at(s.dirfd, "work.old"));
-		CHECK(exists_at(s.dirfd, "work"));
+		CHECK(!fx_exists(s.dirfd, "work.old"));
+		CHECK(fx_exists(s.dirfd, "work"));
 		CHECK(session_run_end(&s, 0) == 0);
 	}
 	/* a sweep that never ran: the next begin finishes it */
@@ -630,13 +598,13 @@ t_run_sweep(void)
 	CHECK(session_run_end(&s, 0) == 0);
 	volatile_leftover(s.dirfd, 1);
 	CHECK(session_run_begin(&s, &r) == 0);
-	CHECK(exists_at(s.dirfd, "work.old"));
-	CHECK(!exists_at(s.dirfd, "work/work"));
+	CHECK(fx_exists(s.dirfd, "work.old"));
+	CHECK(!fx_exists(s.dirfd, "work/work"));
 	session_run_sweep(&s);
-	CHECK(!exists_at(s.dirfd, "work.old"));
+	CHECK(!fx_exists(s.dirfd, "work.old"));
 	CHECK(session_run_end(&s, 0) == 0);
 	CHECK(session_remove(&s) == 0);
-	CHECK(!exists_at(store, "r2"));
+	CHECK(!fx_exists(store, "r2"));
 	close(store);
 }
 

@@ -1,0 +1,328 @@
+/*
+ * Front ends of `arcturn apply` and `arcturn discard`. Exit codes (cmd.h):
+ * 0 ok; 1 refused or partly failed (apply with failures, declined at the
+ * prompt, --expect mismatch, a path with no pending change); 2 usage or
+ * environment (bad options, config, an unusable session, no terminal to
+ * confirm on without --yes).
+ */
+#include <sys/file.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "changes.h"
+#include "cmd.h"
+#include "cmd_dryrun.h"
+#include "hash.h"
+#include "mem.h"
+#include "plan.h"
+#include "review.h"
+#include "session.h"
+#include "wsview.h"
+
+/*
+ * Ask on the terminal: /dev/tty, else stdin when it is one. Returns 1
+ * for yes, 0 for no, -1 when there is no terminal.
+ */
+static int
+confirm(const char *question, const char *choices, const char *yes)
+{
+	char line[64];
+	size_t n = 0;
+	ssize_t r;
+	char ch;
+	int in, out, own = 0;
+
+	in = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (in >= 0) {
+		out = in;
+		own = 1;
+	} else if (isatty(STDIN_FILENO)) {
+		in = STDIN_FILENO;
+		out = STDERR_FILENO;
+	} else
+		return -1;
+	fflush(stdout);
+	dprintf(out, "%s %s ", question, choices);
+	for (;;) {
+		r = read(in, &ch, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || ch == '\n')
+			break;
+		if (n < sizeof line - 1)
+			line[n++] = ch;
+	}
+	line[n] = '\0';
+	if (r <= 0)
+		dprintf(out, "\n");
+	if (own)
+		close(in);
+	for (n = 0; line[n] == ' ' || line[n] == '\t'; n++)
+		;
+	return line[n] != '\0' && strchr(yes, line[n] | 0x20) != NULL;
+}
+
+/* --expect: the pending set must be the one whose digest was reviewed. */
+static int
+check_expect(struct dryrun *x, struct changes *c, const char *expect,
+    struct dryrun_err *e)
+{
+	char hex[HASH_HEXLEN + 1];
+
+	if (review_diff(&x->s, x->rootfd, c, NULL, NULL, NULL, hex,
+	    dryrun_list_warn, "apply") < 0)
+		return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+	if (strcasecmp(expect, hex) != 0)
+		return dryrun_fail(e, EXIT_REFUSED, 0, "", "pending changes do "
+		    "not match --expect %s (pending: %s); refused", expect,
+		    hex);
+	return 0;
+}
+
+/* Select the changes the paths name (all when there are none): sel. */
+static int
+select_paths(struct dryrun *x, struct changes *c, char **argv, size_t np,
+    int *sel, struct dryrun_err *e)
+{
+	char **paths;
+	size_t i;
+	long unmatched = -1;
+	int r = 0;
+
+	if ((paths = mem_calloc(np + 1, sizeof *paths)) == NULL)
+		return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+	for (i = 0; r == 0 && i < np; i++) {
+		r = wsview_resolve(x->p.workspace, argv[i], &paths[i]);
+		if (r < 0)
+			dryrun_fail(e, EXIT_REFUSED, errno, argv[i], NULL);
+		else if (r > 0)
+			dryrun_fail(e, EXIT_REFUSED, 0, argv[i],
+			    "outside the workspace");
+	}
+	if (r == 0) {
+		plan_select(c, paths, np, sel, &unmatched);
+		if (unmatched >= 0)
+			r = dryrun_fail(e, EXIT_REFUSED, 0, argv[unmatched],
+			    "no pending change there");
+	}
+	for (i = 0; i < np; i++)
+		mem_free(paths[i]);
+	mem_free(paths);
+	return r == 0 ? 0 : e->status;
+}
+
+static void
+apply_failed(const char *path, int err, const char *reason, void *arg)
+{
+	warnx("apply: %s: %s", path, reason);
+}
+
+/* Apply what sel selects and say how it went. */
+static int
+run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
+    struct dryrun_err *e)
+{
+	struct plan_result res;
+	char sn[SESSION_IDMAX + 16];
+
+	snprintf(sn, sizeof sn, "session %s", x->id);
+	if (plan_apply(&x->s, x->rootfd, c, sel, apply_failed, NULL,
+	    &res) < 0)
+		return dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+	if (res.left < 0)
+		warnx("apply: %s: dropping applied changes: %s", sn,
+		    strerror(res.settle_err));
+	else if (res.left > 0)
+		warnx("apply: %s: %d applied change(s) could not be dropped "
+		    "from the session", sn, res.left);
+	if (res.all) {
+		x->open = 0;
+		if (session_remove(&x->s) < 0)
+			warn("apply: removing session %s", x->id);
+	}
+	if (res.failed > 0) {
+		printf("Applied %zu, failed %zu. Pending changes kept.\n",
+		    res.applied, res.failed);
+		return EXIT_REFUSED;
+	}
+	if (!quiet)
+		printf("Applied %zu file(s).\n", res.applied);
+	return 0;
+}
+
+int
+cmd_apply(struct cli *c)
+{
+	static const struct option opts[] = {
+		{ "yes", no_argument, NULL, 'y' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct changes ch = { NULL, 0, 0 };
+	struct dryrun x;
+	char q[96];
+	const char *expect = NULL;
+	int *sel = NULL, yes = 0, r, opt;
+	size_t nsel;
+
+	dryrun_init(&x);
+	while ((opt = getopt_long(c->argc, c->argv, "y", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'y':
+			yes = 1;
+			break;
+		case 'e':
+			expect = optarg;
+			break;
+		default:
+			cmd_usage("apply");
+			return EXIT_USAGE;
+		}
+	}
+	if (dryrun_load(&x, c, 0, &e) < 0 ||
+	    (r = dryrun_changes(&x, "apply", LOCK_EX, &ch, &e)) == DRYRUN_ERR)
+		goto out;
+	if (r == DRYRUN_NONE && expect != NULL) {
+		dryrun_fail(&e, EXIT_REFUSED, 0, "", "nothing pending; --expect "
+		    "%s refused", expect);
+		goto out;
+	}
+	if (r == DRYRUN_GOT && expect != NULL &&
+	    check_expect(&x, &ch, expect, &e) != 0)
+		goto out;
+	if (ch.n == 0) {
+		if (!c->quiet)
+			printf("No pending changes.\n");
+		if (r == DRYRUN_GOT && optind == c->argc) {
+			x.open = 0;
+			session_remove(&x.s);
+		}
+		e.status = 0;
+		goto out;
+	}
+	if ((sel = mem_calloc(ch.n, sizeof *sel)) == NULL) {
+		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		goto out;
+	}
+	if (select_paths(&x, &ch, c->argv + optind, (size_t)(c->argc - optind),
+	    sel, &e) != 0)
+		goto out;
+	nsel = plan_count(&ch, sel);
+	if (!yes) {
+		snprintf(q, sizeof q, "Apply %zu file(s) to the workspace?",
+		    nsel);
+		r = confirm(q, "[a]pply/[k]eep pending", "ay");
+		if (r < 0) {
+			dryrun_fail(&e, EXIT_USAGE, 0, "", "no terminal to "
+			    "confirm on; use --yes to apply %zu file(s) "
+			    "without asking", nsel);
+			goto out;
+		}
+		if (r == 0) {
+			if (!c->quiet)
+				printf("Kept %zu pending file(s).\n", nsel);
+			e.status = EXIT_REFUSED;
+			goto quiet;
+		}
+	}
+	e.status = run_apply(&x, &ch, sel, c->quiet, &e);
+	if (e.status == EXIT_REFUSED)
+		goto quiet;
+out:
+	if (e.status != 0)
+		dryrun_report("apply", &e);
+quiet:
+	changes_free(&ch);
+	mem_free(sel);
+	dryrun_done(&x);
+	return e.status;
+}
+
+int
+cmd_discard(struct cli *c)
+{
+	static const struct option opts[] = {
+		{ "yes", no_argument, NULL, 'y' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct changes ch = { NULL, 0, 0 };
+	struct dryrun x;
+	char q[96], sn[SESSION_IDMAX + 16];
+	size_t n = 0;
+	int yes = 0, r, opt;
+
+	dryrun_init(&x);
+	while ((opt = getopt_long(c->argc, c->argv, "y", opts, NULL)) != -1) {
+		if (opt == 'y')
+			yes = 1;
+		else {
+			cmd_usage("discard");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != c->argc) {
+		cmd_usage("discard");
+		return EXIT_USAGE;
+	}
+	if (dryrun_load(&x, c, 0, &e) < 0 ||
+	    (r = dryrun_open(&x, "discard", 0, LOCK_EX, &e)) == DRYRUN_ERR)
+		goto out;
+	if (r == DRYRUN_NONE) {
+		if (!c->quiet)
+			printf("No pending changes.\n");
+		e.status = 0;
+		goto out;
+	}
+	if (x.cut)
+		dryrun_warn_cut(&x, "discard");
+	/* Count against the session's own workspace, wherever we run. */
+	if (dryrun_root(&x, x.s.workspace, &e) < 0)
+		dryrun_report("discard", &e);
+	else if (changes_list(&x.s, x.rootfd, &ch, NULL, NULL) == 0)
+		n = ch.count;
+	if (n > 0 && !yes) {
+		snprintf(q, sizeof q, "Discard %zu pending file change(s)?", n);
+		r = confirm(q, "[d]iscard/[k]eep", "dy");
+		if (r < 0) {
+			dryrun_fail(&e, EXIT_USAGE, 0, "", "no terminal to "
+			    "confirm on; use --yes to discard %zu pending "
+			    "file change(s)", n);
+			goto out;
+		}
+		if (r == 0) {
+			if (!c->quiet)
+				printf("Kept %zu pending file change(s).\n", n);
+			e.status = EXIT_REFUSED;
+			goto quiet;
+		}
+	}
+	x.open = 0;
+	snprintf(sn, sizeof sn, "session %s", x.id);
+	if (session_remove(&x.s) < 0) {
+		dryrun_fail(&e, EXIT_USAGE, errno, sn, NULL);
+		goto out;
+	}
+	if (!c->quiet) {
+		if (n > 0)
+			printf("Discarded %zu pending file change(s).\n", n);
+		else
+			printf("No pending changes.\n");
+	}
+	e.status = 0;
+out:
+	if (e.status != 0)
+		dryrun_report("discard", &e);
+quiet:
+	changes_free(&ch);
+	dryrun_done(&x);
+	return e.status;
+}

@@ -1,0 +1,116 @@
+/*
+ * cmd_dryrun: what the dry-run front ends (cmd_file.c, cmd_diff.c,
+ * cmd_apply.c, cmd_session.c) share: the policy, the workspace's session
+ * and its root fd in one struct dryrun, and one way to say what failed.
+ *
+ * The session is --session ID, else ARCTURN_SESSION, else the default
+ * session of the workspace (created by the first dry-run write). A named
+ * session that belongs to another workspace is refused by write, edit,
+ * read, diff and apply (their paths are relative to the workspace).
+ *
+ * Nothing here prints but dryrun_report (and the warning callbacks): a
+ * helper that fails fills a struct dryrun_err, the front end renders it
+ * (as text today; the same struct carries what a JSON error needs).
+ */
+#ifndef ARCTURN_CMD_DRYRUN_H
+#define ARCTURN_CMD_DRYRUN_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "changes.h"
+#include "cmd.h"
+#include "policy.h"
+#include "session.h"
+
+struct dryrun {
+	struct policy	 p;
+	int		 storefd;
+	int		 rootfd;
+	struct session	 s;
+	int		 open;
+	int		 named;		/* --session or ARCTURN_SESSION */
+	int		 cut;		/* a restart cut a run short */
+	char		 id[SESSION_IDMAX + 1];
+};
+
+/*
+ * Why a front end fails: printed `arcturn: WHAT: SUBJECT: REASON`, the
+ * empty parts left out, or `arcturn: REASON` when bare (a config error
+ * names its file). reason is strerror(err) when err is set.
+ */
+struct dryrun_err {
+	int	 status;			/* exit status (cmd.h) */
+	int	 err;				/* errno, or 0 */
+	int	 bare;				/* reason is the whole line */
+	char	 subject[PATH_MAX + 64];	/* a path, "session ID", or "" */
+	char	 reason[PATH_MAX + 160];
+};
+
+/* What dryrun_open and dryrun_changes found. */
+enum { DRYRUN_GOT, DRYRUN_NONE, DRYRUN_ERR };
+
+/* Names the session an exec --dry-run holds locked while its command runs. */
+#define DRYRUN_BUSY_ENV	"ARCTURN_DRY_RUN_HELD"
+
+void	dryrun_init(struct dryrun *);
+void	dryrun_done(struct dryrun *);
+
+/*
+ * Fill e (status, err, subject, then reason from fmt) and return status.
+ * fmt may be NULL when err says it all.
+ */
+int	dryrun_fail(struct dryrun_err *e, int status, int err,
+	    const char *subject, const char *fmt, ...)
+	    __attribute__((format(printf, 5, 6)));
+
+/* Print e as one line: `arcturn: what: subject: reason`. */
+void	dryrun_report(const char *what, const struct dryrun_err *e);
+
+/* Load the policy (dry_run: --dry-run given). Config warnings print. */
+int	dryrun_load(struct dryrun *, struct cli *, int dry_run,
+	    struct dryrun_err *);
+
+/*
+ * Open the selected session (creating it with create) and lock it with
+ * lockop (0: no lock). DRYRUN_GOT (x->cut set when a restart cut a run
+ * short), DRYRUN_NONE (nothing to open) or DRYRUN_ERR (e filled).
+ */
+int	dryrun_open(struct dryrun *, const char *what, int create, int lockop,
+	    struct dryrun_err *);
+
+/* The session must belong to the workspace we run in. */
+int	dryrun_same_ws(struct dryrun *, struct dryrun_err *);
+
+/* Open root as x->rootfd (once). */
+int	dryrun_root(struct dryrun *, const char *root, struct dryrun_err *);
+
+/*
+ * The pending changes of the workspace's session, for diff and apply:
+ * open it (lockop), check it is this workspace's, list its changes
+ * against the workspace (problems with one file warn, naming what).
+ * DRYRUN_NONE when there is no session (an error when one was named).
+ */
+int	dryrun_changes(struct dryrun *, const char *what, int lockop,
+	    struct changes *, struct dryrun_err *);
+
+/*
+ * Resolve a path the user gave (wsview_resolve: 0 inside, 1 outside).
+ * With dry, a path outside the workspace, or inside arcturn's state dir,
+ * is refused. -1 with e filled (EXIT_REFUSED).
+ */
+int	dryrun_resolve(struct dryrun *, const char *path, int dry, char **rel,
+	    struct dryrun_err *);
+
+/* The warning that a restart cut a dry-run command in the session short. */
+void	dryrun_warn_cut(const struct dryrun *, const char *what);
+
+/* changes_warn_fn printing `arcturn: WHAT: path: what (reason)`. */
+void	dryrun_list_warn(const char *path, int err, const char *what,
+	    void *cmdname);
+
+/* udiff_out_fn writing to stdout (EIO when the write fails). */
+int	dryrun_stdout(const void *buf, size_t len, void *arg);
+
+
+#endif

@@ -1,0 +1,312 @@
+/*
+ * Front ends of the file commands: write, edit, read. Exit codes (cmd.h):
+ * 0 ok; 1 refused or failed (edit without a unique match, a path outside
+ * the workspace under dry run, a file that cannot be read or written); 2
+ * usage or environment (bad options, config, an unusable session store,
+ * a corrupt session).
+ *
+ * Each command chooses its workspace view once (wsview.h): the session's
+ * shadow tree under dry run (read: also when a session is named and has
+ * one), else the real tree. `read` of a path outside the workspace always
+ * reads the real file; write and edit refuse one under dry run.
+ */
+#include <sys/file.h>
+#include <sys/types.h>
+
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "cmd_dryrun.h"
+#include "fsx.h"
+#include "mem.h"
+#include "wsview.h"
+
+#define EDIT_MAX	((size_t)256 << 20)
+
+/*
+ * Choose the view: with want, the session (opened with create and
+ * lockop; when there is none and create is 0, the real tree), else the
+ * real tree, whose root is opened only for a path inside the workspace.
+ */
+static int
+view_open(struct dryrun *x, const char *what, int inside, int want,
+    int create, int lockop, struct wsview *v, struct dryrun_err *e)
+{
+	int r = DRYRUN_NONE;
+
+	v->s = NULL;
+	v->rootfd = -1;
+	if (want && (r = dryrun_open(x, what, create, lockop, e)) == DRYRUN_ERR)
+		return -1;
+	if (r == DRYRUN_GOT) {
+		if (x->cut)
+			dryrun_warn_cut(x, what);
+		if (dryrun_same_ws(x, e) < 0 ||
+		    dryrun_root(x, x->p.workspace, e) < 0)
+			return -1;
+		v->s = &x->s;
+	} else if (inside && dryrun_root(x, x->p.workspace, e) < 0) {
+		e->status = EXIT_REFUSED;
+		return -1;
+	}
+	v->rootfd = x->rootfd;
+	return 0;
+}
+
+static int
+parse_dry(struct cli *c, int *dry, const char *name)
+{
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch;
+
+	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
+		if (ch == 'd')
+			*dry = 1;
+		else {
+			cmd_usage(name);
+			return -1;
+		}
+	}
+	if (optind != c->argc - 1) {
+		cmd_usage(name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cmd_write(struct cli *c)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct wsview v;
+	struct dryrun x;
+	const char *path;
+	char *buf = NULL, *rel = NULL;
+	size_t len;
+	int dry = 0, r;
+
+	dryrun_init(&x);
+	if (parse_dry(c, &dry, "write") < 0)
+		return EXIT_USAGE;
+	path = c->argv[optind];
+	if (dryrun_load(&x, c, dry, &e) < 0 ||
+	    (r = dryrun_resolve(&x, path, x.p.dry_run, &rel, &e)) < 0)
+		goto out;
+	if (fsx_read_fd(STDIN_FILENO, SIZE_MAX - 1, &buf, &len) < 0) {
+		dryrun_fail(&e, EXIT_USAGE, errno, "standard input", NULL);
+		goto out;
+	}
+	if (view_open(&x, "write", r == 0, x.p.dry_run, 1, LOCK_EX, &v,
+	    &e) < 0)
+		goto out;
+	if (wsview_write(&v, rel, buf, len) < 0)
+		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+	else
+		e.status = 0;
+out:
+	if (e.status != 0)
+		dryrun_report("write", &e);
+	mem_free(buf);
+	mem_free(rel);
+	dryrun_done(&x);
+	return e.status;
+}
+
+/* Count non-overlapping occurrences of pat in buf. */
+static size_t
+count_occ(const char *buf, size_t len, const char *pat, size_t plen)
+{
+	const char *p = buf, *end = buf + len, *hit;
+	size_t n = 0;
+
+	while ((size_t)(end - p) >= plen &&
+	    (hit = memmem(p, (size_t)(end - p), pat, plen)) != NULL) {
+		n++;
+		p = hit + plen;
+	}
+	return n;
+}
+
+static char *
+replace_all(const char *buf, size_t len, const char *old, size_t olen,
+    const char *new, size_t nlen, size_t n, size_t *outlen)
+{
+	const char *p = buf, *end = buf + len, *hit;
+	char *out, *q;
+	size_t total;
+
+	if (nlen > olen && n > (SIZE_MAX - len) / (nlen - olen)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	total = len - n * olen + n * nlen;
+	if ((out = mem_alloc(total + 1)) == NULL)
+		return NULL;
+	q = out;
+	while (n-- > 0 && (hit = memmem(p, (size_t)(end - p), old, olen))) {
+		memcpy(q, p, (size_t)(hit - p));
+		q += hit - p;
+		memcpy(q, new, nlen);
+		q += nlen;
+		p = hit + olen;
+	}
+	memcpy(q, p, (size_t)(end - p));
+	q += end - p;
+	*outlen = (size_t)(q - out);
+	return out;
+}
+
+/*
+ * The edited text: every occurrence of old replaced by new, refused
+ * (EXIT_REFUSED) unless old occurs exactly once or all is set.
+ */
+static int
+edit_text(const char *buf, size_t len, const char *old, const char *new,
+    int all, const char *path, char **out, size_t *outlen,
+    struct dryrun_err *e)
+{
+	size_t olen = strlen(old), n;
+
+	n = count_occ(buf, len, old, olen);
+	if (n == 0)
+		return dryrun_fail(e, EXIT_REFUSED, 0, path,
+		    "old text not found");
+	if (n > 1 && !all)
+		return dryrun_fail(e, EXIT_REFUSED, 0, path, "old text found "
+		    "%zu times; use --all or more context", n);
+	*out = replace_all(buf, len, old, olen, new, strlen(new), n, outlen);
+	if (*out == NULL)
+		return dryrun_fail(e, EXIT_USAGE, errno, path, NULL);
+	return 0;
+}
+
+int
+cmd_edit(struct cli *c)
+{
+	static const struct option opts[] = {
+		{ "old", required_argument, NULL, 'o' },
+		{ "new", required_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct wsview v;
+	struct dryrun x;
+	const char *old = NULL, *new = NULL, *path;
+	char *rel = NULL, *buf = NULL, *out = NULL;
+	size_t len, outlen = 0;
+	int ch, all = 0, dry = 0, r;
+
+	dryrun_init(&x);
+	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'o':
+			old = optarg;
+			break;
+		case 'n':
+			new = optarg;
+			break;
+		case 'a':
+			all = 1;
+			break;
+		case 'd':
+			dry = 1;
+			break;
+		default:
+			cmd_usage("edit");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != c->argc - 1 || old == NULL || new == NULL) {
+		cmd_usage("edit");
+		return EXIT_USAGE;
+	}
+	path = c->argv[optind];
+	if (old[0] == '\0') {
+		warnx("edit: %s: --old must not be empty", path);
+		return EXIT_USAGE;
+	}
+	if (dryrun_load(&x, c, dry, &e) < 0 ||
+	    (r = dryrun_resolve(&x, path, x.p.dry_run, &rel, &e)) < 0 ||
+	    view_open(&x, "edit", r == 0, x.p.dry_run, 1, LOCK_EX, &v, &e) < 0)
+		goto out;
+	if (wsview_read(&v, rel, EDIT_MAX, &buf, &len) < 0) {
+		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+		goto out;
+	}
+	if (edit_text(buf, len, old, new, all, path, &out, &outlen, &e) != 0)
+		goto out;
+	if (wsview_write(&v, rel, out, outlen) < 0)
+		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+	else
+		e.status = 0;
+out:
+	if (e.status != 0)
+		dryrun_report("edit", &e);
+	mem_free(rel);
+	mem_free(buf);
+	mem_free(out);
+	dryrun_done(&x);
+	return e.status;
+}
+
+static int
+copy_out(int fd)
+{
+	char buf[65536];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			return -1;
+	}
+}
+
+int
+cmd_read(struct cli *c)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct wsview v;
+	struct dryrun x;
+	const char *path;
+	char *rel = NULL;
+	int r, fd = -1, dry = 0;
+
+	dryrun_init(&x);
+	if (parse_dry(c, &dry, "read") < 0)
+		return EXIT_USAGE;
+	path = c->argv[optind];
+	if (dryrun_load(&x, c, dry, &e) < 0 ||
+	    (r = dryrun_resolve(&x, path, 0, &rel, &e)) < 0 ||
+	    view_open(&x, "read", r == 0, r == 0 && (x.p.dry_run || x.named),
+	    0, LOCK_SH, &v, &e) < 0)
+		goto out;
+	if ((fd = wsview_open(&v, rel)) < 0 || copy_out(fd) < 0)
+		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+	else
+		e.status = 0;
+out:
+	if (e.status != 0)
+		dryrun_report("read", &e);
+	fsx_close(fd);
+	mem_free(rel);
+	dryrun_done(&x);
+	return e.status;
+}

@@ -1,0 +1,309 @@
+/*
+ * Front end of `arcturn session list|show|rm`: the sessions in the store,
+ * one session's pending files, removing one. Exit 0; 1 when a session
+ * could not be read (list, show); 2 usage, config, or no such session.
+ */
+#include <sys/file.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "changes.h"
+#include "cmd.h"
+#include "cmd_dryrun.h"
+#include "mem.h"
+#include "session.h"
+#include "session_run.h"
+
+static void
+json_hooks(void)
+{
+	static cJSON_Hooks h = { mem_alloc, mem_free };
+
+	cJSON_InitHooks(&h);
+}
+
+static char
+status_letter(enum change_status s)
+{
+	switch (s) {
+	case CHANGE_ADDED:
+	case CHANGE_MKDIR:
+		return 'A';
+	case CHANGE_DELETED:
+	case CHANGE_RMDIR:
+		return 'D';
+	case CHANGE_TYPE:
+		return 'T';
+	default:
+		return 'M';
+	}
+}
+
+/* Pending changes of an open session, against its own workspace. */
+static long
+pending_of(struct session *s, struct changes *ch)
+{
+	int rootfd, rc;
+
+	memset(ch, 0, sizeof *ch);
+	if (session_lock(s, LOCK_SH) < 0)
+		return -1;
+	rootfd = open(s->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		session_unlock(s);
+		return -1;
+	}
+	rc = changes_list(s, rootfd, ch, NULL, NULL);
+	close(rootfd);
+	session_unlock(s);
+	return rc < 0 ? -1 : (long)ch->count;
+}
+
+static int
+session_list_cmd(struct dryrun *x, struct cli *c)
+{
+	struct changes ch;
+	struct session s;
+	char **ids = NULL;
+	size_t n = 0, i;
+	cJSON *arr = NULL, *o;
+	char *txt;
+	long pend;
+	int rc = 0;
+
+	x->storefd = session_store_open(x->p.state, 0);
+	if (x->storefd < 0 && errno != ENOENT) {
+		warn("session: %s/overlays", x->p.state);
+		return EXIT_USAGE;
+	}
+	if (x->storefd >= 0 && session_list(x->storefd, &ids, &n) < 0) {
+		warn("session: %s/overlays", x->p.state);
+		return EXIT_USAGE;
+	}
+	json_hooks();
+	if (c->json && (arr = cJSON_CreateArray()) == NULL) {
+		session_ids_free(ids, n);
+		warnx("session: %s", strerror(ENOMEM));
+		return EXIT_USAGE;
+	}
+	if (!c->json && n > 0)
+		printf("%-16s %7s  %s\n", "ID", "PENDING", "WORKSPACE");
+	for (i = 0; i < n; i++) {
+		if (session_open(x->storefd, ids[i], NULL, &s) < 0) {
+			if (errno == ENOENT)
+				continue;
+			if (errno == EBADMSG)
+				warnx("session: %s: %s", ids[i], s.why);
+			else
+				warn("session: %s", ids[i]);
+			rc = EXIT_REFUSED;
+			continue;
+		}
+		pend = pending_of(&s, &ch);
+		if (pend < 0)
+			warn("session: %s: %s", ids[i], s.workspace);
+		if (c->json) {
+			if ((o = cJSON_CreateObject()) == NULL)
+				goto nomem;
+			cJSON_AddItemToArray(arr, o);
+			if (!cJSON_AddStringToObject(o, "id", ids[i]) ||
+			    !cJSON_AddStringToObject(o, "workspace",
+			    s.workspace) ||
+			    !cJSON_AddStringToObject(o, "created", s.created) ||
+			    !(pend >= 0 ? cJSON_AddNumberToObject(o, "pending",
+			    (double)pend) : cJSON_AddNullToObject(o, "pending")))
+				goto nomem;
+		} else if (pend >= 0)
+			printf("%-16s %7ld  %s\n", ids[i], pend, s.workspace);
+		else
+			printf("%-16s %7s  %s\n", ids[i], "?", s.workspace);
+		changes_free(&ch);
+		session_close(&s);
+	}
+	if (c->json) {
+		if ((txt = cJSON_Print(arr)) == NULL) {
+			cJSON_Delete(arr);
+			session_ids_free(ids, n);
+			warnx("session: %s", strerror(ENOMEM));
+			return EXIT_USAGE;
+		}
+		printf("%s\n", txt);
+		mem_free(txt);
+		cJSON_Delete(arr);
+	}
+	session_ids_free(ids, n);
+	return rc;
+nomem:
+	changes_free(&ch);
+	session_close(&s);
+	cJSON_Delete(arr);
+	session_ids_free(ids, n);
+	warnx("session: %s", strerror(ENOMEM));
+	return EXIT_USAGE;
+}
+
+static int
+session_show_cmd(struct dryrun *x, struct cli *c)
+{
+	struct dryrun_err err;
+	struct changes ch = { NULL, 0, 0 };
+	struct change *e;
+	cJSON *o = NULL, *files, *f;
+	char *txt;
+	size_t i;
+	long pend;
+	int r;
+
+	r = dryrun_open(x, "session", 0, 0, &err);
+	if (r == DRYRUN_ERR) {
+		dryrun_report("session", &err);
+		return EXIT_USAGE;
+	}
+	if (r == DRYRUN_GOT && x->cut)
+		dryrun_warn_cut(x, "session");
+	if (r == DRYRUN_NONE) {
+		if (x->named)
+			warnx("session: %s: no such session", x->p.session);
+		else
+			warnx("session: no session for workspace %s",
+			    x->p.workspace);
+		return EXIT_USAGE;
+	}
+	pend = pending_of(&x->s, &ch);
+	if (pend < 0)
+		warn("session: %s: %s", x->id, x->s.workspace);
+	if (!c->json) {
+		printf("session:   %s\nworkspace: %s\ncreated:   %s\n", x->id,
+		    x->s.workspace, x->s.created);
+		if (pend >= 0)
+			printf("pending:   %ld\n", pend);
+		for (i = 0; i < ch.n; i++) {
+			e = &ch.v[i];
+			if (!e->implied)
+				printf("  %c %s%s\n", status_letter(e->status),
+				    e->path, e->new_kind == SHADOW_DIR ||
+				    e->status == CHANGE_RMDIR ? "/" : "");
+		}
+		changes_free(&ch);
+		return pend < 0 ? EXIT_REFUSED : 0;
+	}
+	json_hooks();
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    !cJSON_AddStringToObject(o, "id", x->id) ||
+	    !cJSON_AddStringToObject(o, "workspace", x->s.workspace) ||
+	    !cJSON_AddStringToObject(o, "created", x->s.created) ||
+	    !(pend >= 0 ? cJSON_AddNumberToObject(o, "pending", (double)pend) :
+	    cJSON_AddNullToObject(o, "pending")) ||
+	    !cJSON_AddBoolToObject(o, "interrupted",
+	    session_run_interrupted(&x->s)) ||
+	    (files = cJSON_AddArrayToObject(o, "files")) == NULL)
+		goto nomem;
+	for (i = 0; i < ch.n; i++) {
+		e = &ch.v[i];
+		if (e->implied)
+			continue;
+		if ((f = cJSON_CreateObject()) == NULL)
+			goto nomem;
+		cJSON_AddItemToArray(files, f);
+		if (!cJSON_AddStringToObject(f, "path", e->path) ||
+		    !cJSON_AddStringToObject(f, "status",
+		    changes_status_name(e->status)))
+			goto nomem;
+	}
+	if ((txt = cJSON_Print(o)) == NULL)
+		goto nomem;
+	printf("%s\n", txt);
+	mem_free(txt);
+	cJSON_Delete(o);
+	changes_free(&ch);
+	return pend < 0 ? EXIT_REFUSED : 0;
+nomem:
+	cJSON_Delete(o);
+	changes_free(&ch);
+	warnx("session: %s", strerror(ENOMEM));
+	return EXIT_USAGE;
+}
+
+static int
+session_rm_cmd(struct dryrun *x, struct cli *c, const char *id)
+{
+	struct dryrun_err e;
+	int r;
+
+	if (!session_id_valid(id)) {
+		warnx("session: %s: invalid session id "
+		    "(want [a-z0-9][a-z0-9-]{0,63})", id);
+		return EXIT_USAGE;
+	}
+	mem_free(x->p.session);
+	if ((x->p.session = mem_strdup(id)) == NULL) {
+		warn("session");
+		return EXIT_USAGE;
+	}
+	r = dryrun_open(x, "session", 0, LOCK_EX, &e);
+	if (r == DRYRUN_ERR) {
+		dryrun_report("session", &e);
+		return EXIT_USAGE;
+	}
+	if (r == DRYRUN_GOT && x->cut)
+		dryrun_warn_cut(x, "session");
+	if (r == DRYRUN_NONE) {
+		warnx("session: %s: no such session", id);
+		return EXIT_USAGE;
+	}
+	x->open = 0;
+	if (session_remove(&x->s) < 0) {
+		warn("session: rm %s", id);
+		return EXIT_USAGE;
+	}
+	if (!c->quiet)
+		printf("Removed session %s.\n", id);
+	return 0;
+}
+
+int
+cmd_session(struct cli *c)
+{
+	struct dryrun_err e;
+	struct dryrun x;
+	const char *sub = c->argc >= 2 ? c->argv[1] : "";
+	int rc;
+
+	if (!(strcmp(sub, "list") == 0 && c->argc == 2) &&
+	    !(strcmp(sub, "show") == 0 && c->argc <= 3) &&
+	    !(strcmp(sub, "rm") == 0 && c->argc == 3)) {
+		cmd_usage("session");
+		return EXIT_USAGE;
+	}
+	if (strcmp(sub, "show") == 0 && c->argc == 3 &&
+	    !session_id_valid(c->argv[2])) {
+		warnx("session: %s: invalid session id "
+		    "(want [a-z0-9][a-z0-9-]{0,63})", c->argv[2]);
+		return EXIT_USAGE;
+	}
+	dryrun_init(&x);
+	if (dryrun_load(&x, c, 0, &e) < 0) {
+		dryrun_report("session", &e);
+		return EXIT_USAGE;
+	}
+	if (strcmp(sub, "list") == 0)
+		rc = session_list_cmd(&x, c);
+	else if (strcmp(sub, "rm") == 0)
+		rc = session_rm_cmd(&x, c, c->argv[2]);
+	else if (c->argc == 3) {
+		mem_free(x.p.session);
+		x.p.session = mem_strdup(c->argv[2]);
+		x.named = 1;
+		rc = x.p.session != NULL ? session_show_cmd(&x, c) : EXIT_USAGE;
+	} else
+		rc = session_show_cmd(&x, c);
+	dryrun_done(&x);
+	return rc;
+}

@@ -1,0 +1,574 @@
+/*
+ * shadow: the shadow tree of a dry-run session (shadow.h).
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsx.h"
+#include "hash.h"
+#include "mem.h"
+#include "os.h"
+#include "shadow.h"
+
+#define PERM(m)		((unsigned int)(m) & 07777)
+#define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+#define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+int
+shadow_opaque(int fd)
+{
+	static const char *names[] = { "trusted.overlay.opaque",
+	    "user.overlay.opaque" };
+	char v[4];
+	size_t i;
+	long n;
+	int r = 0;
+
+	for (i = 0; i < 2; i++) {
+		n = os_getxattr(fd, names[i], v, sizeof v);
+		if (n == 1 && v[0] == 'y')
+			return 'y';
+		if (n == 1 && v[0] == 'x')
+			r = 'x';
+	}
+	return r;
+}
+
+static int
+file_is_xwhiteout(int dirfd, const char *name)
+{
+	char v[4];
+	int fd, r;
+
+	fd = openat(dirfd, name, OFLAGS);
+	if (fd < 0)
+		return 0;
+	r = os_getxattr(fd, "trusted.overlay.whiteout", v, sizeof v) >= 0 ||
+	    os_getxattr(fd, "user.overlay.whiteout", v, sizeof v) >= 0;
+	close(fd);
+	return r;
+}
+
+static int
+st_is_whiteout(int dirfd, const char *name, const struct stat *st)
+{
+	if (S_ISCHR(st->st_mode) && st->st_rdev == 0)
+		return 1;
+	if (S_ISREG(st->st_mode) && st->st_size == 0)
+		return file_is_xwhiteout(dirfd, name);
+	return 0;
+}
+
+int
+shadow_is_whiteout(int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	return st_is_whiteout(dirfd, name, &st);
+}
+
+static int
+kind_from_st(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return SHADOW_FILE;
+	if (S_ISLNK(st->st_mode))
+		return SHADOW_SYMLINK;
+	if (S_ISDIR(st->st_mode))
+		return SHADOW_DIR;
+	return SHADOW_SPECIAL;
+}
+
+int
+shadow_kind(int dirfd, const char *name, struct stat *st, int upper)
+{
+	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return SHADOW_ABSENT;
+		return -1;
+	}
+	if (upper && st_is_whiteout(dirfd, name, st))
+		return SHADOW_WHITEOUT;
+	return kind_from_st(st);
+}
+
+
+/* Make dirfd/name a whiteout, replacing what is there (not a dir). */
+static int
+make_whiteout(int dirfd, const char *name)
+{
+	char tmp[FSX_TMP_NAMELEN + 1], v[4];
+	int fd;
+
+	if (fsx_tmp_name(tmp) < 0)
+		return -1;
+	if (mknodat(dirfd, tmp, S_IFCHR | 0, 0) < 0) {
+		if (errno != EPERM)
+			return -1;
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -1;
+		if (os_setxattr(fd, "user.overlay.whiteout", "y", 1) < 0) {
+			fsx_close(fd);
+			goto fail;
+		}
+		close(fd);
+		if (os_getxattr(dirfd, "user.overlay.opaque", v, sizeof v) < 0 &&
+		    os_setxattr(dirfd, "user.overlay.opaque", "x", 1) < 0)
+			goto fail;
+	}
+	if (renameat(dirfd, tmp, dirfd, name) < 0)
+		goto fail;
+	return 0;
+fail:
+	{
+		int saved = errno;
+
+		unlinkat(dirfd, tmp, 0);
+		errno = saved;
+	}
+	return -1;
+}
+
+
+/* The merged view of one path: where its parent is in upper/ and real. */
+struct walk {
+	int		 ufd;	/* upper dir holding name, or -1 */
+	int		 rfd;	/* real dir holding name, or -1 */
+	int		 hidden; /* the real side is hidden by upper */
+	const char	*name;	/* last component, inside rel */
+};
+
+static void
+walk_done(struct walk *w)
+{
+	fsx_close(w->ufd);
+	fsx_close(w->rfd);
+	w->ufd = w->rfd = -1;
+}
+
+/* A new dir ufd/c with mode (made 0700 first): its fd, or -1. */
+static int
+mkdir_upper(int ufd, const char *c, mode_t mode)
+{
+	int fd;
+
+	if (mkdirat(ufd, c, 0700) < 0 || (fd = openat(ufd, c, DFLAGS)) < 0)
+		return -1;
+	if (fchmod(fd, mode) < 0) {
+		fsx_close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Replace the whiteout ufd/c by a dir hiding the real dir's children. */
+static int
+unwhite_dir(int ufd, const char *c, int rfd, mode_t mode)
+{
+	struct dirent *e;
+	DIR *d;
+	int nfd, fd;
+
+	if (unlinkat(ufd, c, 0) < 0 || (nfd = mkdir_upper(ufd, c, mode)) < 0)
+		return -1;
+	if (rfd >= 0 && (fd = openat(rfd, c, DFLAGS)) >= 0) {
+		if ((d = fdopendir(fd)) == NULL) {
+			fsx_close(fd);
+			goto fail;
+		}
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0)
+				continue;
+			if (make_whiteout(nfd, e->d_name) < 0) {
+				int saved = errno;
+
+				closedir(d);
+				errno = saved;
+				goto fail;
+			}
+		}
+		closedir(d);
+	}
+	return nfd;
+fail:
+	fsx_close(nfd);
+	return -1;
+}
+
+/* Record the base of rel's first plen bytes: rfd/name now (rfd -1: absent). */
+static int
+put_prefix_base(struct session *s, const char *rel, size_t plen, int rfd,
+    const char *name)
+{
+	struct apply_base b;
+	char *pre;
+	int rc;
+
+	if (shadow_base_now(rfd, name, &b) < 0)
+		return -1;
+	if ((pre = mem_strndup(rel, plen)) == NULL)
+		return -1;
+	rc = session_base_put(s, pre, &b);
+	mem_free(pre);
+	return rc;
+}
+
+/*
+ * Walk the parents of rel in the merged view. With mkdirs, missing
+ * parents are made in upper/ (copied up from the real dir's mode, or new
+ * with newdirmode and an "absent" base record).
+ */
+static int
+walk_parent(struct session *s, int rootfd, const char *rel, int mkdirs,
+    mode_t newdirmode, struct walk *w)
+{
+	struct stat us, rs;
+	char c[NAME_MAX + 1];
+	const char *p, *q;
+	int uk, rk, nufd, nrfd, depth = 0;
+
+	w->ufd = dup(s->upperfd);
+	w->rfd = dup(rootfd);
+	w->hidden = 0;
+	w->name = NULL;
+	if (w->ufd < 0 || w->rfd < 0)
+		goto fail;
+	for (p = rel;; p = q + 1) {
+		q = strchr(p, '/');
+		if (q == NULL)
+			break;
+		if ((size_t)(q - p) > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(c, p, (size_t)(q - p));
+		c[q - p] = '\0';
+		if (c[0] == '\0' || strcmp(c, ".") == 0 ||
+		    strcmp(c, "..") == 0 || ++depth > SHADOW_DEPTH_MAX) {
+			errno = EINVAL;
+			goto fail;
+		}
+		uk = w->ufd >= 0 ? shadow_kind(w->ufd, c, &us, 1) : SHADOW_ABSENT;
+		rk = w->rfd >= 0 ? shadow_kind(w->rfd, c, &rs, 0) : SHADOW_ABSENT;
+		if (uk < 0 || rk < 0)
+			goto fail;
+		nufd = nrfd = -1;
+		if (rk == SHADOW_DIR && (nrfd = openat(w->rfd, c, DFLAGS)) < 0)
+			goto fail;
+		if (uk == SHADOW_DIR) {
+			if ((nufd = openat(w->ufd, c, DFLAGS)) < 0)
+				goto fail2;
+			if (rk != SHADOW_DIR || shadow_opaque(nufd) == 'y')
+				w->hidden = 1;
+		} else if (uk == SHADOW_WHITEOUT) {
+			if (!mkdirs) {
+				errno = ENOENT;
+				goto fail2;
+			}
+			if (put_prefix_base(s, rel, (size_t)(q - rel),
+			    rk == SHADOW_ABSENT ? -1 : w->rfd, c) < 0)
+				goto fail2;
+			nufd = unwhite_dir(w->ufd, c, w->hidden ? -1 : w->rfd,
+			    newdirmode);
+			if (nufd < 0)
+				goto fail2;
+			if (rk != SHADOW_DIR)
+				w->hidden = 1;
+		} else if (uk != SHADOW_ABSENT) {
+			errno = ENOTDIR;
+			goto fail2;
+		} else if (rk == SHADOW_DIR && !w->hidden) {
+			if (mkdirs) {
+				/* A copy-up parent: its base says "dir". */
+				if (put_prefix_base(s, rel, (size_t)(q - rel),
+				    w->rfd, c) < 0 || (nufd = mkdir_upper(w->ufd,
+				    c, PERM(rs.st_mode))) < 0)
+					goto fail2;
+			}
+		} else if (rk == SHADOW_ABSENT || w->hidden) {
+			if (!mkdirs) {
+				errno = ENOENT;
+				goto fail2;
+			}
+			if (put_prefix_base(s, rel, (size_t)(q - rel),
+			    rk == SHADOW_ABSENT ? -1 : w->rfd, c) < 0 ||
+			    (nufd = mkdir_upper(w->ufd, c, newdirmode & 07777)) < 0)
+				goto fail2;
+			w->hidden = 1;
+		} else if (rk == SHADOW_SYMLINK) {
+			errno = ELOOP;
+			goto fail2;
+		} else {
+			errno = ENOTDIR;
+			goto fail2;
+		}
+		fsx_close(w->ufd);
+		fsx_close(w->rfd);
+		w->ufd = nufd;
+		w->rfd = nrfd;
+		if (w->ufd < 0 && w->rfd < 0) {
+			errno = ENOENT;
+			goto fail;
+		}
+		continue;
+fail2:
+		fsx_close(nufd);
+		fsx_close(nrfd);
+		goto fail;
+	}
+	if (*p == '\0' || strcmp(p, ".") == 0 || strcmp(p, "..") == 0) {
+		errno = EINVAL;
+		goto fail;
+	}
+	if (strlen(p) > NAME_MAX) {
+		errno = ENAMETOOLONG;
+		goto fail;
+	}
+	w->name = p;
+	return 0;
+fail:
+	walk_done(w);
+	return -1;
+}
+
+/* The real state of rfd/name as a base record. */
+int
+shadow_base_now(int rfd, const char *name, struct apply_base *b)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd;
+
+	memset(b, 0, sizeof *b);
+	if (rfd < 0 || fstatat(rfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (rfd >= 0 && errno != ENOENT && errno != ENOTDIR)
+			return -1;
+		b->absent = 1;
+		return 0;
+	}
+	b->mode = PERM(st.st_mode);
+	if (S_ISDIR(st.st_mode)) {
+		b->is_dir = 1;
+	} else if (S_ISLNK(st.st_mode)) {
+		b->is_link = 1;
+		if ((buf = mem_alloc(PATH_MAX)) == NULL)
+			return -1;
+		n = readlinkat(rfd, name, buf, PATH_MAX);
+		if (n < 0) {
+			mem_free(buf);
+			return -1;
+		}
+		hash_buf(buf, (size_t)n, b->sha);
+		mem_free(buf);
+	} else if (S_ISREG(st.st_mode)) {
+		if ((fd = openat(rfd, name, OFLAGS)) < 0)
+			return -1;
+		if (hash_fd(fd, b->sha) < 0) {
+			fsx_close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	/* A special file keeps a zero hash: apply sees a conflict. */
+	return 0;
+}
+
+int
+shadow_base(struct session *s, int rootfd, const char *path,
+    struct apply_base *b)
+{
+	const char *name;
+	int fd, rc;
+
+	if (session_base_get(s, path, b) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	fd = fsx_open_parent(rootfd, path, 0, &name);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -1;
+		memset(b, 0, sizeof *b);
+		b->absent = 1;
+		return 0;
+	}
+	rc = shadow_base_now(fd, name, b);
+	fsx_close(fd);
+	return rc;
+}
+
+/* Listing upper/ and the real tree: fsx temp files are not entries. */
+static int
+not_tmp(int dirfd, const char *name, void *arg)
+{
+	return !fsx_is_tmp_name(name);
+}
+
+int
+shadow_list(int dirfd, char ***namesp, size_t *np)
+{
+	return fsx_list(dirfd, not_tmp, NULL, namesp, np);
+}
+
+
+
+int
+shadow_open(struct session *s, int rootfd, const char *rel, int *shadow)
+{
+	struct walk w;
+	struct stat st;
+	int k, fd = -1;
+
+	*shadow = 0;
+	if (walk_parent(s, rootfd, rel, 0, 0, &w) < 0)
+		return -1;
+	k = w.ufd >= 0 ? shadow_kind(w.ufd, w.name, &st, 1) : SHADOW_ABSENT;
+	if (k < 0)
+		goto out;
+	if (k == SHADOW_WHITEOUT) {
+		errno = ENOENT;
+		goto out;
+	}
+	if (k != SHADOW_ABSENT) {
+		*shadow = 1;
+		fd = openat(w.ufd, w.name, OFLAGS);
+	} else if (w.hidden || w.rfd < 0) {
+		errno = ENOENT;
+		goto out;
+	} else
+		fd = openat(w.rfd, w.name, OFLAGS);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			errno = *shadow ? ELOOP : ENOENT;
+		goto out;
+	}
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	walk_done(&w);
+	return fd;
+fail:
+	fsx_close(fd);
+	fd = -1;
+out:
+	walk_done(&w);
+	return fd;
+}
+
+int
+shadow_read(struct session *s, int rootfd, const char *rel, size_t max,
+    char **buf, size_t *len, mode_t *mode)
+{
+	struct stat st;
+	int fd, shadow;
+
+	if ((fd = shadow_open(s, rootfd, rel, &shadow)) < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || fsx_read_fd(fd, max, buf, len) < 0) {
+		fsx_close(fd);
+		return -1;
+	}
+	close(fd);
+	*mode = PERM(st.st_mode);
+	return 0;
+}
+
+int
+shadow_write(struct session *s, int rootfd, const char *rel,
+    const void *buf, size_t len, mode_t newmode, mode_t newdirmode)
+{
+	struct walk w;
+	struct stat us, rs;
+	struct apply_base b;
+	int uk, rk, rc = -1;
+	mode_t mode = newmode & 07777;
+
+	if (walk_parent(s, rootfd, rel, 1, newdirmode, &w) < 0)
+		return -1;
+	if ((uk = shadow_kind(w.ufd, w.name, &us, 1)) < 0)
+		goto out;
+	rk = w.rfd >= 0 ? shadow_kind(w.rfd, w.name, &rs, 0) : SHADOW_ABSENT;
+	if (rk < 0)
+		goto out;
+	if (uk == SHADOW_DIR || (uk == SHADOW_ABSENT && !w.hidden &&
+	    rk == SHADOW_DIR)) {
+		errno = EISDIR;
+		goto out;
+	}
+	if (uk == SHADOW_SPECIAL || (uk == SHADOW_ABSENT && !w.hidden &&
+	    rk == SHADOW_SPECIAL)) {
+		errno = EINVAL;
+		goto out;
+	}
+	if (uk == SHADOW_FILE)
+		mode = PERM(us.st_mode);
+	else if (uk == SHADOW_ABSENT && !w.hidden && rk == SHADOW_FILE)
+		mode = PERM(rs.st_mode);
+	/* The base goes first: a crash leaves a record, never a bare copy. */
+	if (shadow_base_now(w.rfd, w.name, &b) < 0 ||
+	    session_base_put(s, rel, &b) < 0)
+		goto out;
+	rc = fsx_write_atomic(w.ufd, w.name, buf, len, mode, 0);
+out:
+	walk_done(&w);
+	return rc;
+}
+
+int
+shadow_remove(struct session *s, int rootfd, const char *rel)
+{
+	struct walk w;
+	struct stat us, rs;
+	struct apply_base b;
+	int uk, rk, rc = -1;
+
+	if (walk_parent(s, rootfd, rel, 1, 0755, &w) < 0)
+		return -1;
+	if ((uk = shadow_kind(w.ufd, w.name, &us, 1)) < 0)
+		goto out;
+	rk = w.rfd >= 0 ? shadow_kind(w.rfd, w.name, &rs, 0) : SHADOW_ABSENT;
+	if (rk < 0)
+		goto out;
+	if (uk == SHADOW_WHITEOUT || (uk == SHADOW_ABSENT &&
+	    (w.hidden || rk == SHADOW_ABSENT))) {
+		errno = ENOENT;
+		goto out;
+	}
+	if (uk == SHADOW_DIR || (uk == SHADOW_ABSENT && rk == SHADOW_DIR)) {
+		errno = EISDIR;
+		goto out;
+	}
+	if (shadow_base_now(w.rfd, w.name, &b) < 0 ||
+	    session_base_put(s, rel, &b) < 0)
+		goto out;
+	if (!w.hidden && rk != SHADOW_ABSENT)
+		rc = make_whiteout(w.ufd, w.name);
+	else if ((rc = unlinkat(w.ufd, w.name, 0)) == 0)
+		rc = session_base_del(s, rel);
+out:
+	walk_done(&w);
+	return rc;
+}
+

@@ -1,0 +1,184 @@
+/*
+ * wsview: the workspace through a session or as it is (wsview.h).
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsx.h"
+#include "mem.h"
+#include "path.h"
+#include "shadow.h"
+#include "wsview.h"
+
+#define RFLAGS		(O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+
+int
+wsview_resolve(const char *workspace, const char *path, char **out)
+{
+	char *abs, *res;
+	const char *tail;
+	int e;
+
+	*out = NULL;
+	if (path[0] == '\0') {
+		errno = ENOENT;
+		return -1;
+	}
+	abs = path[0] == '/' ? mem_strdup(path) : path_join(workspace, path);
+	if (abs == NULL)
+		return -1;
+	if (path_canon(abs, PATH_LEXICAL, NULL, &res) < 0) {
+		e = errno;
+		mem_free(abs);
+		errno = e;
+		return -1;
+	}
+	mem_free(abs);
+	if ((tail = path_tail(res, workspace)) == NULL) {
+		*out = res;
+		return 1;
+	}
+	if (*tail == '\0') {
+		mem_free(res);
+		errno = EISDIR;
+		return -1;
+	}
+	*out = mem_strdup(tail);
+	mem_free(res);
+	return *out == NULL ? -1 : 0;
+}
+
+static mode_t
+cur_umask(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m;
+}
+
+/* Open the parent of a real path; *name points at its last component. */
+static int
+real_parent(const struct wsview *v, const char *path, int mkdirs,
+    const char **name)
+{
+	const char *slash;
+	char *dir;
+	int fd, e;
+
+	if (path[0] != '/')
+		return fsx_open_parent(v->rootfd, path, mkdirs, name);
+	slash = strrchr(path, '/');
+	if ((dir = mem_strndup(path, slash == path ? 1 :
+	    (size_t)(slash - path))) == NULL)
+		return -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	e = errno;
+	mem_free(dir);
+	errno = e;
+	*name = slash + 1;
+	return fd;
+}
+
+/* A regular file only, never a fifo that would block: fd, or -1. */
+static int
+regular(int fd)
+{
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			errno = EISDIR;
+		else
+			errno = EINVAL;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+wsview_open(const struct wsview *v, const char *path)
+{
+	int shadow;
+
+	if (v->s != NULL) {
+		if (path[0] == '/') {
+			errno = EXDEV;
+			return -1;
+		}
+		return shadow_open(v->s, v->rootfd, path, &shadow);
+	}
+	if (path[0] == '/')
+		return regular(open(path, RFLAGS));
+	return regular(fsx_open_beneath(v->rootfd, path, RFLAGS, 0));
+}
+
+int
+wsview_read(const struct wsview *v, const char *path, size_t max,
+    char **buf, size_t *len)
+{
+	struct stat st;
+	const char *name;
+	mode_t mode;
+	int fd, rc;
+
+	if (v->s != NULL) {
+		if (path[0] == '/') {
+			errno = EXDEV;
+			return -1;
+		}
+		return shadow_read(v->s, v->rootfd, path, max, buf, len, &mode);
+	}
+	if ((fd = real_parent(v, path, 0, &name)) < 0)
+		return -1;
+	/* A dangling symlink is missing, not a loop. */
+	rc = fstatat(fd, name, &st, 0) < 0 ? -1 :
+	    fsx_read_all(fd, name, max, buf, len);
+	fsx_close(fd);
+	return rc;
+}
+
+int
+wsview_write(const struct wsview *v, const char *path, const void *buf,
+    size_t len)
+{
+	struct stat st;
+	const char *name;
+	mode_t um = cur_umask(), mode = 0666 & ~um;
+	int fd, rc = -1;
+
+	if (v->s != NULL) {
+		if (path[0] == '/') {
+			errno = EXDEV;
+			return -1;
+		}
+		return shadow_write(v->s, v->rootfd, path, buf, len, 0666 & ~um,
+		    0777 & ~um);
+	}
+	if ((fd = real_parent(v, path, 1, &name)) < 0)
+		return -1;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			goto out;
+		}
+		if (S_ISREG(st.st_mode))
+			mode = st.st_mode & 07777;
+		else if (!S_ISLNK(st.st_mode)) {
+			errno = EINVAL;
+			goto out;
+		}
+	}
+	rc = fsx_write_atomic(fd, name, buf, len, mode, 0);
+out:
+	fsx_close(fd);
+	return rc;
+}

@@ -1,0 +1,53 @@
+/*
+ * wsview: the workspace as the file commands (read, write, edit) see it,
+ * chosen once: through a dry-run session's shadow tree (shadow.h), or the
+ * real tree. The commands call the same four functions either way.
+ *
+ * A path is what wsview_resolve makes of the user's: workspace-relative
+ * when it lies inside the workspace, absolute when it does not. The
+ * session view takes workspace-relative paths only (EXDEV for an absolute
+ * one: the front end refuses those under dry run before it gets here);
+ * the real view takes both, a relative one beneath rootfd without
+ * following a symlink out of it (fsx.h), an absolute one as the system
+ * resolves it.
+ *
+ * The caller owns the session (open, locked: LOCK_SH to read, LOCK_EX to
+ * write) and rootfd (-1 is fine when every path is absolute). New files
+ * and directories get 0666 and 0777 less the umask; an existing regular
+ * file keeps its mode. Functions return 0 (or an fd) or -1 with errno.
+ */
+#ifndef ARCTURN_WSVIEW_H
+#define ARCTURN_WSVIEW_H
+
+#include <stddef.h>
+
+#include "session.h"
+
+struct wsview {
+	struct session	*s;		/* the shadow tree, or NULL: real */
+	int		 rootfd;	/* the workspace root */
+};
+
+/*
+ * The path of path (absolute, or relative to workspace, a canonical
+ * absolute path) as the commands use it: the existing part through
+ * realpath, the rest lexically (path_canon, PATH_LEXICAL). Returns 0 with
+ * *out set to the workspace-relative path when it lies strictly beneath
+ * workspace, 1 with *out set to the absolute path when it does not, -1
+ * with errno (EISDIR: the workspace itself; ENOENT: an empty path).
+ * mem_free *out.
+ */
+int	wsview_resolve(const char *workspace, const char *path, char **out);
+
+/* Open path for reading: a regular file only (EISDIR, EINVAL). */
+int	wsview_open(const struct wsview *, const char *path);
+
+/* Read the whole regular file path, at most max bytes (EFBIG beyond). */
+int	wsview_read(const struct wsview *, const char *path, size_t max,
+	    char **buf, size_t *len);
+
+/* Replace path's content atomically (EISDIR, EINVAL for a special file). */
+int	wsview_write(const struct wsview *, const char *path, const void *buf,
+	    size_t len);
+
+#endif

@@ -1,0 +1,256 @@
+/* review: the diffstat, the JSON listing and the digest, through out. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "changes.h"
+#include "hash.h"
+#include "mem.h"
+#include "review.h"
+#include "tap.h"
+
+/* What the renderers wrote; fail_at > 0 makes the nth call fail. */
+struct buf {
+	char	s[8192];
+	size_t	len;
+	int	calls;
+	int	fail_at;
+};
+
+static int
+out_buf(const void *p, size_t len, void *arg)
+{
+	struct buf *b = arg;
+
+	if (++b->calls == b->fail_at) {
+		errno = ENOSPC;
+		return -1;
+	}
+	CHECK(b->len + len < sizeof b->s);
+	memcpy(b->s + b->len, p, len);
+	b->len += len;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+static struct change *
+add(struct changes *c, const char *path, enum change_status st,
+    enum shadow_kind ok, unsigned int om, enum shadow_kind nk,
+    unsigned int nm)
+{
+	struct change *e;
+
+	CHECK((c->v = realloc(c->v, (c->n + 1) * sizeof *c->v)) != NULL);
+	e = &c->v[c->n++];
+	memset(e, 0, sizeof *e);
+	e->path = (char *)path;
+	e->origin = (char *)path;
+	e->status = st;
+	e->old_kind = ok;
+	e->old_mode = om;
+	e->new_kind = nk;
+	e->new_mode = nm;
+	c->count++;
+	return e;
+}
+
+/* A modified text file, a binary one, a new dir and a vanished file. */
+static void
+sample(struct changes *c)
+{
+	struct change *e;
+
+	memset(c, 0, sizeof *c);
+	e = add(c, "a.txt", CHANGE_MODIFIED, SHADOW_FILE, 0644, SHADOW_FILE,
+	    0755);
+	e->st.added = 3;
+	e->st.removed = 1;
+	e = add(c, "bin", CHANGE_MODIFIED, SHADOW_FILE, 0644, SHADOW_FILE,
+	    0644);
+	e->st.binary = 1;
+	e->old_size = 10;
+	e->new_size = 20;
+	add(c, "d", CHANGE_MKDIR, SHADOW_ABSENT, 0, SHADOW_DIR, 0755);
+	e = add(c, "gone", CHANGE_ADDED, SHADOW_ABSENT, 0, SHADOW_FILE, 0644);
+	e->gone = 1;
+}
+
+static void
+t_stat(void)
+{
+	struct changes c;
+	struct buf b = { "", 0, 0, 0 };
+
+	sample(&c);
+	CHECK(review_stat(&c, 0, out_buf, &b) == 0);
+	/* As git: counts padded to line up with "Bin", dirs not listed. */
+	CHECK_STR(b.s,
+	    " a.txt |   4 +++-\n"
+	    " bin   | Bin 10 -> 20 bytes\n"
+	    " 2 files changed, 3 insertions(+), 1 deletion(-)\n");
+	memset(&b, 0, sizeof b);
+	CHECK(review_stat(&c, 1, out_buf, &b) == 0);
+	CHECK(strstr(b.s, " a.txt |   4 \033[32m+++\033[m\033[31m-\033[m\n")
+	    != NULL);
+	free(c.v);
+}
+
+static void
+t_stat_scaled(void)
+{
+	struct changes c;
+	struct buf b = { "", 0, 0, 0 };
+	char want[256];
+	struct change *e;
+
+	memset(&c, 0, sizeof c);
+	e = add(&c, "big", CHANGE_ADDED, SHADOW_ABSENT, 0, SHADOW_FILE, 0644);
+	e->st.added = 200;
+	CHECK(review_stat(&c, 0, out_buf, &b) == 0);
+	/* 200 lines in a graph of 80 - 3 - 3 - 6 = 68 columns. */
+	snprintf(want, sizeof want, " big | 200 %.68s\n"
+	    " 1 file changed, 200 insertions(+)\n",
+	    "++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++"
+	    "++++++++++++++++++++");
+	CHECK_STR(b.s, want);
+	/* A name wider than 5/8 of the width is cut from the left. */
+	memset(&b, 0, sizeof b);
+	e->path = "a/very/long/directory/name/that/goes/on/and/on/and/on/"
+	    "and/on/and/on/file.txt";
+	e->st.added = 1;
+	CHECK(review_stat(&c, 0, out_buf, &b) == 0);
+	CHECK(strncmp(b.s, " ...", 4) == 0);
+	CHECK(strstr(b.s, "on/file.txt | 1 +\n") != NULL);
+	CHECK((size_t)(strstr(b.s, " | ") - b.s) == 1 + 80 * 5 / 8);
+	free(c.v);
+}
+
+static void
+t_stat_empty_and_deletions(void)
+{
+	struct changes c;
+	struct buf b = { "", 0, 0, 0 };
+	struct change *e;
+
+	memset(&c, 0, sizeof c);
+	e = add(&c, "x", CHANGE_DELETED, SHADOW_FILE, 0644, SHADOW_ABSENT, 0);
+	e->st.removed = 2;
+	CHECK(review_stat(&c, 0, out_buf, &b) == 0);
+	CHECK_STR(b.s, " x | 2 --\n 1 file changed, 2 deletions(-)\n");
+	free(c.v);
+}
+
+static void
+t_stat_write_fails(void)
+{
+	struct changes c;
+	struct buf b = { "", 0, 0, 0 };
+	int n;
+
+	sample(&c);
+	for (n = 1; n < 40; n++) {
+		memset(&b, 0, sizeof b);
+		b.fail_at = n;
+		if (review_stat(&c, 0, out_buf, &b) == 0)
+			break;
+		CHECK(errno == ENOSPC);
+	}
+	CHECK(n > 3 && n < 40);		/* every write until the last failed */
+	free(c.v);
+}
+
+static void
+t_json(void)
+{
+	struct changes c;
+	struct buf b = { "", 0, 0, 0 };
+	cJSON *o, *f, *x;
+
+	sample(&c);
+	CHECK(review_json(&c, "s1", "/ws", "abc", out_buf, &b) == 0);
+	CHECK(b.len > 0 && b.s[b.len - 1] == '\n');
+	CHECK((o = cJSON_Parse(b.s)) != NULL);
+	CHECK_STR(cJSON_GetObjectItem(o, "session")->valuestring, "s1");
+	CHECK_STR(cJSON_GetObjectItem(o, "workspace")->valuestring, "/ws");
+	CHECK_STR(cJSON_GetObjectItem(o, "digest")->valuestring, "abc");
+	CHECK(cJSON_GetObjectItem(o, "count")->valuedouble == 4);
+	f = cJSON_GetObjectItem(o, "files");
+	/* the vanished file is left out */
+	CHECK(cJSON_GetArraySize(f) == 3);
+	x = cJSON_GetArrayItem(f, 0);
+	CHECK_STR(cJSON_GetObjectItem(x, "path")->valuestring, "a.txt");
+	CHECK_STR(cJSON_GetObjectItem(x, "status")->valuestring, "modified");
+	CHECK_STR(cJSON_GetObjectItem(x, "mode_before")->valuestring,
+	    "100644");
+	CHECK_STR(cJSON_GetObjectItem(x, "mode_after")->valuestring, "100755");
+	CHECK(cJSON_GetObjectItem(x, "added")->valuedouble == 3);
+	CHECK(cJSON_GetObjectItem(x, "removed")->valuedouble == 1);
+	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(x, "binary")));
+	x = cJSON_GetArrayItem(f, 1);
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(x, "binary")));
+	x = cJSON_GetArrayItem(f, 2);
+	CHECK_STR(cJSON_GetObjectItem(x, "status")->valuestring, "dir-added");
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(x, "mode_before")));
+	CHECK_STR(cJSON_GetObjectItem(x, "mode_after")->valuestring, "040755");
+	cJSON_Delete(o);
+	/* a failed write is an error, with the callback's errno */
+	memset(&b, 0, sizeof b);
+	b.fail_at = 1;
+	CHECK(review_json(&c, "s1", "/ws", "abc", out_buf, &b) == -1 &&
+	    errno == ENOSPC);
+	free(c.v);
+}
+
+static void
+t_json_alloc_faults(void)
+{
+	struct changes c;
+	struct buf b;
+	long n;
+	int rc;
+
+	sample(&c);
+	for (n = 0; n < 200; n++) {
+		memset(&b, 0, sizeof b);
+		mem_fail_after(n);
+		rc = review_json(&c, "s1", "/ws", "abc", out_buf, &b);
+		mem_fail_after(-1);
+		if (rc == 0 && !mem_failed())
+			break;
+		CHECK(rc == -1 && errno == ENOMEM && b.len == 0);
+	}
+	CHECK(n > 0 && n < 200);
+	free(c.v);
+}
+
+static void
+t_empty_digest(void)
+{
+	struct changes c;
+	struct buf b = { "", 0, 0, 0 };
+	char hex[HASH_HEXLEN + 1];
+
+	/* Nothing pending: no session is touched, nothing written. */
+	memset(&c, 0, sizeof c);
+	CHECK(review_diff(NULL, -1, &c, NULL, out_buf, &b, hex, NULL,
+	    NULL) == 0);
+	CHECK(b.len == 0);
+	CHECK_STR(hex,
+	    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+int
+main(void)
+{
+	TEST(t_stat);
+	TEST(t_stat_scaled);
+	TEST(t_stat_empty_and_deletions);
+	TEST(t_stat_write_fails);
+	TEST(t_json);
+	TEST(t_json_alloc_faults);
+	TEST(t_empty_digest);
+	return tap_done();
+}
