@@ -69,6 +69,52 @@ confirm(const char *question, const char *choices, const char *yes)
 	return line[n] != '\0' && strchr(yes, line[n] | 0x20) != NULL;
 }
 
+/* A question before acting on n things, and what follows each answer. */
+struct question {
+	const char	*ask;		/* "... %zu ...?" */
+	const char	*choices;
+	const char	*yes;		/* the keys that mean yes */
+	const char	*noterm;	/* the reason without a terminal (%zu) */
+	const char	*kept;		/* printed when declined (%zu) */
+};
+
+static const struct question apply_q = {
+	"Apply %zu file(s) to the workspace?", "[a]pply/[k]eep pending", "ay",
+	"no terminal to confirm on; use --yes to apply %zu file(s) without "
+	    "asking",
+	"Kept %zu pending file(s).\n"
+};
+
+static const struct question discard_q = {
+	"Discard %zu pending file change(s)?", "[d]iscard/[k]eep", "dy",
+	"no terminal to confirm on; use --yes to discard %zu pending file "
+	    "change(s)",
+	"Kept %zu pending file change(s).\n"
+};
+
+/*
+ * Ask q about n things: 1 yes; 0 declined (said so unless quiet; e says
+ * EXIT_REFUSED with nothing more to print); -1 no terminal (e filled).
+ */
+static int
+ask(const struct question *q, size_t n, int quiet, struct dryrun_err *e)
+{
+	char line[128];
+	int r;
+
+	snprintf(line, sizeof line, q->ask, n);
+	if ((r = confirm(line, q->choices, q->yes)) < 0) {
+		dryrun_fail(e, EXIT_USAGE, 0, "", q->noterm, n);
+		return -1;
+	}
+	if (r == 0) {
+		if (!quiet)
+			printf(q->kept, n);
+		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
+	}
+	return r;
+}
+
 /* --expect: the pending set must be the one whose digest was reviewed. */
 static int
 check_expect(struct dryrun *x, struct changes *c, const char *expect,
@@ -124,8 +170,8 @@ apply_failed(const char *path, int err, const char *reason, void *arg)
 	warnx("apply: %s: %s", path, reason);
 }
 
-/* Apply what sel selects and say how it went. */
-static int
+/* Apply what sel selects and say how it went (e: the exit status). */
+static void
 run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
     struct dryrun_err *e)
 {
@@ -134,8 +180,10 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 
 	snprintf(sn, sizeof sn, "session %s", x->id);
 	if (plan_apply(&x->s, x->rootfd, c, sel, apply_failed, NULL,
-	    &res) < 0)
-		return dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+	    &res) < 0) {
+		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+		return;
+	}
 	if (res.left < 0)
 		warnx("apply: %s: dropping applied changes: %s", sn,
 		    strerror(res.settle_err));
@@ -150,11 +198,12 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	if (res.failed > 0) {
 		printf("Applied %zu, failed %zu. Pending changes kept.\n",
 		    res.applied, res.failed);
-		return EXIT_REFUSED;
+		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
+		return;
 	}
 	if (!quiet)
 		printf("Applied %zu file(s).\n", res.applied);
-	return 0;
+	e->status = 0;
 }
 
 int
@@ -168,7 +217,6 @@ cmd_apply(struct cli *c)
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
 	struct dryrun x;
-	char q[96];
 	const char *expect = NULL;
 	int *sel = NULL, yes = 0, r, opt;
 	size_t nsel;
@@ -216,30 +264,10 @@ cmd_apply(struct cli *c)
 	    sel, &e) != 0)
 		goto out;
 	nsel = plan_count(&ch, sel);
-	if (!yes) {
-		snprintf(q, sizeof q, "Apply %zu file(s) to the workspace?",
-		    nsel);
-		r = confirm(q, "[a]pply/[k]eep pending", "ay");
-		if (r < 0) {
-			dryrun_fail(&e, EXIT_USAGE, 0, "", "no terminal to "
-			    "confirm on; use --yes to apply %zu file(s) "
-			    "without asking", nsel);
-			goto out;
-		}
-		if (r == 0) {
-			if (!c->quiet)
-				printf("Kept %zu pending file(s).\n", nsel);
-			e.status = EXIT_REFUSED;
-			goto quiet;
-		}
-	}
-	e.status = run_apply(&x, &ch, sel, c->quiet, &e);
-	if (e.status == EXIT_REFUSED)
-		goto quiet;
+	if (yes || ask(&apply_q, nsel, c->quiet, &e) > 0)
+		run_apply(&x, &ch, sel, c->quiet, &e);
 out:
-	if (e.status != 0)
-		dryrun_report("apply", &e);
-quiet:
+	dryrun_report("apply", &e);
 	changes_free(&ch);
 	mem_free(sel);
 	dryrun_done(&x);
@@ -256,7 +284,7 @@ cmd_discard(struct cli *c)
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
 	struct dryrun x;
-	char q[96], sn[SESSION_IDMAX + 16];
+	char sn[SESSION_IDMAX + 16];
 	size_t n = 0;
 	int yes = 0, r, opt;
 
@@ -282,29 +310,13 @@ cmd_discard(struct cli *c)
 		e.status = 0;
 		goto out;
 	}
-	if (x.cut)
-		dryrun_warn_cut(&x, "discard");
 	/* Count against the session's own workspace, wherever we run. */
 	if (dryrun_root(&x, x.s.workspace, &e) < 0)
 		dryrun_report("discard", &e);
 	else if (changes_list(&x.s, x.rootfd, &ch, NULL, NULL) == 0)
 		n = ch.count;
-	if (n > 0 && !yes) {
-		snprintf(q, sizeof q, "Discard %zu pending file change(s)?", n);
-		r = confirm(q, "[d]iscard/[k]eep", "dy");
-		if (r < 0) {
-			dryrun_fail(&e, EXIT_USAGE, 0, "", "no terminal to "
-			    "confirm on; use --yes to discard %zu pending "
-			    "file change(s)", n);
-			goto out;
-		}
-		if (r == 0) {
-			if (!c->quiet)
-				printf("Kept %zu pending file change(s).\n", n);
-			e.status = EXIT_REFUSED;
-			goto quiet;
-		}
-	}
+	if (n > 0 && !yes && ask(&discard_q, n, c->quiet, &e) <= 0)
+		goto out;
 	x.open = 0;
 	snprintf(sn, sizeof sn, "session %s", x.id);
 	if (session_remove(&x.s) < 0) {
@@ -319,9 +331,7 @@ cmd_discard(struct cli *c)
 	}
 	e.status = 0;
 out:
-	if (e.status != 0)
-		dryrun_report("discard", &e);
-quiet:
+	dryrun_report("discard", &e);
 	changes_free(&ch);
 	dryrun_done(&x);
 	return e.status;

@@ -125,8 +125,7 @@ cmd_diff(struct cli *c)
 	else
 		e.status = 0;
 out:
-	if (e.status != 0)
-		dryrun_report("diff", &e);
+	dryrun_report("diff", &e);
 	changes_free(&ch);
 	dryrun_done(&x);
 	return e.status;

@@ -72,6 +72,8 @@ dryrun_report(const char *what, const struct dryrun_err *e)
 {
 	const char *reason = e->err != 0 ? strerror(e->err) : e->reason;
 
+	if (e->status == 0 || (e->err == 0 && reason[0] == '\0'))
+		return;
 	if (e->bare) {
 		warnx("%s", reason);
 		return;
@@ -125,8 +127,9 @@ dryrun_root(struct dryrun *x, const char *root, struct dryrun_err *e)
 	return 0;
 }
 
-void
-dryrun_warn_cut(const struct dryrun *x, const char *what)
+/* A restart cut a dry-run command short (session_run.h): say so. */
+static void
+warn_cut(const struct dryrun *x, const char *what)
 {
 	warnx("%s: session %s: a restart cut a dry-run command in it short; "
 	    "part of what it wrote may be missing: review the diff before "
@@ -156,29 +159,22 @@ dryrun_open(struct dryrun *x, const char *what, int create, int lockop,
 		return DRYRUN_ERR;
 	}
 	for (tries = 0; tries < 16; tries++) {
-		if (x->storefd < 0) {
-			x->storefd = session_store_open(x->p.state, create);
-			if (x->storefd < 0) {
-				if (errno == ENOENT && !create)
-					return DRYRUN_NONE;
-				snprintf(sub, sizeof sub, "%s/overlays",
-				    x->p.state);
-				dryrun_fail(e, EXIT_USAGE, errno, sub, NULL);
-				return DRYRUN_ERR;
-			}
-		}
-		if (id == NULL) {
-			if (session_default(x->storefd, x->p.workspace, create,
-			    x->id) < 0) {
-				if (errno == ENOENT && !create)
-					return DRYRUN_NONE;
-				snprintf(sub, sizeof sub, "default session of %s",
-				    x->p.workspace);
-				dryrun_fail(e, EXIT_USAGE, errno, sub, NULL);
-				return DRYRUN_ERR;
-			}
-		} else
+		sub[0] = '\0';
+		if (x->storefd < 0 && (x->storefd =
+		    session_store_open(x->p.state, create)) < 0)
+			snprintf(sub, sizeof sub, "%s/overlays", x->p.state);
+		else if (id != NULL)
 			snprintf(x->id, sizeof x->id, "%s", id);
+		else if (session_default(x->storefd, x->p.workspace, create,
+		    x->id) < 0)
+			snprintf(sub, sizeof sub, "default session of %s",
+			    x->p.workspace);
+		if (sub[0] != '\0') {
+			if (errno == ENOENT && !create)
+				return DRYRUN_NONE;
+			dryrun_fail(e, EXIT_USAGE, errno, sub, NULL);
+			return DRYRUN_ERR;
+		}
 		/*
 		 * Inside the exec --dry-run that holds this session: its
 		 * store is read-only here and its lock taken; say so.
@@ -203,7 +199,8 @@ dryrun_open(struct dryrun *x, const char *what, int create, int lockop,
 		}
 		x->open = 1;
 		if (lockop == 0 || session_lock(&x->s, lockop) == 0) {
-			x->cut = session_run_interrupted(&x->s);
+			if ((x->cut = session_run_interrupted(&x->s)))
+				warn_cut(x, what);
 			return DRYRUN_GOT;
 		}
 		session_close(&x->s);
@@ -241,8 +238,6 @@ dryrun_changes(struct dryrun *x, const char *what, int lockop,
 
 	memset(c, 0, sizeof *c);
 	r = dryrun_open(x, what, 0, lockop, e);
-	if (r == DRYRUN_GOT && x->cut)
-		dryrun_warn_cut(x, what);
 	if (r == DRYRUN_NONE && x->named) {
 		snprintf(sn, sizeof sn, "session %s", x->p.session);
 		dryrun_fail(e, EXIT_USAGE, 0, sn, "no such session");
@@ -336,7 +331,7 @@ int
 dryrun_exec(struct policy *p, char **cmd)
 {
 	struct session_run run;
-	struct dryrun_err e;
+	struct dryrun_err e = { .status = EXIT_OWN };
 	struct dryrun x;
 	char upper[PATH_MAX], work[PATH_MAX], err[1024];
 	int rc, changed;
@@ -351,8 +346,6 @@ dryrun_exec(struct policy *p, char **cmd)
 	memset(p, 0, sizeof *p);
 	x.named = x.p.session != NULL;
 	rc = dryrun_open(&x, "exec", 1, LOCK_EX, &e);
-	if (rc == DRYRUN_GOT && x.cut)
-		dryrun_warn_cut(&x, "exec");
 	if (rc != DRYRUN_GOT || dryrun_same_ws(&x, &e) < 0 ||
 	    dryrun_root(&x, x.p.workspace, &e) < 0) {
 		dryrun_report("exec", &e);

@@ -8,7 +8,7 @@
  * session that belongs to another workspace is refused by write, edit,
  * read, diff and apply (their paths are relative to the workspace).
  *
- * Nothing here prints but dryrun_report (and the warning callbacks): a
+ * Nothing here prints errors but dryrun_report: a
  * helper that fails fills a struct dryrun_err, the front end renders it
  * (as text today; the same struct carries what a JSON error needs).
  */
@@ -37,7 +37,9 @@ struct dryrun {
 /*
  * Why a front end fails: printed `arcturn: WHAT: SUBJECT: REASON`, the
  * empty parts left out, or `arcturn: REASON` when bare (a config error
- * names its file). reason is strerror(err) when err is set.
+ * names its file). reason is strerror(err) when err is set. A failure
+ * with neither err nor reason has been told otherwise (a declined
+ * prompt, apply's per-file lines): it prints nothing.
  */
 struct dryrun_err {
 	int	 status;			/* exit status (cmd.h) */
@@ -64,7 +66,7 @@ int	dryrun_fail(struct dryrun_err *e, int status, int err,
 	    const char *subject, const char *fmt, ...)
 	    __attribute__((format(printf, 5, 6)));
 
-/* Print e as one line: `arcturn: what: subject: reason`. */
+/* Print e as one line, `arcturn: what: subject: reason`, if it failed. */
 void	dryrun_report(const char *what, const struct dryrun_err *e);
 
 /* Load the policy (dry_run: --dry-run given). Config warnings print. */
@@ -73,8 +75,10 @@ int	dryrun_load(struct dryrun *, struct cli *, int dry_run,
 
 /*
  * Open the selected session (creating it with create) and lock it with
- * lockop (0: no lock). DRYRUN_GOT (x->cut set when a restart cut a run
- * short), DRYRUN_NONE (nothing to open) or DRYRUN_ERR (e filled).
+ * lockop (0: no lock). DRYRUN_GOT, DRYRUN_NONE (nothing to open) or
+ * DRYRUN_ERR (e filled). When a restart cut a dry-run command in the
+ * session short, x->cut is set and a warning says so (the one thing
+ * printed here: it is not an error, and every command shows it).
  */
 int	dryrun_open(struct dryrun *, const char *what, int create, int lockop,
 	    struct dryrun_err *);
@@ -101,9 +105,6 @@ int	dryrun_changes(struct dryrun *, const char *what, int lockop,
  */
 int	dryrun_resolve(struct dryrun *, const char *path, int dry, char **rel,
 	    struct dryrun_err *);
-
-/* The warning that a restart cut a dry-run command in the session short. */
-void	dryrun_warn_cut(const struct dryrun *, const char *what);
 
 /* changes_warn_fn printing `arcturn: WHAT: path: what (reason)`. */
 void	dryrun_list_warn(const char *path, int err, const char *what,

@@ -45,8 +45,6 @@ view_open(struct dryrun *x, const char *what, int inside, int want,
 	if (want && (r = dryrun_open(x, what, create, lockop, e)) == DRYRUN_ERR)
 		return -1;
 	if (r == DRYRUN_GOT) {
-		if (x->cut)
-			dryrun_warn_cut(x, what);
 		if (dryrun_same_ws(x, e) < 0 ||
 		    dryrun_root(x, x->p.workspace, e) < 0)
 			return -1;
@@ -57,6 +55,32 @@ view_open(struct dryrun *x, const char *what, int inside, int want,
 	}
 	v->rootfd = x->rootfd;
 	return 0;
+}
+
+/* The new content of the file the user named path: e says how it went. */
+static void
+put(const struct wsview *v, const char *rel, const void *buf, size_t len,
+    const char *path, struct dryrun_err *e)
+{
+	if (wsview_write(v, rel, buf, len) < 0)
+		dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+	else
+		e->status = 0;
+}
+
+/*
+ * Load the policy (dry: --dry-run given) and resolve the path the user
+ * named (argv[optind]); under dry run a command that writes refuses one
+ * outside the workspace. 0 inside, 1 outside, -1 (e filled).
+ */
+static int
+begin(struct dryrun *x, struct cli *c, int dry, int writes, char **rel,
+    struct dryrun_err *e)
+{
+	if (dryrun_load(x, c, dry, e) < 0)
+		return -1;
+	return dryrun_resolve(x, c->argv[optind], writes && x->p.dry_run, rel,
+	    e);
 }
 
 static int
@@ -98,8 +122,7 @@ cmd_write(struct cli *c)
 	if (parse_dry(c, &dry, "write") < 0)
 		return EXIT_USAGE;
 	path = c->argv[optind];
-	if (dryrun_load(&x, c, dry, &e) < 0 ||
-	    (r = dryrun_resolve(&x, path, x.p.dry_run, &rel, &e)) < 0)
+	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0)
 		goto out;
 	if (fsx_read_fd(STDIN_FILENO, SIZE_MAX - 1, &buf, &len) < 0) {
 		dryrun_fail(&e, EXIT_USAGE, errno, "standard input", NULL);
@@ -108,13 +131,9 @@ cmd_write(struct cli *c)
 	if (view_open(&x, "write", r == 0, x.p.dry_run, 1, LOCK_EX, &v,
 	    &e) < 0)
 		goto out;
-	if (wsview_write(&v, rel, buf, len) < 0)
-		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
-	else
-		e.status = 0;
+	put(&v, rel, buf, len, path, &e);
 out:
-	if (e.status != 0)
-		dryrun_report("write", &e);
+	dryrun_report("write", &e);
 	mem_free(buf);
 	mem_free(rel);
 	dryrun_done(&x);
@@ -236,8 +255,7 @@ cmd_edit(struct cli *c)
 		warnx("edit: %s: --old must not be empty", path);
 		return EXIT_USAGE;
 	}
-	if (dryrun_load(&x, c, dry, &e) < 0 ||
-	    (r = dryrun_resolve(&x, path, x.p.dry_run, &rel, &e)) < 0 ||
+	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
 	    view_open(&x, "edit", r == 0, x.p.dry_run, 1, LOCK_EX, &v, &e) < 0)
 		goto out;
 	if (wsview_read(&v, rel, EDIT_MAX, &buf, &len) < 0) {
@@ -246,13 +264,9 @@ cmd_edit(struct cli *c)
 	}
 	if (edit_text(buf, len, old, new, all, path, &out, &outlen, &e) != 0)
 		goto out;
-	if (wsview_write(&v, rel, out, outlen) < 0)
-		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
-	else
-		e.status = 0;
+	put(&v, rel, out, outlen, path, &e);
 out:
-	if (e.status != 0)
-		dryrun_report("edit", &e);
+	dryrun_report("edit", &e);
 	mem_free(rel);
 	mem_free(buf);
 	mem_free(out);
@@ -293,8 +307,7 @@ cmd_read(struct cli *c)
 	if (parse_dry(c, &dry, "read") < 0)
 		return EXIT_USAGE;
 	path = c->argv[optind];
-	if (dryrun_load(&x, c, dry, &e) < 0 ||
-	    (r = dryrun_resolve(&x, path, 0, &rel, &e)) < 0 ||
+	if ((r = begin(&x, c, dry, 0, &rel, &e)) < 0 ||
 	    view_open(&x, "read", r == 0, r == 0 && (x.p.dry_run || x.named),
 	    0, LOCK_SH, &v, &e) < 0)
 		goto out;
@@ -303,8 +316,7 @@ cmd_read(struct cli *c)
 	else
 		e.status = 0;
 out:
-	if (e.status != 0)
-		dryrun_report("read", &e);
+	dryrun_report("read", &e);
 	fsx_close(fd);
 	mem_free(rel);
 	dryrun_done(&x);

@@ -166,8 +166,6 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 		dryrun_report("session", &err);
 		return EXIT_USAGE;
 	}
-	if (r == DRYRUN_GOT && x->cut)
-		dryrun_warn_cut(x, "session");
 	if (r == DRYRUN_NONE) {
 		if (x->named)
 			warnx("session: %s: no such session", x->p.session);
@@ -252,8 +250,6 @@ session_rm_cmd(struct dryrun *x, struct cli *c, const char *id)
 		dryrun_report("session", &e);
 		return EXIT_USAGE;
 	}
-	if (r == DRYRUN_GOT && x->cut)
-		dryrun_warn_cut(x, "session");
 	if (r == DRYRUN_NONE) {
 		warnx("session: %s: no such session", id);
 		return EXIT_USAGE;

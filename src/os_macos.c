@@ -18,10 +18,6 @@ const int os_o_path = O_RDONLY;
 int
 os_open_beneath(int rootfd, const char *rel, int flags, mode_t mode)
 {
-	(void)rootfd;
-	(void)rel;
-	(void)flags;
-	(void)mode;
 	errno = ENOSYS;
 	return -1;
 }
@@ -29,9 +25,6 @@ os_open_beneath(int rootfd, const char *rel, int flags, mode_t mode)
 int
 os_rename_noreplace(int dirfd, const char *from, const char *to)
 {
-	(void)dirfd;
-	(void)from;
-	(void)to;
 	errno = ENOSYS;
 	return -1;
 }
@@ -39,9 +32,6 @@ os_rename_noreplace(int dirfd, const char *from, const char *to)
 int
 os_chmod_pinned(int dirfd, const char *name, mode_t mode)
 {
-	(void)dirfd;
-	(void)name;
-	(void)mode;
 	errno = ENOSYS;
 	return -1;
 }
@@ -61,7 +51,6 @@ os_setxattr(int fd, const char *name, const void *val, size_t len)
 int
 os_syncfs(int fd)
 {
-	(void)fd;
 	sync();
 	return 0;
 }

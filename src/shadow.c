@@ -167,11 +167,10 @@ mkdir_upper(int ufd, const char *c, mode_t mode)
 
 	if (mkdirat(ufd, c, 0700) < 0 || (fd = openat(ufd, c, DFLAGS)) < 0)
 		return -1;
-	if (fchmod(fd, mode) < 0) {
-		fsx_close(fd);
-		return -1;
-	}
-	return fd;
+	if (fchmod(fd, mode) == 0)
+		return fd;
+	fsx_close(fd);
+	return -1;
 }
 
 /* Replace the whiteout ufd/c by a dir hiding the real dir's children. */
@@ -352,7 +351,7 @@ shadow_base_now(int rfd, const char *name, struct apply_base *b)
 	struct stat st;
 	char *buf;
 	ssize_t n;
-	int fd;
+	int fd, rc;
 
 	memset(b, 0, sizeof *b);
 	if (rfd < 0 || fstatat(rfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -378,11 +377,9 @@ shadow_base_now(int rfd, const char *name, struct apply_base *b)
 	} else if (S_ISREG(st.st_mode)) {
 		if ((fd = openat(rfd, name, OFLAGS)) < 0)
 			return -1;
-		if (hash_fd(fd, b->sha) < 0) {
-			fsx_close(fd);
-			return -1;
-		}
-		close(fd);
+		rc = hash_fd(fd, b->sha);
+		fsx_close(fd);
+		return rc;
 	}
 	/* A special file keeps a zero hash: apply sees a conflict. */
 	return 0;
@@ -482,16 +479,34 @@ shadow_read(struct session *s, int rootfd, const char *rel, size_t max,
     char **buf, size_t *len, mode_t *mode)
 {
 	struct stat st;
-	int fd, shadow;
+	int fd, shadow, rc;
 
 	if ((fd = shadow_open(s, rootfd, rel, &shadow)) < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || fsx_read_fd(fd, max, buf, len) < 0) {
-		fsx_close(fd);
+	rc = fstat(fd, &st) < 0 ? -1 : fsx_read_fd(fd, max, buf, len);
+	fsx_close(fd);
+	if (rc == 0)
+		*mode = PERM(st.st_mode);
+	return rc;
+}
+
+/*
+ * Walk to rel's parent, making it in upper/ (newdirmode for new dirs),
+ * and see what rel is there (*uk) and in the real tree (*rk).
+ */
+static int
+walk_to(struct session *s, int rootfd, const char *rel, mode_t newdirmode,
+    struct walk *w, int *uk, struct stat *us, int *rk, struct stat *rs)
+{
+	if (walk_parent(s, rootfd, rel, 1, newdirmode, w) < 0)
+		return -1;
+	*uk = shadow_kind(w->ufd, w->name, us, 1);
+	*rk = w->rfd >= 0 ? shadow_kind(w->rfd, w->name, rs, 0) :
+	    SHADOW_ABSENT;
+	if (*uk < 0 || *rk < 0) {
+		walk_done(w);
 		return -1;
 	}
-	close(fd);
-	*mode = PERM(st.st_mode);
 	return 0;
 }
 
@@ -505,13 +520,8 @@ shadow_write(struct session *s, int rootfd, const char *rel,
 	int uk, rk, rc = -1;
 	mode_t mode = newmode & 07777;
 
-	if (walk_parent(s, rootfd, rel, 1, newdirmode, &w) < 0)
+	if (walk_to(s, rootfd, rel, newdirmode, &w, &uk, &us, &rk, &rs) < 0)
 		return -1;
-	if ((uk = shadow_kind(w.ufd, w.name, &us, 1)) < 0)
-		goto out;
-	rk = w.rfd >= 0 ? shadow_kind(w.rfd, w.name, &rs, 0) : SHADOW_ABSENT;
-	if (rk < 0)
-		goto out;
 	if (uk == SHADOW_DIR || (uk == SHADOW_ABSENT && !w.hidden &&
 	    rk == SHADOW_DIR)) {
 		errno = EISDIR;
@@ -544,13 +554,8 @@ shadow_remove(struct session *s, int rootfd, const char *rel)
 	struct apply_base b;
 	int uk, rk, rc = -1;
 
-	if (walk_parent(s, rootfd, rel, 1, 0755, &w) < 0)
+	if (walk_to(s, rootfd, rel, 0755, &w, &uk, &us, &rk, &rs) < 0)
 		return -1;
-	if ((uk = shadow_kind(w.ufd, w.name, &us, 1)) < 0)
-		goto out;
-	rk = w.rfd >= 0 ? shadow_kind(w.rfd, w.name, &rs, 0) : SHADOW_ABSENT;
-	if (rk < 0)
-		goto out;
 	if (uk == SHADOW_WHITEOUT || (uk == SHADOW_ABSENT &&
 	    (w.hidden || rk == SHADOW_ABSENT))) {
 		errno = ENOENT;

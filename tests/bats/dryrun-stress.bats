@@ -36,8 +36,12 @@ dw() { ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" write "$@"; }
 			[ "$(ARCTURN_DRY_RUN=1 arcturn read "w$p/f$i")" = "p$p i$i" ]
 		done
 	done
-	# Exactly one edit matched "base" first; each later one saw its text.
-	[ "$(ARCTURN_DRY_RUN=1 arcturn read shared | grep -o ' p[0-9]' | wc -l)" -ge 1 ]
+	# Each edit, under the session's lock, saw the one before it: "base"
+	# occurs once every time, so all 8 land, each tag exactly once.
+	run --separate-stderr env ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" read shared
+	assert_success
+	[ "$(grep -o ' p[0-9]' <<<"$output" | wc -l)" = 8 ]
+	[ "$(grep -o ' p[0-9]' <<<"$output" | sort -u | wc -l)" = 8 ]
 }
 
 @test "8 parallel writers with an explicit new session id" {

@@ -1,4 +1,7 @@
-/* overlay: resolution, copy-up, whiteouts, the change list, diff, plan. */
+/*
+ * The dry-run engine on a real session: wsview_resolve, shadow, changes,
+ * review_diff, plan.
+ */
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
