@@ -1,4 +1,6 @@
-/* review: the diffstat, the JSON listing and the digest, through out. */
+/* review: the diff, the diffstat, the JSON listing and the digest. */
+#include <sys/file.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,9 +9,12 @@
 #include <cJSON.h>
 
 #include "changes.h"
+#include "fixture.h"
 #include "hash.h"
 #include "mem.h"
 #include "review.h"
+#include "session.h"
+#include "shadow.h"
 #include "tap.h"
 
 /* What the renderers wrote; fail_at > 0 makes the nth call fail. */
@@ -242,6 +247,69 @@ t_empty_digest(void)
 	    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
+static void
+t_diff_session(void)
+{
+	struct udiff_opts o = { 3, 200, 0 };
+	struct changes c;
+	struct session s;
+	struct buf b = { "", 0, 0, 0 };
+	char top[PATH_MAX], state[PATH_MAX + 8], ws[PATH_MAX + 8];
+	char h1[HASH_HEXLEN + 1], h2[HASH_HEXLEN + 1];
+	int store, rootfd;
+
+	fx_tmpdir(top, "review_test");
+	snprintf(state, sizeof state, "%s/state", top);
+	snprintf(ws, sizeof ws, "%s/ws", top);
+	CHECK(mkdir(ws, 0755) == 0);
+	CHECK((rootfd = open(ws, O_RDONLY | O_DIRECTORY)) >= 0);
+	CHECK((store = session_store_open(state, 1)) >= 0);
+	CHECK(session_open(store, "t", ws, &s) == 0);
+	CHECK(session_lock(&s, LOCK_EX) == 0);
+	fx_put(rootfd, "a", "1\n2\n3\n", 0644);
+	CHECK(shadow_write(&s, rootfd, "a", "1\n2\nthree\n", 10, 0644,
+	    0755) == 0);
+	CHECK(shadow_write(&s, rootfd, "n/new", "x\n", 2, 0644, 0755) == 0);
+	CHECK(changes_list(&s, rootfd, &c, NULL, NULL) == 0);
+	CHECK(review_diff(&s, rootfd, &c, &o, out_buf, &b, h1, NULL,
+	    NULL) == 0);
+	CHECK_STR(b.s,
+	    "diff --git a/a b/a\n"
+	    "--- a/a\n"
+	    "+++ b/a\n"
+	    "@@ -1,3 +1,3 @@\n"
+	    " 1\n"
+	    " 2\n"
+	    "-3\n"
+	    "+three\n"
+	    "diff --git a/n/new b/n/new\n"
+	    "new file mode 100644\n"
+	    "--- /dev/null\n"
+	    "+++ b/n/new\n"
+	    "@@ -0,0 +1 @@\n"
+	    "+x\n");
+	CHECK(c.v[0].st.added == 1 && c.v[0].st.removed == 1);
+	/* The digest does not depend on what is shown, or whether. */
+	o.cap = 1;
+	o.color = 1;
+	CHECK(review_diff(&s, rootfd, &c, &o, NULL, NULL, h2, NULL,
+	    NULL) == 0);
+	CHECK_STR(h1, h2);
+	CHECK(review_diff(&s, rootfd, &c, NULL, NULL, NULL, h2, NULL,
+	    NULL) == 0);
+	CHECK_STR(h1, h2);
+	/* A failed write stops the diff with the callback's errno. */
+	memset(&b, 0, sizeof b);
+	b.fail_at = 2;
+	CHECK(review_diff(&s, rootfd, &c, &o, out_buf, &b, h2, NULL,
+	    NULL) == -1 && errno == ENOSPC);
+	changes_free(&c);
+	session_close(&s);
+	close(store);
+	close(rootfd);
+	fx_rm_rf(top);
+}
+
 int
 main(void)
 {
@@ -252,5 +320,6 @@ main(void)
 	TEST(t_json);
 	TEST(t_json_alloc_faults);
 	TEST(t_empty_digest);
+	TEST(t_diff_session);
 	return tap_done();
 }
