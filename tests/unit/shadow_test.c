@@ -571,6 +571,70 @@ t_plan_and_settle(void)
 	changes_free(&c);
 }
 
+static int nfail;
+static char lastfail[256];
+
+static void
+count_fail(const char *path, int err, const char *reason, void *arg)
+{
+	nfail++;
+	snprintf(lastfail, sizeof lastfail, "%s: %s", path, reason);
+}
+
+/* plan_apply: what lands, what fails, what stays pending, the counts. */
+static void
+t_plan_apply(void)
+{
+	struct plan_result r;
+	struct changes c;
+	struct stat st;
+	char got[64];
+	int *sel;
+	long un;
+	size_t i;
+
+	fresh();
+	fx_put(wsfd, "mod", "m\n", 0644);
+	fx_put(wsfd, "conflict", "c\n", 0644);
+	fx_put(wsfd, "dir/gone", "g\n", 0644);
+	owrite("mod", "M\n");
+	owrite("conflict", "C\n");
+	owrite("nd/new", "n\n");
+	CHECK(shadow_remove(&S, wsfd, "dir/gone") == 0);
+	/* the real file changes after capture: refused, stays pending */
+	fx_put(wsfd, "conflict", "changed meanwhile\n", 0644);
+	changes(&c);
+	CHECK((sel = mem_calloc(c.n, sizeof *sel)) != NULL);
+	CHECK(plan_select(&c, NULL, 0, sel, &un) == 0);
+	CHECK(plan_count(&c, sel) == 4);
+	nfail = 0;
+	CHECK(plan_apply(&S, wsfd, &c, sel, count_fail, NULL, &r) == 0);
+	CHECK(nfail == 1);
+	CHECK_STR(lastfail, "conflict: changed since capture; refused");
+	CHECK(r.applied == 3 && r.failed == 1 && !r.all && r.left == 0);
+	CHECK(fx_read(wsfd, "mod", got, sizeof got) == 2);
+	CHECK_STR(got, "M\n");
+	CHECK(fx_read(wsfd, "nd/new", got, sizeof got) == 2);
+	CHECK(fstatat(wsfd, "dir/gone", &st, AT_SYMLINK_NOFOLLOW) == -1);
+	for (i = 0; i < c.n; i++)
+		CHECK(c.v[i].applied == (strcmp(c.v[i].path, "conflict") != 0));
+	/* only the failed change is left in the session */
+	changes_free(&c);
+	changes(&c);
+	CHECK(c.n == 1);
+	CHECK_STR(c.v[0].path, "conflict");
+	/* once the real file is back, the rest lands and nothing is left */
+	fx_put(wsfd, "conflict", "c\n", 0644);
+	CHECK(plan_select(&c, NULL, 0, sel, &un) == 0);
+	nfail = 0;
+	CHECK(plan_apply(&S, wsfd, &c, sel, count_fail, NULL, &r) == 0);
+	CHECK(nfail == 0 && r.applied == 1 && r.failed == 0 && r.all);
+	CHECK(fx_read(wsfd, "conflict", got, sizeof got) == 2);
+	CHECK_STR(got, "C\n");
+	changes_free(&c);
+	mem_free(sel);
+}
+
 static void
 t_plan_groups_and_modes(void)
 {
@@ -708,6 +772,7 @@ main(void)
 	TEST(t_binary_digest_covers_content);
 	TEST(t_vanished_mid_diff);
 	TEST(t_plan_and_settle);
+	TEST(t_plan_apply);
 	TEST(t_plan_groups_and_modes);
 	TEST(t_record_bases);
 	TEST(t_alloc_faults);
