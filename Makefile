@@ -16,17 +16,17 @@ HLDFLAGS = -static -s -Wl,--gc-sections
 # Unit tests build with the host compiler and sanitizers (leak checks
 # included), against host-built copies of the same pinned dependencies.
 TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
-           -fno-omit-frame-pointer -Isrc -Ilandlock-helper -I$(BUILD) -I$(HOSTDEPS)/include -DARCTURN_TEST
+           -fno-omit-frame-pointer -Isrc -Ilandlock-helper -I$(BUILD) -I$(HOSTDEPS)/include
 
 # Sources, one list per platform (module base names in src/). A module is
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply config diff fsx hash mem overlay path sandbox session udiff
+CORE_MODS  = apply config diff fsx hash jsonfile mem overlay path sandbox session udiff
 FRONT_MODS = cmd_dryrun cmd_exec
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_macos seatbelt
-WIN_MODS   = cmd_exec config mem path sandbox labeljournal winquote \
+WIN_MODS   = cmd_exec config jsonfile mem path sandbox labeljournal winquote \
              sandbox_win cmd_dryrun_win
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = labeljournal seatbelt winquote

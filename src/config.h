@@ -3,7 +3,7 @@
  * ($XDG_CONFIG_HOME/arcturn/config.json, default ~/.config/arcturn/...),
  * the workspace config (<workspace>/.arcturn.json, which may only narrow),
  * the environment and the command-line flags, in that order of precedence
- * (flags win). The only user of cJSON for configuration.
+ * (flags win). Config files are read by jsonfile (cJSON, with positions).
  *
  * Keys: dryRun (bool), sandbox ("off" | "workspace-write" | "read-only"),
  * grants (array of absolute paths), requireSandbox (bool), network ("on" |
