@@ -7,11 +7,16 @@ HOSTCC   = gcc
 BUILD    = build
 DEPS     = .deps/musl
 HOSTDEPS = .deps/host
+# Every flag is set here and only here. EXTRA_CFLAGS is appended to the
+# compiles of build/arcturn and the embedded helper; release/build.sh
+# passes its reproducibility flags through it and nothing else.
 WARN     = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation
-CFLAGS   = -std=c11 -D_GNU_SOURCE -O2 $(WARN) -Isrc -Ilandlock-helper -I$(BUILD) -I$(DEPS)/include
+EXTRA_CFLAGS =
+CFLAGS   = -std=c11 -D_GNU_SOURCE -O2 $(WARN) -Isrc -Ilandlock-helper -I$(BUILD) -I$(DEPS)/include \
+           $(EXTRA_CFLAGS)
 LDFLAGS  = -static -s
 HFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) -fno-asynchronous-unwind-tables \
-           -ffunction-sections -fdata-sections
+           -ffunction-sections -fdata-sections $(EXTRA_CFLAGS)
 HLDFLAGS = -static -s -Wl,--gc-sections
 # Unit tests build with the host compiler and sanitizers (leak checks
 # included), against host-built copies of the same pinned dependencies.
@@ -102,6 +107,7 @@ test: tests
 demo: $(BUILD)/arcturn
 	tests/demo.sh $(BUILD)/arcturn
 
+# Two builds from scratch must be byte-identical (release/build.sh).
 release:
 	release/build.sh
 
