@@ -42,6 +42,9 @@
  * gives the count). Warnings go through the callback, which may be NULL.
  * config_load(p, NULL, ...) means no flags. Lists hold at most
  * CONFIG_LIST_MAX entries per file.
+ *
+ * Errors: the err/errlen convention, warnings through a callback
+ * (src/STYLE.md says which module reports how, and who prints).
  */
 #ifndef ARCTURN_CONFIG_H
 #define ARCTURN_CONFIG_H

@@ -79,7 +79,8 @@ struct jsonfile {
  *				("larger than MAX bytes"); ENOMEM
  *   `PATH:LINE:COLUMN: what`	EINVAL: a NUL byte ("unexpected NUL
  *				byte"), or the first byte cJSON rejects
- * Allocation goes through mem (cJSON's too, through its hooks).
+ * Allocation goes through mem (cJSON's too, through its hooks). Errors:
+ * the err/errlen convention of src/STYLE.md.
  */
 int	jsonfile_read(struct jsonfile *jf, const char *path, size_t max,
 	    char *err, size_t errlen);
