@@ -38,7 +38,7 @@ struct ctx {
 	size_t		 errlen;
 	config_warn_fn	*warn;
 	void		*warnarg;
-	int		 narrow;	/* the workspace config: may only narrow */
+	int		 narrow;	/* the workspace config: only narrows */
 };
 
 enum key {
@@ -66,6 +66,13 @@ seterr(struct ctx *c, int e, const char *fmt, ...)
 		va_end(ap);
 	}
 	errno = e;
+}
+
+static int
+oom(struct ctx *c, const char *what)
+{
+	seterr(c, ENOMEM, "%s: %s", what, strerror(ENOMEM));
+	return -1;
 }
 
 /* FILE:LINE:COLUMN: what, at byte off of f (just what if f is NULL); EINVAL. */
@@ -173,13 +180,14 @@ sl_free(struct strlist *l)
 
 /* Paths. */
 
+/* *dst = a copy of s; on failure "what: Cannot allocate memory". */
 static int
-set_path(char **dst, const char *s)
+set_path(struct ctx *c, char **dst, const char *s, const char *what)
 {
 	char *d;
 
 	if ((d = mem_strdup(s)) == NULL)
-		return -1;
+		return oom(c, what);
 	mem_free(*dst);
 	*dst = d;
 	return 0;
@@ -205,6 +213,31 @@ home_dir(struct ctx *c, const char **home)
 		return -1;
 	}
 	*home = pw->pw_dir;
+	return 0;
+}
+
+/*
+ * var's value followed by varsub when it is an absolute path, else the
+ * home directory followed by homesub, into buf; what names it in errors.
+ */
+static int
+base_dir(struct ctx *c, const char *var, const char *varsub,
+    const char *homesub, char *buf, size_t len, const char *what)
+{
+	const char *v = getenv(var);
+	int n;
+
+	if (v != NULL && v[0] == '/')
+		n = snprintf(buf, len, "%s%s", v, varsub);
+	else {
+		if (home_dir(c, &v) != 0)
+			return -1;
+		n = snprintf(buf, len, "%s%s", v, homesub);
+	}
+	if (n < 0 || (size_t)n >= len) {
+		seterr(c, ENAMETOOLONG, "%s: %s", what, strerror(ENAMETOOLONG));
+		return -1;
+	}
 	return 0;
 }
 
@@ -279,13 +312,6 @@ norm_protect(const char *s, char *out, size_t outlen, const char **why)
 
 /* Applying one file. */
 
-static int
-oom(struct ctx *c, const char *what)
-{
-	seterr(c, ENOMEM, "%s: %s", what, strerror(ENOMEM));
-	return -1;
-}
-
 /*
  * Check that v, at entry e of f, is an array of at most CONFIG_LIST_MAX
  * strings without NUL; err at the culprit.
@@ -309,8 +335,8 @@ check_strings(struct ctx *c, const struct jsonfile *f, const cJSON *v,
 			return -1;
 		}
 		if (f->at[j].nul) {
-			ferr(c, f, f->at[j].off, "\"%s\": string contains a NUL "
-			    "character", key);
+			ferr(c, f, f->at[j].off, "\"%s\": string contains a "
+			    "NUL character", key);
 			return -1;
 		}
 		if (++i > CONFIG_LIST_MAX) {
@@ -333,7 +359,8 @@ apply_protect(struct ctx *c, const struct jsonfile *f, const cJSON *v,
 	size_t i, j = e + 1;
 
 	for (el = v->child; el != NULL; el = el->next, j = f->at[j].next) {
-		if (norm_protect(el->valuestring, norm, sizeof norm, &why) != 0) {
+		if (norm_protect(el->valuestring, norm, sizeof norm,
+		    &why) != 0) {
 			shown(what, sizeof what, el->valuestring);
 			ferr(c, f, f->at[j].off, "protect: %s: %s",
 			    what[0] ? what : "\"\"", why);
@@ -374,7 +401,8 @@ apply_key(struct ctx *c, const struct jsonfile *f, enum key k, const cJSON *v,
 	case K_DRYRUN:
 	case K_REQUIRE:
 		if (!cJSON_IsBool(v)) {
-			ferr(c, f, off, "\"%s\" must be true or false", keys[k]);
+			ferr(c, f, off, "\"%s\" must be true or false",
+			    keys[k]);
 			return -1;
 		}
 		b = cJSON_IsTrue(v);
@@ -394,8 +422,8 @@ apply_key(struct ctx *c, const struct jsonfile *f, enum key k, const cJSON *v,
 			return -1;
 		}
 		if (c->narrow && m < (int)p->mode)
-			warnmsg(c, "%s: \"sandbox\": \"%s\" ignored: a workspace "
-			    "config cannot loosen \"%s\"", f->path,
+			warnmsg(c, "%s: \"sandbox\": \"%s\" ignored: a "
+			    "workspace config cannot loosen \"%s\"", f->path,
 			    mode_names[m], mode_names[p->mode]);
 		else
 			p->mode = (enum sandbox_mode)m;
@@ -404,13 +432,15 @@ apply_key(struct ctx *c, const struct jsonfile *f, enum key k, const cJSON *v,
 		if (!cJSON_IsString(v) || f->at[e].nul ||
 		    (strcmp(v->valuestring, "on") != 0 &&
 		    strcmp(v->valuestring, "off") != 0)) {
-			ferr(c, f, off, "\"network\" must be \"on\" or \"off\"");
+			ferr(c, f, off,
+			    "\"network\" must be \"on\" or \"off\"");
 			return -1;
 		}
 		b = strcmp(v->valuestring, "on") == 0;
 		if (c->narrow && b)
-			warnmsg(c, "%s: \"network\": \"on\" ignored: a workspace "
-			    "config can only turn network off", f->path);
+			warnmsg(c, "%s: \"network\": \"on\" ignored: a "
+			    "workspace config can only turn network off",
+			    f->path);
 		else
 			p->network = b;
 		return 0;
@@ -419,8 +449,9 @@ apply_key(struct ctx *c, const struct jsonfile *f, enum key k, const cJSON *v,
 			return -1;
 		if (c->narrow) {
 			if (v->child != NULL)
-				warnmsg(c, "%s: \"grants\" ignored: a workspace "
-				    "config cannot grant writes", f->path);
+				warnmsg(c, "%s: \"grants\" ignored: a "
+				    "workspace config cannot grant writes",
+				    f->path);
 			return 0;
 		}
 		for (el = v->child, j = e + 1; el != NULL;
@@ -470,7 +501,8 @@ apply_file(struct ctx *c, const char *path, int narrow)
 			continue;
 		}
 		if (seen[k]++ > 0) {
-			ferr(c, &f, f.at[i].off, "duplicate key \"%s\"", keys[k]);
+			ferr(c, &f, f.at[i].off, "duplicate key \"%s\"",
+			    keys[k]);
 			goto out;
 		}
 		if (apply_key(c, &f, (enum key)k, v, i + 1) != 0)
@@ -487,49 +519,34 @@ out:
 
 /* The pieces config_load puts together. */
 
+/* *dst = the canonical path of directory dir; errors `what: dir: reason`. */
 static int
-resolve_workspace(struct ctx *c, const char *dir)
+real_dir(struct ctx *c, const char *dir, char **dst, const char *what)
 {
 	char real[PATH_MAX];
 	struct stat st;
 
-	if (dir == NULL)
-		dir = ".";
-	if (realpath(dir, real) == NULL) {
-		seterr(c, errno, "workspace: %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (stat(real, &st) != 0) {
-		seterr(c, errno, "workspace: %s: %s", dir, strerror(errno));
+	if (realpath(dir, real) == NULL || stat(real, &st) != 0) {
+		seterr(c, errno, "%s: %s: %s", what, dir, strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		seterr(c, ENOTDIR, "workspace: %s: %s", dir, strerror(ENOTDIR));
+		seterr(c, ENOTDIR, "%s: %s: %s", what, dir, strerror(ENOTDIR));
 		return -1;
 	}
-	if (set_path(&c->p->workspace, real) != 0)
-		return oom(c, "workspace");
-	return 0;
+	return set_path(c, dst, real, what);
 }
 
 static int
 load_user_config(struct ctx *c)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home;
 	char dir[PATH_MAX], *real = NULL;
-	int n, missing;
+	int missing;
 
-	if (xdg != NULL && xdg[0] == '/')
-		n = snprintf(dir, sizeof dir, "%s/arcturn", xdg);
-	else {
-		if (home_dir(c, &home) != 0)
-			return -1;
-		n = snprintf(dir, sizeof dir, "%s/.config/arcturn", home);
-	}
-	if (n < 0 || (size_t)n >= sizeof dir) {
-		seterr(c, ENAMETOOLONG, "user config: %s", strerror(ENAMETOOLONG));
+	/* a relative XDG_CONFIG_HOME is ignored, as the XDG spec says */
+	if (base_dir(c, "XDG_CONFIG_HOME", "/arcturn", "/.config/arcturn", dir,
+	    sizeof dir, "user config") != 0)
 		return -1;
-	}
 	/* a file where a directory should be, a dangling link: no config */
 	if (path_canon(dir, 0, NULL, &real) != 0 && errno != ENOTDIR &&
 	    errno != ENOENT) {
@@ -588,9 +605,7 @@ set_session(struct ctx *c, const char *s)
 		    "(expected [a-z0-9][a-z0-9-]{0,63})", what);
 		return -1;
 	}
-	if (set_path(&c->p->session, s) != 0)
-		return oom(c, "session");
-	return 0;
+	return set_path(c, &c->p->session, s, "session");
 }
 
 static int
@@ -648,27 +663,17 @@ load_flags(struct ctx *c, const struct config_flags *fl)
 static int
 resolve_state(struct ctx *c)
 {
-	const char *v = getenv("ARCTURN_HOME"), *home;
+	const char *v = getenv("ARCTURN_HOME");
 	char path[PATH_MAX];
 	struct stat st;
-	int n;
 
-	if (v != NULL && v[0] != '\0') {
-		if (v[0] != '/') {
-			seterr(c, EINVAL, "ARCTURN_HOME: %s: not an absolute path",
-			    v);
-			return -1;
-		}
-		n = snprintf(path, sizeof path, "%s", v);
-	} else {
-		if (home_dir(c, &home) != 0)
-			return -1;
-		n = snprintf(path, sizeof path, "%s/.arcturn", home);
-	}
-	if (n < 0 || (size_t)n >= sizeof path) {
-		seterr(c, ENAMETOOLONG, "state dir: %s", strerror(ENAMETOOLONG));
+	if (v != NULL && v[0] != '\0' && v[0] != '/') {
+		seterr(c, EINVAL, "ARCTURN_HOME: %s: not an absolute path", v);
 		return -1;
 	}
+	if (base_dir(c, "ARCTURN_HOME", "", "/.arcturn", path, sizeof path,
+	    "state dir") != 0)
+		return -1;
 	if (path_canon(path, 0, NULL, &c->p->state) != 0) {
 		seterr(c, errno, "state dir: %s: %s", path, strerror(errno));
 		return -1;
@@ -681,25 +686,6 @@ resolve_state(struct ctx *c)
 	return 0;
 }
 
-static int
-resolve_tmpdir(struct ctx *c)
-{
-	const char *v = getenv("TMPDIR");
-	char real[PATH_MAX];
-	struct stat st;
-
-	if (v == NULL || v[0] == '\0' || stat(v, &st) != 0 ||
-	    !S_ISDIR(st.st_mode))
-		v = "/tmp";
-	if (realpath(v, real) == NULL) {
-		seterr(c, errno, "tmpdir: %s: %s", v, strerror(errno));
-		return -1;
-	}
-	if (set_path(&c->p->tmpdir, real) != 0)
-		return oom(c, "tmpdir");
-	return 0;
-}
-
 int
 config_load(struct policy *p, const struct config_flags *fl, char *err,
     size_t errlen, config_warn_fn *warn, void *arg)
@@ -707,6 +693,8 @@ config_load(struct policy *p, const struct config_flags *fl, char *err,
 	static const struct config_flags none = { NULL, NULL, -1, -1, -1, -1,
 	    NULL, 0 };
 	struct ctx c = { p, err, errlen, warn, arg, 0 };
+	const char *tmp;
+	struct stat st;
 	int e;
 
 	if (err != NULL && errlen > 0)
@@ -721,13 +709,19 @@ config_load(struct policy *p, const struct config_flags *fl, char *err,
 		oom(&c, "config");
 		goto fail;
 	}
-	if (resolve_workspace(&c, fl->dir) != 0 ||
+	/* $TMPDIR when it names a directory, else /tmp */
+	tmp = getenv("TMPDIR");
+	if (tmp == NULL || tmp[0] == '\0' || stat(tmp, &st) != 0 ||
+	    !S_ISDIR(st.st_mode))
+		tmp = "/tmp";
+	if (real_dir(&c, fl->dir != NULL ? fl->dir : ".", &p->workspace,
+	    "workspace") != 0 ||
 	    load_user_config(&c) != 0 ||
 	    load_workspace_config(&c) != 0 ||
 	    load_env(&c) != 0 ||
 	    load_flags(&c, fl) != 0 ||
 	    resolve_state(&c) != 0 ||
-	    resolve_tmpdir(&c) != 0)
+	    real_dir(&c, tmp, &p->tmpdir, "tmpdir") != 0)
 		goto fail;
 	return 0;
 fail:
