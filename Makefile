@@ -7,27 +7,32 @@ HOSTCC   = gcc
 BUILD    = build
 DEPS     = .deps/musl
 HOSTDEPS = .deps/host
+# Every flag is set here and only here. EXTRA_CFLAGS is appended to the
+# compiles of build/arcturn and the embedded helper; release/build.sh
+# passes its reproducibility flags through it and nothing else.
 WARN     = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation
-CFLAGS   = -std=c11 -D_GNU_SOURCE -O2 $(WARN) -Isrc -Ilandlock-helper -I$(BUILD) -I$(DEPS)/include
+EXTRA_CFLAGS =
+CFLAGS   = -std=c11 -D_GNU_SOURCE -O2 $(WARN) -Isrc -Ilandlock-helper -I$(BUILD) -I$(DEPS)/include \
+           $(EXTRA_CFLAGS)
 LDFLAGS  = -static -s
 HFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) -fno-asynchronous-unwind-tables \
-           -ffunction-sections -fdata-sections
+           -ffunction-sections -fdata-sections $(EXTRA_CFLAGS)
 HLDFLAGS = -static -s -Wl,--gc-sections
 # Unit tests build with the host compiler and sanitizers (leak checks
 # included), against host-built copies of the same pinned dependencies.
 TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
-           -fno-omit-frame-pointer -Isrc -Ilandlock-helper -I$(BUILD) -I$(HOSTDEPS)/include -DARCTURN_TEST
+           -fno-omit-frame-pointer -Isrc -Ilandlock-helper -I$(BUILD) -I$(HOSTDEPS)/include
 
 # Sources, one list per platform (module base names in src/). A module is
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply changes config diff fsx fsx_replace hash mem path plan \
-             review sandbox session session_run shadow udiff wsview
+CORE_MODS  = apply changes config diff fsx fsx_replace hash jsonfile mem path \
+             plan review sandbox session session_run shadow udiff wsview
 FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) os_macos sandbox_macos seatbelt
-WIN_MODS   = cmd_exec config mem path sandbox labeljournal winquote \
+WIN_MODS   = cmd_exec config jsonfile mem path sandbox labeljournal winquote \
              sandbox_win cmd_dryrun_win
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = labeljournal seatbelt winquote
@@ -103,6 +108,7 @@ test: tests
 demo: $(BUILD)/arcturn
 	tests/demo.sh $(BUILD)/arcturn
 
+# Two builds from scratch must be byte-identical (release/build.sh).
 release:
 	release/build.sh
 

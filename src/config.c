@@ -1,11 +1,11 @@
 /*
  * config: defaults < user config < workspace config < environment < flags.
  *
- * cJSON validates the syntax and builds the tree; it keeps no positions, so
- * a small scanner over the (by then known to be valid) text finds where a
- * top-level key, its value or an array element starts, for
- * `FILE:LINE:COLUMN:` in errors. Columns count bytes from 1 (a tab is one
- * column); a UTF-8 byte order mark does not count.
+ * jsonfile reads each config file (cJSON, with the place of every key and
+ * value); this file decides what the values mean. The walk over a file's
+ * members keeps a cursor into jsonfile's index (jsonfile.h), so a wrong
+ * type or a bad value is reported at FILE:LINE:COLUMN of the value itself,
+ * or of the array element at fault.
  *
  * Duplicate known keys are an error (pointing at the second one): for a
  * policy file, "which one wins" is not a question to leave to a parser.
@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -26,10 +25,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cJSON.h>
-
 #include "config.h"
+#include "jsonfile.h"
 #include "mem.h"
+#include "path.h"
 
 #define NAME_SHOWN	64		/* bytes of an unknown key echoed in a warning */
 
@@ -39,13 +38,7 @@ struct ctx {
 	size_t		 errlen;
 	config_warn_fn	*warn;
 	void		*warnarg;
-};
-
-struct cfile {
-	const char	*path;
-	const char	*text;		/* NUL-terminated */
-	size_t		 len;
-	int		 narrow;	/* the workspace config: may only narrow */
+	int		 narrow;	/* the workspace config: only narrows */
 };
 
 enum key {
@@ -59,24 +52,6 @@ static const char *const keys[K_COUNT] = {
 static const char *const mode_names[] = {
 	"off", "workspace-write", "read-only"
 };
-
-static int json_oom;
-
-static void *
-json_alloc(size_t n)
-{
-	void *v = mem_alloc(n);
-
-	if (v == NULL)
-		json_oom = 1;
-	return v;
-}
-
-static void
-json_free(void *v)
-{
-	mem_free(v);
-}
 
 /* Errors and warnings. */
 
@@ -93,27 +68,16 @@ seterr(struct ctx *c, int e, const char *fmt, ...)
 	errno = e;
 }
 
-static void
-pos_linecol(const struct cfile *f, size_t pos, size_t *line, size_t *col)
+static int
+oom(struct ctx *c, const char *what)
 {
-	size_t i, bol = 0;
-
-	*line = 1;
-	if (pos > f->len)
-		pos = f->len;
-	if (f->len >= 3 && memcmp(f->text, "\xEF\xBB\xBF", 3) == 0)
-		bol = pos >= 3 ? 3 : 0;
-	for (i = 0; i < pos; i++)
-		if (f->text[i] == '\n') {
-			(*line)++;
-			bol = i + 1;
-		}
-	*col = pos - bol + 1;
+	seterr(c, ENOMEM, "%s: %s", what, strerror(ENOMEM));
+	return -1;
 }
 
-/* FILE:LINE:COLUMN: what; errno EINVAL. */
+/* FILE:LINE:COLUMN: what, at byte off of f (just what if f is NULL); EINVAL. */
 static void
-ferr(struct ctx *c, const struct cfile *f, size_t pos, const char *fmt, ...)
+ferr(struct ctx *c, const struct jsonfile *f, size_t off, const char *fmt, ...)
 {
 	char what[PATH_MAX + 128];
 	size_t line, col;
@@ -122,7 +86,11 @@ ferr(struct ctx *c, const struct cfile *f, size_t pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	pos_linecol(f, pos, &line, &col);
+	if (f == NULL) {
+		seterr(c, EINVAL, "%s", what);
+		return;
+	}
+	jsonfile_linecol(f, off, &line, &col);
 	seterr(c, EINVAL, "%s:%zu:%zu: %s", f->path, line, col, what);
 }
 
@@ -210,527 +178,16 @@ sl_free(struct strlist *l)
 	l->n = 0;
 }
 
-/* Positions in valid JSON text. cJSON counts bytes <= ' ' as blanks. */
-
-static size_t
-skip_ws(const struct cfile *f, size_t i)
-{
-	while (i < f->len && (unsigned char)f->text[i] <= ' ')
-		i++;
-	return i;
-}
-
-/* i at the opening quote; returns the index after the closing one. */
-static size_t
-skip_string(const struct cfile *f, size_t i)
-{
-	for (i++; i < f->len && f->text[i] != '"'; i++)
-		if (f->text[i] == '\\')
-			i++;
-	return i < f->len ? i + 1 : f->len;
-}
-
-static size_t
-skip_value(const struct cfile *f, size_t i)
-{
-	int depth = 0;
-
-	if (i >= f->len)
-		return i;
-	if (f->text[i] == '"')
-		return skip_string(f, i);
-	if (f->text[i] != '{' && f->text[i] != '[') {
-		while (i < f->len && (unsigned char)f->text[i] > ' ' &&
-		    strchr(",]}", f->text[i]) == NULL)
-			i++;
-		return i;
-	}
-	while (i < f->len) {
-		switch (f->text[i]) {
-		case '"':
-			i = skip_string(f, i);
-			continue;
-		case '{':
-		case '[':
-			depth++;
-			break;
-		case '}':
-		case ']':
-			if (--depth == 0)
-				return i + 1;
-			break;
-		}
-		i++;
-	}
-	return i;
-}
-
-static int
-hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-/* Four hex digits as cJSON reads them: any non-hex digit makes it 0. */
-static long
-hex4(const char *s)
-{
-	long cp = 0;
-	int k, h;
-
-	for (k = 0; k < 4; k++) {
-		if ((h = hexval(s[k])) < 0)
-			return 0;
-		cp = cp * 16 + h;
-	}
-	return cp;
-}
-
-/*
- * Decode the escape at text[*i] (the backslash) of a string cJSON
- * accepted; returns the code point (only \u escapes can exceed 0x7f; a
- * surrogate pair counts as its first half), -1 if malformed.
- */
-static long
-unescape(const struct cfile *f, size_t *i)
-{
-	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-	const char *s;
-	long cp;
-
-	(*i)++;
-	if (*i >= f->len)
-		return -1;
-	if (f->text[*i] == 'u') {
-		if (*i + 5 > f->len)
-			return -1;
-		cp = hex4(f->text + *i + 1);
-		*i += 5;
-		if (cp >= 0xd800 && cp <= 0xdbff && *i + 6 <= f->len &&
-		    f->text[*i] == '\\' && f->text[*i + 1] == 'u')
-			*i += 6;
-		return cp;
-	}
-	if ((s = strchr(from, f->text[*i])) == NULL || *s == '\0')
-		return -1;
-	(*i)++;
-	return (unsigned char)to[s - from];
-}
-
-/*
- * Does the string literal at i equal the ASCII string key as cJSON sees it
- * (a C string: an escaped NUL ends it)?
- */
-static int
-literal_eq(const struct cfile *f, size_t i, const char *key)
-{
-	size_t k = 0;
-	long cp;
-
-	for (i++; i < f->len && f->text[i] != '"'; k++) {
-		if (f->text[i] == '\\') {
-			if ((cp = unescape(f, &i)) == 0)
-				return key[k] == '\0';
-			if (cp < 0 || cp > 0x7f || key[k] != (char)cp)
-				return 0;
-		} else if (key[k] != f->text[i++])
-			return 0;
-	}
-	return key[k] == '\0';
-}
-
-/* Does the string literal at i hold an escaped NUL (which cJSON cuts at)? */
-static int
-literal_has_nul(const struct cfile *f, size_t i)
-{
-	for (i++; i < f->len && f->text[i] != '"'; ) {
-		if (f->text[i] == '\\') {
-			if (unescape(f, &i) == 0)
-				return 1;
-		} else
-			i++;
-	}
-	return 0;
-}
-
-/*
- * Find the nth (from 0) occurrence of key in the top-level object: the
- * position of its name and of its value. Returns 0 if found, else -1 with
- * both positions 0 (which cannot happen for a key cJSON found).
- */
-static int
-find_key(const struct cfile *f, const char *key, int nth, size_t *kpos,
-    size_t *vpos)
-{
-	size_t i = 0, k;
-
-	*kpos = *vpos = 0;
-	if (f->len >= 3 && memcmp(f->text, "\xEF\xBB\xBF", 3) == 0)
-		i = 3;
-	i = skip_ws(f, i);
-	if (i >= f->len || f->text[i] != '{')
-		return -1;
-	for (i++;;) {
-		i = skip_ws(f, i);
-		if (i >= f->len || f->text[i] != '"')
-			return -1;
-		k = i;
-		i = skip_ws(f, skip_string(f, i));
-		if (i >= f->len || f->text[i] != ':')
-			return -1;
-		i = skip_ws(f, i + 1);
-		if (literal_eq(f, k, key) && nth-- == 0) {
-			*kpos = k;
-			*vpos = i;
-			return 0;
-		}
-		i = skip_ws(f, skip_value(f, i));
-		if (i >= f->len || f->text[i] != ',')
-			return -1;
-		i++;
-	}
-}
-
-/* Position of the first element of the array whose '[' is at a. */
-static size_t
-first_elem(const struct cfile *f, size_t a)
-{
-	return skip_ws(f, a + 1);
-}
-
-/* Position of the element after the one at i (or of the closing ']'). */
-static size_t
-next_elem(const struct cfile *f, size_t i)
-{
-	i = skip_ws(f, skip_value(f, i));
-	if (i < f->len && f->text[i] == ',')
-		i = skip_ws(f, i + 1);
-	return i;
-}
-
-/*
- * Syntax: where and why cJSON rejected a text. cJSON reports a position
- * only roughly (one byte late for a bad key, the opening quote's successor
- * for an unterminated string), so this recogniser, which accepts exactly
- * what cJSON 1.7 accepts (blanks are bytes <= ' ', numbers are what strtod
- * takes of [0-9+-eE.], \u with bad hex digits reads as 0, nesting up to
- * CJSON_NESTING_LIMIT), finds the first offending byte and names it.
- */
-struct jscan {
-	char		*text;		/* mutable: numbers are cut for strtod */
-	size_t		 len;
-	size_t		 pos;		/* of the error */
-	char		 what[64];
-};
-
-static int
-js_fail(struct jscan *j, size_t i, const char *what)
-{
-	j->pos = i;
-	snprintf(j->what, sizeof j->what, "%s", what);
-	return -1;
-}
-
-/* "expected X, found 'c'", or the end of the input. */
-static int
-js_expect(struct jscan *j, size_t i, const char *expected)
-{
-	unsigned char ch = i < j->len ? (unsigned char)j->text[i] : 0;
-
-	j->pos = i;
-	if (i >= j->len)
-		snprintf(j->what, sizeof j->what, "unexpected end of input");
-	else if (ch > ' ' && ch < 0x7f)
-		snprintf(j->what, sizeof j->what, "%s, found '%c'", expected, ch);
-	else
-		snprintf(j->what, sizeof j->what, "%s, found byte 0x%02x",
-		    expected, ch);
-	return -1;
-}
-
-static size_t
-js_ws(const struct jscan *j, size_t i)
-{
-	while (i < j->len && (unsigned char)j->text[i] <= ' ')
-		i++;
-	return i;
-}
-
-static int
-js_string(struct jscan *j, size_t *ip)
-{
-	size_t start = *ip, end, p;
-	long c1, c2;
-
-	for (end = start + 1; end < j->len && j->text[end] != '"'; end++)
-		if (j->text[end] == '\\')
-			end++;
-	if (end >= j->len)
-		return js_fail(j, start, "unterminated string");
-	for (p = start + 1; p < end; ) {
-		if (j->text[p] != '\\') {
-			p++;
-			continue;
-		}
-		if (j->text[p + 1] != '\0' &&
-		    strchr("bfnrt\"\\/", j->text[p + 1]) != NULL) {
-			p += 2;
-			continue;
-		}
-		if (j->text[p + 1] != 'u')
-			return js_fail(j, p, "invalid escape in string");
-		if (end - p < 6 || ((c1 = hex4(j->text + p + 2)) >= 0xdc00 &&
-		    c1 <= 0xdfff))
-			return js_fail(j, p, "invalid \\u escape in string");
-		if (c1 >= 0xd800 && c1 <= 0xdbff) {
-			if (end - p < 12 || j->text[p + 6] != '\\' ||
-			    j->text[p + 7] != 'u' ||
-			    (c2 = hex4(j->text + p + 8)) < 0xdc00 || c2 > 0xdfff)
-				return js_fail(j, p,
-				    "invalid \\u escape in string");
-			p += 12;
-		} else
-			p += 6;
-	}
-	*ip = end + 1;
-	return 0;
-}
-
-static int
-js_number(struct jscan *j, size_t *ip)
-{
-	size_t i = *ip, n = 0;
-	char *end, saved;
-
-	while (i + n < j->len && j->text[i + n] != '\0' &&
-	    strchr("0123456789+-eE.", j->text[i + n]) != NULL)
-		n++;
-	saved = j->text[i + n];
-	j->text[i + n] = '\0';
-	(void)strtod(j->text + i, &end);
-	j->text[i + n] = saved;
-	if (end == j->text + i)
-		return js_fail(j, i, "invalid number");
-	*ip = (size_t)(end - j->text);
-	return 0;
-}
-
-static int
-js_value(struct jscan *j, size_t *ip, int depth)
-{
-	size_t i = *ip;
-	char close;
-
-	if (strncmp(j->text + i, "null", 4) == 0 ||
-	    strncmp(j->text + i, "true", 4) == 0) {
-		*ip = i + 4;
-		return 0;
-	}
-	if (strncmp(j->text + i, "false", 5) == 0) {
-		*ip = i + 5;
-		return 0;
-	}
-	if (i < j->len && j->text[i] == '"')
-		return js_string(j, ip);
-	if (i < j->len && (j->text[i] == '-' ||
-	    (j->text[i] >= '0' && j->text[i] <= '9')))
-		return js_number(j, ip);
-	if (i >= j->len || (j->text[i] != '[' && j->text[i] != '{'))
-		return js_expect(j, i, "expected a value");
-	if (depth >= CJSON_NESTING_LIMIT)
-		return js_fail(j, i, "nested too deeply");
-	close = j->text[i] == '[' ? ']' : '}';
-	i = js_ws(j, i + 1);
-	if (i < j->len && j->text[i] == close) {
-		*ip = i + 1;
-		return 0;
-	}
-	for (;;) {
-		i = js_ws(j, i);
-		if (close == '}') {
-			if (i >= j->len || j->text[i] != '"')
-				return js_expect(j, i, "expected a string key");
-			if (js_string(j, &i) != 0)
-				return -1;
-			i = js_ws(j, i);
-			if (i >= j->len || j->text[i] != ':')
-				return js_expect(j, i, "expected ':'");
-			i = js_ws(j, i + 1);
-		}
-		if (js_value(j, &i, depth + 1) != 0)
-			return -1;
-		i = js_ws(j, i);
-		if (i < j->len && j->text[i] == ',') {
-			i++;
-			continue;
-		}
-		if (i < j->len && j->text[i] == close) {
-			*ip = i + 1;
-			return 0;
-		}
-		return js_expect(j, i, close == ']' ? "expected ',' or ']'" :
-		    "expected ',' or '}'");
-	}
-}
-
-/* Returns 0 if text is JSON as cJSON sees it, else -1 with pos and what. */
-static int
-js_check(struct jscan *j)
-{
-	size_t i = 0;
-
-	if (j->len >= 4 && memcmp(j->text, "\xEF\xBB\xBF", 3) == 0)
-		i = 3;
-	i = js_ws(j, i);
-	if (js_value(j, &i, 0) != 0)
-		return -1;
-	i = js_ws(j, i);
-	if (i < j->len)
-		return js_expect(j, i, "expected end of input");
-	return 0;
-}
-
-/* Reading files. */
-
-/*
- * Read path into a NUL-terminated buffer. Returns 1 with the text, 0 if the
- * file does not exist, -1 on error (err set).
- */
-static int
-read_config(struct ctx *c, const char *path, char **text, size_t *len)
-{
-	struct stat st;
-	size_t n = 0, cap = 0;
-	char *buf = NULL, *nb;
-	ssize_t r;
-	int fd, e;
-
-	*text = NULL;
-	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
-		seterr(c, errno, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) != 0) {
-		e = errno;
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		seterr(c, EINVAL, "%s: not a regular file", path);
-		return -1;
-	}
-	for (;;) {
-		if (n > CONFIG_FILE_MAX) {
-			close(fd);
-			mem_free(buf);
-			seterr(c, EFBIG, "%s: larger than %d bytes", path,
-			    CONFIG_FILE_MAX);
-			return -1;
-		}
-		if (n + 1 >= cap) {
-			cap = cap ? cap * 2 : 4096;
-			if ((nb = mem_realloc(buf, cap)) == NULL) {
-				e = errno;
-				goto fail;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			e = errno;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 1;
-fail:
-	close(fd);
-	mem_free(buf);
-	seterr(c, e, "%s: %s", path, strerror(e));
-	return -1;
-}
-
 /* Paths. */
 
-/*
- * Canonicalise path whose last components may not exist yet: realpath the
- * longest existing prefix and append the rest. path must be absolute. A
- * dangling symlink on the way gives ENOENT.
- */
+/* *dst = a copy of s; on failure "what: Cannot allocate memory". */
 static int
-canon_partial(const char *path, char *out)
-{
-	char tmp[PATH_MAX], *slash;
-	const char *name;
-	struct stat st;
-	size_t len, olen;
-
-	if (realpath(path, out) != NULL)
-		return 0;
-	if (errno != ENOENT)
-		return -1;
-	len = strlen(path);
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	if (len >= sizeof tmp) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(tmp, path, len);
-	tmp[len] = '\0';
-	if ((slash = strrchr(tmp, '/')) == NULL || slash[1] == '\0') {
-		errno = ENOENT;
-		return -1;
-	}
-	*slash = '\0';
-	name = slash + 1;
-	if (strcmp(name, "..") == 0) {
-		errno = ENOENT;		/* cannot go above a missing directory */
-		return -1;
-	}
-	if (canon_partial(tmp[0] == '\0' ? "/" : tmp, out) != 0)
-		return -1;
-	if (strcmp(name, ".") == 0)
-		return 0;
-	olen = strlen(out);
-	if (olen + 1 + strlen(name) >= PATH_MAX) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	snprintf(out + olen, PATH_MAX - olen, "%s%s",
-	    out[olen - 1] == '/' ? "" : "/", name);
-	if (lstat(out, &st) == 0) {
-		errno = ENOENT;		/* a dangling symlink: not canonical */
-		return -1;
-	}
-	return 0;
-}
-
-static int
-set_path(char **dst, const char *s)
+set_path(struct ctx *c, char **dst, const char *s, const char *what)
 {
 	char *d;
 
 	if ((d = mem_strdup(s)) == NULL)
-		return -1;
+		return oom(c, what);
 	mem_free(*dst);
 	*dst = d;
 	return 0;
@@ -760,30 +217,49 @@ home_dir(struct ctx *c, const char **home)
 }
 
 /*
+ * var's value followed by varsub when it is an absolute path, else the
+ * home directory followed by homesub, into buf; what names it in errors.
+ */
+static int
+base_dir(struct ctx *c, const char *var, const char *varsub,
+    const char *homesub, char *buf, size_t len, const char *what)
+{
+	const char *v = getenv(var);
+	int n;
+
+	if (v != NULL && v[0] == '/')
+		n = snprintf(buf, len, "%s%s", v, varsub);
+	else {
+		if (home_dir(c, &v) != 0)
+			return -1;
+		n = snprintf(buf, len, "%s%s", v, homesub);
+	}
+	if (n < 0 || (size_t)n >= len) {
+		seterr(c, ENAMETOOLONG, "%s: %s", what, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Add a grant: absolute, existing, canonical. f is the config file it came
  * from (NULL for --grant), pos its position there.
  */
 static int
-add_grant(struct ctx *c, const char *path, const struct cfile *f, size_t pos)
+add_grant(struct ctx *c, const char *path, const struct jsonfile *f,
+    size_t pos)
 {
 	char real[PATH_MAX];
 	int e;
 
 	if (path[0] != '/') {
-		if (f != NULL)
-			ferr(c, f, pos, "grant: %s: not an absolute path", path);
-		else
-			seterr(c, EINVAL, "grant: %s: not an absolute path",
-			    path);
+		ferr(c, f, pos, "grant: %s: not an absolute path", path);
 		return -1;
 	}
 	if (realpath(path, real) == NULL) {
 		e = errno;
-		if (f != NULL) {
-			ferr(c, f, pos, "grant: %s: %s", path, strerror(e));
-			errno = e;
-		} else
-			seterr(c, e, "grant: %s: %s", path, strerror(e));
+		ferr(c, f, pos, "grant: %s: %s", path, strerror(e));
+		errno = e;
 		return -1;
 	}
 	if (sl_add(&c->p->grants, real) != 0) {
@@ -836,74 +312,57 @@ norm_protect(const char *s, char *out, size_t outlen, const char **why)
 
 /* Applying one file. */
 
-static int
-oom(struct ctx *c, const char *what)
-{
-	seterr(c, ENOMEM, "%s: %s", what, strerror(ENOMEM));
-	return -1;
-}
-
 /*
- * Check that v is an array of at most CONFIG_LIST_MAX strings without NUL;
- * err at the culprit.
+ * Check that v, at entry e of f, is an array of at most CONFIG_LIST_MAX
+ * strings without NUL; err at the culprit.
  */
 static int
-check_strings(struct ctx *c, const struct cfile *f, const cJSON *v,
-    size_t vpos, const char *key)
+check_strings(struct ctx *c, const struct jsonfile *f, const cJSON *v,
+    size_t e, const char *key)
 {
-	const cJSON *e;
-	size_t i = 0, pos = first_elem(f, vpos);
+	const cJSON *el;
+	size_t i = 0, j = e + 1;
 
 	if (!cJSON_IsArray(v)) {
-		ferr(c, f, vpos, "\"%s\" must be an array of strings", key);
+		ferr(c, f, f->at[e].off, "\"%s\" must be an array of strings",
+		    key);
 		return -1;
 	}
-	cJSON_ArrayForEach(e, v) {
-		if (!cJSON_IsString(e) || e->valuestring == NULL) {
-			ferr(c, f, pos, "\"%s\" must be an array of strings",
-			    key);
+	for (el = v->child; el != NULL; el = el->next, j = f->at[j].next) {
+		if (!cJSON_IsString(el) || el->valuestring == NULL) {
+			ferr(c, f, f->at[j].off, "\"%s\" must be an array of "
+			    "strings", key);
 			return -1;
 		}
-		if (literal_has_nul(f, pos)) {
-			ferr(c, f, pos, "\"%s\": string contains a NUL "
-			    "character", key);
+		if (f->at[j].nul) {
+			ferr(c, f, f->at[j].off, "\"%s\": string contains a "
+			    "NUL character", key);
 			return -1;
 		}
 		if (++i > CONFIG_LIST_MAX) {
-			ferr(c, f, pos, "\"%s\": more than %d entries", key,
-			    CONFIG_LIST_MAX);
+			ferr(c, f, f->at[j].off, "\"%s\": more than %d entries",
+			    key, CONFIG_LIST_MAX);
 			return -1;
 		}
-		pos = next_elem(f, pos);
 	}
 	return 0;
 }
 
 static int
-get_bool(struct ctx *c, const struct cfile *f, const cJSON *v, size_t vpos,
-    const char *key)
-{
-	if (!cJSON_IsBool(v)) {
-		ferr(c, f, vpos, "\"%s\" must be true or false", key);
-		return -1;
-	}
-	return cJSON_IsTrue(v) ? 1 : 0;
-}
-
-static int
-apply_protect(struct ctx *c, const struct cfile *f, const cJSON *v,
-    size_t vpos)
+apply_protect(struct ctx *c, const struct jsonfile *f, const cJSON *v,
+    size_t e)
 {
 	struct strlist l = { NULL, 0 };
 	char norm[PATH_MAX], what[NAME_SHOWN * 4 + 8];
 	const char *why;
-	const cJSON *e;
-	size_t i, pos = first_elem(f, vpos);
+	const cJSON *el;
+	size_t i, j = e + 1;
 
-	cJSON_ArrayForEach(e, v) {
-		if (norm_protect(e->valuestring, norm, sizeof norm, &why) != 0) {
-			shown(what, sizeof what, e->valuestring);
-			ferr(c, f, pos, "protect: %s: %s",
+	for (el = v->child; el != NULL; el = el->next, j = f->at[j].next) {
+		if (norm_protect(el->valuestring, norm, sizeof norm,
+		    &why) != 0) {
+			shown(what, sizeof what, el->valuestring);
+			ferr(c, f, f->at[j].off, "protect: %s: %s",
 			    what[0] ? what : "\"\"", why);
 			sl_free(&l);
 			return -1;
@@ -912,9 +371,8 @@ apply_protect(struct ctx *c, const struct cfile *f, const cJSON *v,
 			sl_free(&l);
 			return oom(c, f->path);
 		}
-		pos = next_elem(f, pos);
 	}
-	if (f->narrow) {
+	if (c->narrow) {
 		for (i = 0; i < l.n; i++)
 			if (sl_add(&c->p->protect, l.v[i]) != 0) {
 				sl_free(&l);
@@ -929,21 +387,26 @@ apply_protect(struct ctx *c, const struct cfile *f, const cJSON *v,
 	return 0;
 }
 
+/* Apply the value v of key k, at entry e of f. */
 static int
-apply_key(struct ctx *c, const struct cfile *f, enum key k, const cJSON *v,
-    size_t vpos)
+apply_key(struct ctx *c, const struct jsonfile *f, enum key k, const cJSON *v,
+    size_t e)
 {
 	struct policy *p = c->p;
-	const cJSON *e;
-	size_t pos;
+	size_t off = f->at[e].off, j;
+	const cJSON *el;
 	int b, m;
 
 	switch (k) {
 	case K_DRYRUN:
 	case K_REQUIRE:
-		if ((b = get_bool(c, f, v, vpos, keys[k])) < 0)
+		if (!cJSON_IsBool(v)) {
+			ferr(c, f, off, "\"%s\" must be true or false",
+			    keys[k]);
 			return -1;
-		if (f->narrow && !b)
+		}
+		b = cJSON_IsTrue(v);
+		if (c->narrow && !b)
 			warnmsg(c, "%s: \"%s\": false ignored: a workspace "
 			    "config can only turn it on", f->path, keys[k]);
 		else if (k == K_DRYRUN)
@@ -952,53 +415,54 @@ apply_key(struct ctx *c, const struct cfile *f, enum key k, const cJSON *v,
 			p->require_sandbox = b;
 		return 0;
 	case K_SANDBOX:
-		if (!cJSON_IsString(v) || (m = config_mode(v->valuestring)) < 0 ||
-		    literal_has_nul(f, vpos)) {
-			ferr(c, f, vpos, "\"sandbox\" must be \"off\", "
+		if (!cJSON_IsString(v) || f->at[e].nul ||
+		    (m = config_mode(v->valuestring)) < 0) {
+			ferr(c, f, off, "\"sandbox\" must be \"off\", "
 			    "\"workspace-write\" or \"read-only\"");
 			return -1;
 		}
-		if (f->narrow && m < (int)p->mode)
-			warnmsg(c, "%s: \"sandbox\": \"%s\" ignored: a workspace "
-			    "config cannot loosen \"%s\"", f->path,
+		if (c->narrow && m < (int)p->mode)
+			warnmsg(c, "%s: \"sandbox\": \"%s\" ignored: a "
+			    "workspace config cannot loosen \"%s\"", f->path,
 			    mode_names[m], mode_names[p->mode]);
 		else
 			p->mode = (enum sandbox_mode)m;
 		return 0;
 	case K_NETWORK:
-		if (!cJSON_IsString(v) || literal_has_nul(f, vpos) ||
+		if (!cJSON_IsString(v) || f->at[e].nul ||
 		    (strcmp(v->valuestring, "on") != 0 &&
 		    strcmp(v->valuestring, "off") != 0)) {
-			ferr(c, f, vpos, "\"network\" must be \"on\" or \"off\"");
+			ferr(c, f, off,
+			    "\"network\" must be \"on\" or \"off\"");
 			return -1;
 		}
 		b = strcmp(v->valuestring, "on") == 0;
-		if (f->narrow && b)
-			warnmsg(c, "%s: \"network\": \"on\" ignored: a workspace "
-			    "config can only turn network off", f->path);
+		if (c->narrow && b)
+			warnmsg(c, "%s: \"network\": \"on\" ignored: a "
+			    "workspace config can only turn network off",
+			    f->path);
 		else
 			p->network = b;
 		return 0;
 	case K_GRANTS:
-		if (check_strings(c, f, v, vpos, "grants") != 0)
+		if (check_strings(c, f, v, e, "grants") != 0)
 			return -1;
-		if (f->narrow) {
-			if (cJSON_GetArraySize(v) > 0)
-				warnmsg(c, "%s: \"grants\" ignored: a workspace "
-				    "config cannot grant writes", f->path);
+		if (c->narrow) {
+			if (v->child != NULL)
+				warnmsg(c, "%s: \"grants\" ignored: a "
+				    "workspace config cannot grant writes",
+				    f->path);
 			return 0;
 		}
-		pos = first_elem(f, vpos);
-		cJSON_ArrayForEach(e, v) {
-			if (add_grant(c, e->valuestring, f, pos) != 0)
+		for (el = v->child, j = e + 1; el != NULL;
+		    el = el->next, j = f->at[j].next)
+			if (add_grant(c, el->valuestring, f, f->at[j].off) != 0)
 				return -1;
-			pos = next_elem(f, pos);
-		}
 		return 0;
 	case K_PROTECT:
-		if (check_strings(c, f, v, vpos, "protect") != 0)
+		if (check_strings(c, f, v, e, "protect") != 0)
 			return -1;
-		return apply_protect(c, f, v, vpos);
+		return apply_protect(c, f, v, e);
 	case K_COUNT:
 		break;
 	}
@@ -1009,53 +473,23 @@ apply_key(struct ctx *c, const struct cfile *f, enum key k, const cJSON *v,
 static int
 apply_file(struct ctx *c, const char *path, int narrow)
 {
-	struct cfile f = { path, NULL, 0, narrow };
-	struct jscan j;
-	char *text, name[NAME_SHOWN * 4 + 8];
-	const char *end = NULL;
+	struct jsonfile f;
+	char name[NAME_SHOWN * 4 + 8];
 	const cJSON *v;
-	cJSON *root;
-	size_t kpos, vpos, pos;
+	size_t i = 1;	/* the first key's entry */
 	int seen[K_COUNT] = { 0 };
 	int r, k, rc = -1, nunknown = 0;
 
-	if ((r = read_config(c, path, &text, &f.len)) <= 0)
+	if ((r = jsonfile_read(&f, path, CONFIG_FILE_MAX, c->err,
+	    c->errlen)) <= 0)
 		return r;
-	f.text = text;
-	if ((pos = strlen(text)) < f.len) {
-		ferr(c, &f, pos, "unexpected NUL byte");
-		goto out;
-	}
-	json_oom = 0;
-	root = cJSON_ParseWithLengthOpts(text, f.len + 1, &end, 1);
-	if (root == NULL) {
-		if (json_oom) {
-			oom(c, path);
-			goto out;
-		}
-		j.text = text;
-		j.len = f.len;
-		if (js_check(&j) != 0)
-			ferr(c, &f, j.pos, "%s", j.what);
-		else	/* the recogniser disagrees: cJSON's own position */
-			ferr(c, &f, end != NULL && end >= text ?
-			    (size_t)(end - text) : 0, "invalid JSON");
-		goto out;
-	}
-#ifdef ARCTURN_TEST
-	/* The unit tests hold the recogniser to cJSON in both directions. */
-	j.text = text;
-	j.len = f.len;
-	if (js_check(&j) != 0) {
-		ferr(c, &f, j.pos, "internal: cJSON accepted this: %s", j.what);
-		goto del;
-	}
-#endif
-	if (!cJSON_IsObject(root)) {
+	c->narrow = narrow;
+	if (!cJSON_IsObject(f.root)) {
 		ferr(c, &f, 0, "expected a JSON object at the top level");
-		goto del;
+		goto out;
 	}
-	cJSON_ArrayForEach(v, root) {
+	/* member: its key at entry i, its value at i + 1 */
+	for (v = f.root->child; v != NULL; v = v->next, i = f.at[i + 1].next) {
 		for (k = 0; k < K_COUNT; k++)
 			if (strcmp(v->string, keys[k]) == 0)
 				break;
@@ -1066,89 +500,69 @@ apply_file(struct ctx *c, const char *path, int narrow)
 			warnmsg(c, "%s: unknown key \"%s\"", path, name);
 			continue;
 		}
-		find_key(&f, keys[k], seen[k], &kpos, &vpos);
 		if (seen[k]++ > 0) {
-			ferr(c, &f, kpos, "duplicate key \"%s\"", keys[k]);
-			goto del;
+			ferr(c, &f, f.at[i].off, "duplicate key \"%s\"",
+			    keys[k]);
+			goto out;
 		}
-		if (apply_key(c, &f, (enum key)k, v, vpos) != 0)
-			goto del;
+		if (apply_key(c, &f, (enum key)k, v, i + 1) != 0)
+			goto out;
 	}
 	if (nunknown > CONFIG_WARN_MAX)
 		warnmsg(c, "%s: %d more unknown keys", path,
 		    nunknown - CONFIG_WARN_MAX);
 	rc = 0;
-del:
-	cJSON_Delete(root);
 out:
-	mem_free(text);
+	jsonfile_free(&f);
 	return rc;
 }
 
 /* The pieces config_load puts together. */
 
+/* *dst = the canonical path of directory dir; errors `what: dir: reason`. */
 static int
-resolve_workspace(struct ctx *c, const char *dir)
+real_dir(struct ctx *c, const char *dir, char **dst, const char *what)
 {
 	char real[PATH_MAX];
 	struct stat st;
 
-	if (dir == NULL)
-		dir = ".";
-	if (realpath(dir, real) == NULL) {
-		seterr(c, errno, "workspace: %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (stat(real, &st) != 0) {
-		seterr(c, errno, "workspace: %s: %s", dir, strerror(errno));
+	if (realpath(dir, real) == NULL || stat(real, &st) != 0) {
+		seterr(c, errno, "%s: %s: %s", what, dir, strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		seterr(c, ENOTDIR, "workspace: %s: %s", dir, strerror(ENOTDIR));
+		seterr(c, ENOTDIR, "%s: %s: %s", what, dir, strerror(ENOTDIR));
 		return -1;
 	}
-	if (set_path(&c->p->workspace, real) != 0)
-		return oom(c, "workspace");
-	return 0;
+	return set_path(c, dst, real, what);
 }
 
 static int
 load_user_config(struct ctx *c)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home;
-	char dir[PATH_MAX], real[PATH_MAX];
-	int n, missing = 0;
+	char dir[PATH_MAX], *real = NULL;
+	int missing;
 
-	if (xdg != NULL && xdg[0] == '/')
-		n = snprintf(dir, sizeof dir, "%s/arcturn", xdg);
-	else {
-		if (home_dir(c, &home) != 0)
-			return -1;
-		n = snprintf(dir, sizeof dir, "%s/.config/arcturn", home);
-	}
-	if (n < 0 || (size_t)n >= sizeof dir) {
-		seterr(c, ENAMETOOLONG, "user config: %s", strerror(ENAMETOOLONG));
+	/* a relative XDG_CONFIG_HOME is ignored, as the XDG spec says */
+	if (base_dir(c, "XDG_CONFIG_HOME", "/arcturn", "/.config/arcturn", dir,
+	    sizeof dir, "user config") != 0)
+		return -1;
+	/* a file where a directory should be, a dangling link: no config */
+	if (path_canon(dir, 0, NULL, &real) != 0 && errno != ENOTDIR &&
+	    errno != ENOENT) {
+		seterr(c, errno, "user config: %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	if (canon_partial(dir, real) != 0) {
-		if (errno != ENOTDIR && errno != ENOENT) {
-			seterr(c, errno, "user config: %s: %s", dir,
-			    strerror(errno));
-			return -1;
-		}
-		/* a file where a directory should be, a dangling link: no
-		 * config there */
-		missing = 1;
-		snprintf(real, sizeof real, "%s", dir);
-	}
-	n = snprintf(dir, sizeof dir, "%s/config.json", real);
-	if (n < 0 || (size_t)n >= sizeof dir) {
-		seterr(c, ENAMETOOLONG, "user config: %s: %s", real,
-		    strerror(ENAMETOOLONG));
-		return -1;
-	}
-	if (set_path(&c->p->user_config, dir) != 0)
+	missing = real == NULL;
+	c->p->user_config = path_join(missing ? dir : real, "config.json");
+	mem_free(real);
+	if (c->p->user_config == NULL)
 		return oom(c, "user config");
+	if (strlen(c->p->user_config) >= PATH_MAX) {
+		seterr(c, ENAMETOOLONG, "user config: %s: %s",
+		    c->p->user_config, strerror(ENAMETOOLONG));
+		return -1;
+	}
 	return missing ? 0 : apply_file(c, c->p->user_config, 0);
 }
 
@@ -1191,9 +605,7 @@ set_session(struct ctx *c, const char *s)
 		    "(expected [a-z0-9][a-z0-9-]{0,63})", what);
 		return -1;
 	}
-	if (set_path(&c->p->session, s) != 0)
-		return oom(c, "session");
-	return 0;
+	return set_path(c, &c->p->session, s, "session");
 }
 
 static int
@@ -1251,57 +663,26 @@ load_flags(struct ctx *c, const struct config_flags *fl)
 static int
 resolve_state(struct ctx *c)
 {
-	const char *v = getenv("ARCTURN_HOME"), *home;
-	char path[PATH_MAX], real[PATH_MAX];
+	const char *v = getenv("ARCTURN_HOME");
+	char path[PATH_MAX];
 	struct stat st;
-	int n;
 
-	if (v != NULL && v[0] != '\0') {
-		if (v[0] != '/') {
-			seterr(c, EINVAL, "ARCTURN_HOME: %s: not an absolute path",
-			    v);
-			return -1;
-		}
-		n = snprintf(path, sizeof path, "%s", v);
-	} else {
-		if (home_dir(c, &home) != 0)
-			return -1;
-		n = snprintf(path, sizeof path, "%s/.arcturn", home);
-	}
-	if (n < 0 || (size_t)n >= sizeof path) {
-		seterr(c, ENAMETOOLONG, "state dir: %s", strerror(ENAMETOOLONG));
+	if (v != NULL && v[0] != '\0' && v[0] != '/') {
+		seterr(c, EINVAL, "ARCTURN_HOME: %s: not an absolute path", v);
 		return -1;
 	}
-	if (canon_partial(path, real) != 0) {
+	if (base_dir(c, "ARCTURN_HOME", "", "/.arcturn", path, sizeof path,
+	    "state dir") != 0)
+		return -1;
+	if (path_canon(path, 0, NULL, &c->p->state) != 0) {
 		seterr(c, errno, "state dir: %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode)) {
+	if (stat(c->p->state, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		seterr(c, ENOTDIR, "state dir: %s: %s", path,
 		    strerror(ENOTDIR));
 		return -1;
 	}
-	if (set_path(&c->p->state, real) != 0)
-		return oom(c, "state dir");
-	return 0;
-}
-
-static int
-resolve_tmpdir(struct ctx *c)
-{
-	const char *v = getenv("TMPDIR");
-	char real[PATH_MAX];
-	struct stat st;
-
-	if (v == NULL || v[0] == '\0' || stat(v, &st) != 0 ||
-	    !S_ISDIR(st.st_mode))
-		v = "/tmp";
-	if (realpath(v, real) == NULL) {
-		seterr(c, errno, "tmpdir: %s: %s", v, strerror(errno));
-		return -1;
-	}
-	if (set_path(&c->p->tmpdir, real) != 0)
-		return oom(c, "tmpdir");
 	return 0;
 }
 
@@ -1311,15 +692,15 @@ config_load(struct policy *p, const struct config_flags *fl, char *err,
 {
 	static const struct config_flags none = { NULL, NULL, -1, -1, -1, -1,
 	    NULL, 0 };
-	cJSON_Hooks hooks = { json_alloc, json_free };
-	struct ctx c = { p, err, errlen, warn, arg };
+	struct ctx c = { p, err, errlen, warn, arg, 0 };
+	const char *tmp;
+	struct stat st;
 	int e;
 
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (fl == NULL)
 		fl = &none;
-	cJSON_InitHooks(&hooks);
 	memset(p, 0, sizeof *p);
 	p->mode = MODE_WORKSPACE_WRITE;
 	p->network = 1;
@@ -1328,13 +709,19 @@ config_load(struct policy *p, const struct config_flags *fl, char *err,
 		oom(&c, "config");
 		goto fail;
 	}
-	if (resolve_workspace(&c, fl->dir) != 0 ||
+	/* $TMPDIR when it names a directory, else /tmp */
+	tmp = getenv("TMPDIR");
+	if (tmp == NULL || tmp[0] == '\0' || stat(tmp, &st) != 0 ||
+	    !S_ISDIR(st.st_mode))
+		tmp = "/tmp";
+	if (real_dir(&c, fl->dir != NULL ? fl->dir : ".", &p->workspace,
+	    "workspace") != 0 ||
 	    load_user_config(&c) != 0 ||
 	    load_workspace_config(&c) != 0 ||
 	    load_env(&c) != 0 ||
 	    load_flags(&c, fl) != 0 ||
 	    resolve_state(&c) != 0 ||
-	    resolve_tmpdir(&c) != 0)
+	    real_dir(&c, tmp, &p->tmpdir, "tmpdir") != 0)
 		goto fail;
 	return 0;
 fail:

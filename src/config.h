@@ -3,7 +3,7 @@
  * ($XDG_CONFIG_HOME/arcturn/config.json, default ~/.config/arcturn/...),
  * the workspace config (<workspace>/.arcturn.json, which may only narrow),
  * the environment and the command-line flags, in that order of precedence
- * (flags win). The only user of cJSON for configuration.
+ * (flags win). Config files are read by jsonfile (cJSON, with positions).
  *
  * Keys: dryRun (bool), sandbox ("off" | "workspace-write" | "read-only"),
  * grants (array of absolute paths), requireSandbox (bool), network ("on" |
@@ -42,6 +42,9 @@
  * gives the count). Warnings go through the callback, which may be NULL.
  * config_load(p, NULL, ...) means no flags. Lists hold at most
  * CONFIG_LIST_MAX entries per file.
+ *
+ * Errors: the err/errlen convention, warnings through a callback
+ * (src/STYLE.md says which module reports how, and who prints).
  */
 #ifndef ARCTURN_CONFIG_H
 #define ARCTURN_CONFIG_H

@@ -1167,6 +1167,46 @@ t_position_scanner(void)
 	fails(NULL, "%s:3:10: \"protect\" must be an array of strings", UC);
 }
 
+/*
+ * FILE:LINE:COLUMN through the whole chain: a byte order mark, CRLF line
+ * ends, multi-byte UTF-8 (columns are bytes), a value that ends the file,
+ * nested arrays before and inside the value at fault.
+ */
+static void
+t_position_mapping(void)
+{
+	ucfg("\xEF\xBB\xBF{\"dryRun\": 1}");
+	fails(NULL, "%s:1:12: \"dryRun\" must be true or false", UC);
+	ucfg("\xEF\xBB\xBF{\n\"dryRun\": 1}");
+	fails(NULL, "%s:2:11: \"dryRun\" must be true or false", UC);
+
+	ucfg("{\r\n  \"network\": \"off\",\r\n  \"dryRun\": 1\r\n}\r\n");
+	fails(NULL, "%s:3:13: \"dryRun\" must be true or false", UC);
+	ucfg("{\r\n\"a\": 1\r\n\"b\": 2}");
+	fails(NULL, "%s:3:1: expected ',' or '}', found '\"'", UC);
+
+	ucfg("{\"\xc3\xa9\": 0, \"dryRun\": 1}");
+	fails(NULL, "%s:1:21: \"dryRun\" must be true or false", UC);
+	ucfg("{\"protect\": [\"\xf0\x9f\x98\x80\", \"../x\"]}");
+	fails(NULL, "%s:1:22: protect: ../x: contains a \"..\" component", UC);
+
+	ucfg("{\"dryRun\":1}");
+	fails(NULL, "%s:1:11: \"dryRun\" must be true or false", UC);
+	ucfg("{\"grants\":[\"/\",7]}");
+	fails(NULL, "%s:1:16: \"grants\" must be an array of strings", UC);
+	ucfg("{\"dryRun\": true");
+	fails(NULL, "%s:1:16: unexpected end of input", UC);
+
+	ucfg("{\"x\": [[1, [2, [3]]], {\"y\": [4]}], \"dryRun\": 5}");
+	fails(NULL, "%s:1:46: \"dryRun\" must be true or false", UC);
+	ucfg("{\"protect\": [\"a\", [\"b\", [\"c\"]], \"../d\"]}");
+	fails(NULL, "%s:1:19: \"protect\" must be an array of strings", UC);
+	ucfg("{\"grants\": [\"/\", [[]], [\"/\"]], \"protect\": [\"/x\"]}");
+	fails(NULL, "%s:1:18: \"grants\" must be an array of strings", UC);
+	ucfg("{\"x\": [[1, [2, [3 4]]]]}");
+	fails(NULL, "%s:1:19: expected ',' or ']', found '4'", UC);
+}
+
 static void
 t_protect_values(void)
 {
@@ -1491,6 +1531,7 @@ main(void)
 	RUN(t_not_an_object);
 	RUN(t_wrong_types);
 	RUN(t_position_scanner);
+	RUN(t_position_mapping);
 	RUN(t_protect_values);
 	RUN(t_duplicate_keys);
 	RUN(t_unknown_keys);
