@@ -22,11 +22,12 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply config diff fsx hash mem overlay path sandbox session udiff
+CORE_MODS  = apply config diff fsx hash mem overlay path roots sandbox \
+             session udiff
 FRONT_MODS = cmd_dryrun cmd_exec
-LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_linux
-MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_macos seatbelt
-WIN_MODS   = cmd_exec config mem path sandbox labeljournal winquote \
+LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_posix sandbox_linux
+MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_posix sandbox_macos seatbelt
+WIN_MODS   = cmd_exec config mem path roots sandbox labeljournal winquote \
              sandbox_win cmd_dryrun_win
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = labeljournal seatbelt winquote
@@ -84,7 +85,7 @@ $(BUILD)/tobj/helper_embed.o: src/helper_embed.S $(BUILD)/landlock-helper
 	@mkdir -p $(@D)
 	$(HOSTCC) -c -DHELPER_PATH='"$(BUILD)/landlock-helper"' -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_LINK) $(BUILD)/tobj/helper_embed.o
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(UNIT_LINK) $(BUILD)/tobj/helper_embed.o
 	@mkdir -p $(@D)
 	$(HOSTCC) $(TFLAGS) -Itests/unit -o $@ $< $(UNIT_LINK) \
 		$(BUILD)/tobj/helper_embed.o $(HOSTDEPS)/lib/libcjson.a $(HOSTDEPS)/lib/libbearssl.a
