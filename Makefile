@@ -23,12 +23,12 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
 CORE_MODS  = apply config diff fsx hash mem overlay path roots sandbox \
-             session udiff
+             session strlist udiff
 FRONT_MODS = cmd_dryrun cmd_exec
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_posix sandbox_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_posix sandbox_macos seatbelt
-WIN_MODS   = cmd_exec config mem path roots sandbox labeljournal winquote \
-             sandbox_win cmd_dryrun_win
+WIN_MODS   = cmd_exec config mem path roots sandbox strlist labeljournal \
+             winquote sandbox_win cmd_dryrun_win
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = labeljournal seatbelt winquote
 

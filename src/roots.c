@@ -1,5 +1,9 @@
 /*
  * roots: the writable roots and the protected paths of a policy (roots.h).
+ *
+ * Errors are kept on the build: fail() writes r->why and the errno, which
+ * roots_build hands back once everything is freed, so no cleanup on the
+ * way out has to keep errno intact.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +12,7 @@
 #include "mem.h"
 #include "path.h"
 #include "roots.h"
+#include "strlist.h"
 
 static const char *const devices[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx",
@@ -22,6 +27,7 @@ struct build {
 	const struct policy	*p;
 	int			 flags;
 	int			 state;	/* the state dir is a root */
+	int			 e;	/* errno of the failure */
 	const struct roots_ops	*ops;
 	struct path_ops		 po;
 	const struct path_ops	*pop;	/* &po, or NULL for realpath(3) */
@@ -30,29 +36,10 @@ struct build {
 static int
 fail(struct build *b, const char *what, const char *path)
 {
-	int e = errno;
-
+	b->e = errno;
 	snprintf(b->r->why, sizeof b->r->why, "%s: %s: %s", what, path,
-	    strerror(e));
-	errno = e;
+	    strerror(b->e));
 	return -1;
-}
-
-/* Append s (consumed, NULL after a failed allocation) to l. */
-static int
-push(struct strlist *l, char *s)
-{
-	char **v;
-
-	if (s == NULL)
-		return -1;
-	if ((v = mem_reallocarray(l->v, l->n + 1, sizeof *v)) == NULL) {
-		mem_free(s);
-		return -1;
-	}
-	l->v = v;
-	l->v[l->n++] = s;
-	return 0;
 }
 
 static int
@@ -79,9 +66,8 @@ writable(struct build *b, const char *what, const char *path)
 {
 	char *c;
 
-	if (path_canon(path, 0, b->pop, &c) < 0)
-		return fail(b, what, path);
-	if (push(&b->r->w, c) < 0)
+	if (path_canon(path, 0, b->pop, &c) < 0 ||
+	    strlist_push(&b->r->w, c) < 0)
 		return fail(b, what, path);
 	return 0;
 }
@@ -90,12 +76,11 @@ writable(struct build *b, const char *what, const char *path)
 static const char *
 covering(const struct roots *r, const char *path)
 {
-	const char *best = NULL;
+	const char *best = NULL, *t;
 	size_t i;
 
 	for (i = 0; i < r->w.n - r->ndev; i++)
-		if (strcmp(path, r->w.v[i]) != 0 &&
-		    path_under(path, r->w.v[i]) &&
+		if ((t = path_tail(path, r->w.v[i])) != NULL && *t != '\0' &&
 		    (best == NULL || strlen(r->w.v[i]) > strlen(best)))
 			best = r->w.v[i];
 	return best;
@@ -111,12 +96,17 @@ pins(struct build *b, const char *root, const char *path)
 	for (c = path_tail(path, root); (c = strchr(c, '/')) != NULL; c++) {
 		n = (size_t)(c - path);
 		if (!listed(&b->r->pin, path, n) &&
-		    push(&b->r->pin, mem_strndup(path, n)) < 0)
+		    strlist_push(&b->r->pin, mem_strndup(path, n)) < 0)
 			return -1;
 	}
 	return 0;
 }
 
+/*
+ * Protect path (as roots.h says): canonical, beneath a root, once. What
+ * does not exist is left out without ROOTS_MISSING; what cannot exist (a
+ * parent is a file) always.
+ */
 static int
 protect(struct build *b, const char *what, const char *path)
 {
@@ -125,11 +115,10 @@ protect(struct build *b, const char *what, const char *path)
 	int exists = 1;
 
 	if ((c = path_realpath(path, b->pop)) == NULL) {
-		if (errno == ENOENT && (b->flags & ROOTS_MISSING)) {
-			exists = 0;
-			if (path_canon(path, PATH_LEXICAL, b->pop, &c) < 0)
-				c = NULL;
-		}
+		exists = 0;
+		if (errno == ENOENT && (b->flags & ROOTS_MISSING) &&
+		    path_canon(path, PATH_LEXICAL, b->pop, &c) < 0)
+			c = NULL;
 		if (c == NULL)
 			return errno == ENOENT || errno == ENOTDIR ? 0 :
 			    fail(b, what, path);
@@ -140,12 +129,10 @@ protect(struct build *b, const char *what, const char *path)
 		return 0;
 	}
 	if (exists && pins(b, root, c) < 0) {
-		fail(b, what, path);
 		mem_free(c);
-		errno = ENOMEM;
-		return -1;
+		return fail(b, what, path);
 	}
-	if (push(&b->r->p, c) < 0)
+	if (strlist_push(&b->r->p, c) < 0)
 		return fail(b, what, path);
 	return 0;
 }
@@ -156,16 +143,14 @@ protect_in(struct build *b, const char *what, const char *dir,
     const char *name, int make)
 {
 	char *s;
-	int rc, e;
+	int rc;
 
 	if ((s = path_join(dir, name)) == NULL)
 		return fail(b, what, name);
 	if (make)
 		(void)make_dir(b, s);
 	rc = protect(b, what, s);
-	e = errno;
 	mem_free(s);
-	errno = e;
 	return rc;
 }
 
@@ -178,7 +163,7 @@ protect_config(struct build *b, const char *file)
 {
 	const char *root;
 	char *dir, *c, *s;
-	int rc, e;
+	int rc = 0;
 
 	if ((dir = mem_strdup(file)) == NULL)
 		return fail(b, "user config", file);
@@ -188,8 +173,8 @@ protect_config(struct build *b, const char *file)
 	else
 		*s = '\0';
 	if (path_canon(dir, 0, b->pop, &c) < 0) {
-		rc = errno == ENOENT || errno == ENOTDIR ? 0 :
-		    fail(b, "user config", dir);
+		if (errno != ENOENT && errno != ENOTDIR)
+			rc = fail(b, "user config", dir);
 		mem_free(dir);
 		return rc;
 	}
@@ -202,11 +187,9 @@ protect_config(struct build *b, const char *file)
 			*s = '/';
 		}
 		(void)make_dir(b, c);
+		rc = protect(b, "user config", c);
 	}
-	rc = root != NULL ? protect(b, "user config", c) : 0;
-	e = errno;
 	mem_free(c);
-	errno = e;
 	return rc;
 }
 
@@ -239,7 +222,7 @@ build_writable(struct build *b)
 			return fail(b, "device", devices[i]);
 		}
 		mem_free(c);
-		if (push(&b->r->w, mem_strdup(devices[i])) < 0)
+		if (strlist_push(&b->r->w, mem_strdup(devices[i])) < 0)
 			return fail(b, "device", devices[i]);
 		b->r->ndev++;
 	}
@@ -273,7 +256,6 @@ roots_build(const struct policy *p, int flags, const struct roots_ops *ops,
     struct roots *r)
 {
 	struct build b;
-	int e;
 
 	memset(r, 0, sizeof *r);
 	memset(&b, 0, sizeof b);
@@ -294,32 +276,19 @@ roots_build(const struct policy *p, int flags, const struct roots_ops *ops,
 	}
 	if (build_writable(&b) < 0 ||
 	    ((flags & ROOTS_PROTECT) && build_protected(&b) < 0)) {
-		e = errno;
 		roots_free(r);
-		errno = e;
+		errno = b.e;
 		return -1;
 	}
 	return 0;
 }
 
-static void
-list_free(struct strlist *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		mem_free(l->v[i]);
-	mem_free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
 void
 roots_free(struct roots *r)
 {
-	list_free(&r->w);
-	list_free(&r->p);
-	list_free(&r->pin);
+	strlist_free(&r->w);
+	strlist_free(&r->p);
+	strlist_free(&r->pin);
 	r->ndev = 0;
 }
 
