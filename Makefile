@@ -25,7 +25,8 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 CORE_MODS  = apply config diff fsx hash mem overlay path roots sandbox \
              session strlist udiff
 FRONT_MODS = cmd_dryrun cmd_exec
-LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_posix sandbox_linux
+LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_posix sandbox_linux \
+             sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) sandbox_posix sandbox_macos seatbelt
 WIN_MODS   = cmd_exec config mem path roots sandbox strlist labeljournal \
              winquote sandbox_win cmd_dryrun_win
