@@ -53,11 +53,11 @@ void	sandbox_choose(const struct policy *p, struct sandbox_choice *ch);
 
 /*
  * Run argv[0] with argv under p as ch says (SANDBOX_OFF and SANDBOX_NONE:
- * unconfined, the front end has said so), replacing this process where the
- * backend allows (exec-only chain). Returns only when the command did not
- * start, with EXIT_OWN, EXIT_NOEXEC or EXIT_NOTFOUND and one line in err;
- * or, where the backend must wait (Windows), with the command's status and
- * err empty.
+ * unconfined, the front end has said so; SANDBOX_BAD: EXIT_OWN with
+ * ch->why), replacing this process where the backend allows (exec-only
+ * chain). Returns only when the command did not start, with EXIT_OWN,
+ * EXIT_NOEXEC or EXIT_NOTFOUND and one line in err; or, where the backend
+ * must wait (Windows), with the command's status and err empty.
  */
 int	sandbox_run(const struct policy *p, const struct sandbox_choice *ch,
 	    char **argv, char *err, size_t errlen);
@@ -130,7 +130,8 @@ void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
  * sandbox_overlay_available returns 1 when the overlay can be had here,
  * else 0 with the reason in why; it creates nothing. Call it first:
  * sandbox_exec_overlay does not repeat the check (the helper still fails
- * closed, 125, when it cannot mount the overlay).
+ * closed, 125, when it cannot mount the overlay). Linux and macOS (where
+ * both refuse); the Windows build has no dry-run engine to call them.
  */
 int	sandbox_overlay_available(const struct policy *p, char *why,
 	    size_t len);
