@@ -248,13 +248,18 @@ mount_layer(const struct opts *o, int *netns)
 	}
 	for (i = 0; i < o->nw; i++) {
 		/*
-		 * Device nodes stay writable on a read-only mount (Landlock
-		 * decides which): re-attaching /dev/ptmx alone would cut it
-		 * off from its devpts.
+		 * A root that does not exist is none (so Landlock treats it
+		 * too). Device nodes stay writable on a read-only mount
+		 * (Landlock decides which): re-attaching /dev/ptmx alone
+		 * would cut it off from its devpts.
 		 */
 		fds[i] = -1;
-		if (stat(o->w[i], &st) == 0 && (S_ISCHR(st.st_mode) ||
-		    S_ISBLK(st.st_mode)))
+		if (stat(o->w[i], &st) < 0) {
+			if (errno == ENOENT)
+				continue;
+			fail("mount layer: stat", o->w[i]);
+		}
+		if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
 			continue;
 		if ((fds[i] = open_tree(o->w[i])) < 0)
 			fail("mount layer: clone", o->w[i]);

@@ -199,7 +199,6 @@ build_writable(struct build *b)
 	const struct policy *p = b->p;
 	int ww = p->mode == MODE_WORKSPACE_WRITE;
 	size_t i;
-	char *c;
 
 	if (ww && writable(b, "workspace", p->workspace) < 0)
 		return -1;
@@ -216,12 +215,6 @@ build_writable(struct build *b)
 			return -1;
 	for (i = 0; (b->flags & ROOTS_DEVICES) &&
 	    i < sizeof devices / sizeof devices[0]; i++) {
-		if ((c = path_realpath(devices[i], b->pop)) == NULL) {
-			if (errno == ENOENT)
-				continue;
-			return fail(b, "device", devices[i]);
-		}
-		mem_free(c);
 		if (strlist_push(&b->r->w, mem_strdup(devices[i])) < 0)
 			return fail(b, "device", devices[i]);
 		b->r->ndev++;

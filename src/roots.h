@@ -10,8 +10,9 @@
  *	the temp dir
  *	the state dir			(workspace-write, without ROOTS_NOSTATE)
  *	each grant			(workspace-write)
- *	/dev/null, /dev/zero, ...	(ROOTS_DEVICES: those that exist; the
- *					last ndev entries, never canonicalised)
+ *	/dev/null, /dev/zero, ...	(ROOTS_DEVICES: the last ndev entries,
+ *					as named; a backend skips those that
+ *					do not exist, as the helper does)
  *
  * Each is canonicalised through ops (path_canon: a missing tail is kept),
  * so /var/folders/x is /private/var/folders/x on macOS. The state dir is
