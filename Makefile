@@ -28,12 +28,15 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
 CORE_MODS  = apply changes config diff fsx fsx_replace hash jsonfile mem path \
-             plan review sandbox session session_run shadow udiff wsview
+             plan review roots sandbox session session_run shadow strlist \
+             udiff wsview
 FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
-LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_linux
-MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) os_macos sandbox_macos seatbelt
-WIN_MODS   = cmd_exec config jsonfile mem path sandbox labeljournal winquote \
-             sandbox_win cmd_dryrun_win
+LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_posix sandbox_linux \
+             sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux
+MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) os_macos sandbox_posix sandbox_macos \
+             seatbelt
+WIN_MODS   = cmd_exec config jsonfile mem path roots sandbox strlist \
+             labeljournal winquote sandbox_win cmd_dryrun_win
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = labeljournal seatbelt winquote
 
@@ -90,7 +93,7 @@ $(BUILD)/tobj/helper_embed.o: src/helper_embed.S $(BUILD)/landlock-helper
 	@mkdir -p $(@D)
 	$(HOSTCC) -c -DHELPER_PATH='"$(BUILD)/landlock-helper"' -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(UNIT_LINK) $(BUILD)/tobj/helper_embed.o
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(UNIT_LINK) $(BUILD)/tobj/helper_embed.o
 	@mkdir -p $(@D)
 	$(HOSTCC) $(TFLAGS) -Itests/unit -o $@ $< $(UNIT_LINK) \
 		$(BUILD)/tobj/helper_embed.o $(HOSTDEPS)/lib/libcjson.a $(HOSTDEPS)/lib/libbearssl.a

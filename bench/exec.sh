@@ -31,8 +31,9 @@ cd "$ws"
 # machine's state; ARCTURN_BACKEND is set for the whole invocation (hyperfine
 # has no per-command environment, and an env(1) wrapper would add its own
 # exec to one side only).
-same="--ro-bind / / --dev /dev --bind $ws $ws --bind $HOME/.arcturn $HOME/.arcturn \
---bind $TMPDIR $TMPDIR --ro-bind $ws/.git/hooks $ws/.git/hooks \
+same="--ro-bind / / --dev /dev --bind $ws $ws --bind $TMPDIR $TMPDIR \
+--bind $HOME/.arcturn $HOME/.arcturn --bind $ws/.git $ws/.git \
+--ro-bind $ws/.git/hooks $ws/.git/hooks \
 --ro-bind $ws/.git/config $ws/.git/config \
 --ro-bind $HOME/.arcturn/overlays $HOME/.arcturn/overlays \
 --ro-bind $HOME/.arcturn/cache $HOME/.arcturn/cache --share-net"

@@ -1,8 +1,17 @@
 /*
- * landlock_uapi.h: the Landlock and mount-API kernel interface, defined
- * here because musl-gcc sees no kernel headers and distribution headers lag
- * the kernel. Values are the kernel's UAPI (include/uapi/linux/landlock.h,
- * include/uapi/linux/mount.h); they never change once released.
+ * landlock_uapi.h: what arcturn and its Landlock helper both need from the
+ * Linux kernel interface, and the limits of the contract between them.
+ *
+ * The kernel's definitions (Landlock, the mount API, openat2, memfd) are
+ * spelled out here because musl-gcc sees no kernel headers and
+ * distribution headers lag the kernel. Values are the kernel's UAPI
+ * (include/uapi/linux/landlock.h, mount.h, openat2.h, memfd.h); they never
+ * change once released. Plain definitions only, so the header also
+ * compiles, unused, in the macOS and Windows builds of main.c.
+ *
+ * Included by the helper (landlock-helper/) and by arcturn's Linux files
+ * (src/sandbox_*_linux.c, the openat2 path of src/fsx.c, main.c's
+ * --version), so the two programs cannot disagree.
  */
 #ifndef ARCTURN_LANDLOCK_UAPI_H
 #define ARCTURN_LANDLOCK_UAPI_H
@@ -11,6 +20,13 @@
 
 /* The highest Landlock ABI this build knows how to use. */
 #define LANDLOCK_ABI_KNOWN	7
+
+/*
+ * The helper's argv: at most this many writable roots (-w), protected
+ * paths (-p) and pinned parents (-P) each. arcturn checks before it starts
+ * the helper; the helper refuses more (usage, 125).
+ */
+#define HELPER_MAXPATHS		256
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset	444
@@ -104,6 +120,14 @@ struct mount_attr {
 #ifndef MS_REC
 #define MS_REC			16384
 #define MS_PRIVATE		(1 << 18)
+#endif
+
+/* memfd_create */
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC		0x0001U
+#endif
+#ifndef MFD_EXEC
+#define MFD_EXEC		0x0010U	/* 6.3: an executable memfd */
 #endif
 
 /* openat2 */

@@ -9,14 +9,9 @@
 #ifndef ARCTURN_CMD_H
 #define ARCTURN_CMD_H
 
-#define ARCTURN_VERSION	"0.1.0"
+#include "exitcode.h"
 
-/* Exit codes (README, EXIT STATUS). */
-#define EXIT_REFUSED	1	/* operation refused or partly failed */
-#define EXIT_USAGE	2	/* usage or environment error */
-#define EXIT_OWN	125	/* exec: arcturn itself failed */
-#define EXIT_NOEXEC	126	/* exec: found but could not run */
-#define EXIT_NOTFOUND	127	/* exec: not found */
+#define ARCTURN_VERSION	"0.1.0"
 
 struct cli {
 	const char	*dir;		/* -C DIR, or NULL for the cwd */

@@ -1,7 +1,7 @@
 /*
  * cmd_exec: the portable front ends of `arcturn exec` and `arcturn sandbox`.
- * Parses flags, builds the policy (config.c) and hands over to the
- * platform backend (sandbox.h).
+ * Parses flags, builds the policy (config.c), lets the platform backend
+ * decide (sandbox.h), says what the decision means, and hands over.
  */
 #include <err.h>
 #include <errno.h>
@@ -50,9 +50,10 @@ cmd_exec(struct cli *c)
 	struct config_flags f = { .mode = -1, .dry_run = -1,
 	    .require_sandbox = -1, .network = -1 };
 	struct policy p = { 0 };
+	struct sandbox_choice ch;
 	const char **grants = NULL;
 	char err[512];
-	int ch, rc;
+	int opt, rc;
 
 	grants = mem_calloc((size_t)c->argc, sizeof *grants);
 	if (grants == NULL) {
@@ -61,8 +62,8 @@ cmd_exec(struct cli *c)
 	}
 	f.grants = grants;
 	opterr = 0;
-	while ((ch = getopt_long(c->argc, c->argv, "+", opts, NULL)) != -1) {
-		switch (ch) {
+	while ((opt = getopt_long(c->argc, c->argv, "+", opts, NULL)) != -1) {
+		switch (opt) {
 		case 's':
 			if ((f.mode = config_mode(optarg)) < 0) {
 				warnx("exec: unknown sandbox mode: %s (off, "
@@ -118,8 +119,21 @@ cmd_exec(struct cli *c)
 	}
 	if (p.dry_run)
 		return dryrun_exec(&p, c->argv + optind);
+	sandbox_choose(&p, &ch);
+	if (ch.verdict == SANDBOX_BAD || (ch.verdict == SANDBOX_NONE &&
+	    p.require_sandbox)) {
+		warnx("%s%s", ch.verdict == SANDBOX_BAD ? "" :
+		    "sandbox required but unavailable: ", ch.why);
+		policy_free(&p);
+		return EXIT_OWN;
+	}
+	/* the note must reach the user even when the exec succeeds */
+	if (ch.verdict == SANDBOX_NONE)
+		fprintf(stderr, "note: sandbox requested but unavailable on "
+		    "this platform\nnote: %s; the command runs WITHOUT "
+		    "confinement\n", ch.why);
 	err[0] = '\0';
-	rc = sandbox_exec(&p, c->argv + optind, err, sizeof err);
+	rc = sandbox_run(&p, &ch, c->argv + optind, err, sizeof err);
 	if (err[0] != '\0')
 		warnx("%s", err);
 	policy_free(&p);
@@ -146,6 +160,19 @@ json_str(FILE *o, const char *s)
 	fputc('"', o);
 }
 
+/* A guarantee the backend did not report on does not hold. */
+static int
+holds(const struct sandbox_report *r, int i)
+{
+	return r->g[i].set && r->g[i].holds;
+}
+
+static const char *
+why(const struct sandbox_report *r, int i)
+{
+	return r->g[i].set ? r->g[i].why : "not reported by this backend";
+}
+
 static void
 status_json(const struct sandbox_report *r)
 {
@@ -165,12 +192,12 @@ status_json(const struct sandbox_report *r)
 	    r->dry_run_exec ? "true" : "false");
 	json_str(stdout, r->dry_run_why);
 	printf(",\"guarantees\":{");
-	for (i = 0; i < r->ng; i++) {
+	for (i = 0; i < SANDBOX_NKEYS; i++) {
 		printf("%s", i ? "," : "");
-		json_str(stdout, r->g[i].key);
-		printf(":{\"holds\":%s,\"why\":", r->g[i].holds ? "true" :
+		json_str(stdout, sandbox_guarantees[i].key);
+		printf(":{\"holds\":%s,\"why\":", holds(r, i) ? "true" :
 		    "false");
-		json_str(stdout, r->g[i].why);
+		json_str(stdout, why(r, i));
 		printf("}");
 	}
 	printf("}}\n");
@@ -188,9 +215,9 @@ status_text(const struct sandbox_report *r)
 	printf("dry-run exec: %s (%s)\n", r->dry_run_exec ? "available" :
 	    "unavailable", r->dry_run_why);
 	printf("guarantees:\n");
-	for (i = 0; i < r->ng; i++)
-		printf("  %-4s %s: %s\n", r->g[i].holds ? "yes" : "NO",
-		    r->g[i].name, r->g[i].why);
+	for (i = 0; i < SANDBOX_NKEYS; i++)
+		printf("  %-4s %s: %s\n", holds(r, i) ? "yes" : "NO",
+		    sandbox_guarantees[i].text, why(r, i));
 }
 
 int
@@ -199,6 +226,7 @@ cmd_sandbox(struct cli *c)
 	struct config_flags f = { .mode = -1, .dry_run = -1,
 	    .require_sandbox = -1, .network = -1 };
 	struct policy p = { 0 };
+	struct sandbox_choice ch;
 	struct sandbox_report r;
 	int json = c->json;
 
@@ -209,8 +237,8 @@ cmd_sandbox(struct cli *c)
 			goto usage;
 		if (load(c, &f, &p) < 0)
 			return EXIT_USAGE;
-		memset(&r, 0, sizeof r);
-		sandbox_probe(&p, &r);
+		sandbox_choose(&p, &ch);
+		sandbox_probe(&p, &ch, &r);
 		if (json)
 			status_json(&r);
 		else

@@ -49,8 +49,8 @@ path_join(const char *a, const char *b)
 	return s;
 }
 
-static char *
-sys_realpath(const char *path, const struct path_ops *ops)
+char *
+path_realpath(const char *path, const struct path_ops *ops)
 {
 	char *r, *s;
 
@@ -82,7 +82,7 @@ canon_once(const char *path, int flags, const struct path_ops *ops,
 	if ((w = mem_strdup(path)) == NULL)
 		return -1;
 	for (;;) {
-		if ((res = sys_realpath(w, ops)) != NULL)
+		if ((res = path_realpath(w, ops)) != NULL)
 			break;
 		if (errno != ENOENT)
 			goto fail;

@@ -39,6 +39,14 @@ struct path_ops {
 #define PATH_LEXICAL	1	/* see path_canon */
 
 /*
+ * The whole path through ops->realpath (NULL ops: realpath(3)): a
+ * mem_alloc'd canonical path, or NULL with errno (ENOENT: it does not
+ * exist). For callers that must know whether a path exists; path_canon
+ * takes a missing tail.
+ */
+char	*path_realpath(const char *path, const struct path_ops *ops);
+
+/*
  * Canonicalise the absolute path, whose last components need not exist:
  * the longest existing prefix goes through realpath, the missing rest is
  * appended ("." components dropped). Without PATH_LEXICAL the rest is taken

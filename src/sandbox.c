@@ -1,12 +1,133 @@
 /*
- * sandbox: the portable part of the backend interface (sandbox.h):
- * filling a status report. The backends themselves live in whole files
- * per platform.
+ * sandbox: the rules every platform shares (sandbox.h): choosing a backend
+ * from the mode and ARCTURN_BACKEND, and the status report with its one
+ * table of guarantees. The backends themselves live in whole files per
+ * platform.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "exitcode.h"
 #include "sandbox.h"
+
+/*
+ * Every backend reports on each of these, and README's security table has
+ * a row for each key (tests/unit/sandbox_test.c checks both).
+ */
+const struct sandbox_gdef sandbox_guarantees[SANDBOX_NKEYS] = {
+	[SG_WRITES] =		{ "writes_outside", "writes outside the roots" },
+	[SG_METADATA] =		{ "metadata_outside",
+				  "metadata changes outside the roots" },
+	[SG_PROTECTED] =	{ "protected_paths", "protected paths" },
+	[SG_TRUNCATION] =	{ "truncation", "truncation outside the roots" },
+	[SG_DEVICES] =		{ "devices", "writes to other devices" },
+	[SG_SIGNALS] =		{ "signals", "signals to outside processes" },
+	[SG_TIOCSTI] =		{ "tiocsti", "TIOCSTI terminal injection" },
+	[SG_NETWORK_OFF] =	{ "network_off", "--network off" },
+	[SG_LABELS] =		{ "persistent_labels",
+				  "roots unchanged after the command" },
+};
+
+void
+sandbox_decide(const struct policy *p, const struct sandbox_platform *pf,
+    struct sandbox_choice *ch)
+{
+	const char *env = getenv("ARCTURN_BACKEND");
+	size_t i, n, k;
+	int none;
+
+	memset(ch, 0, sizeof *ch);
+	for (none = 0; pf->names[none + 1] != NULL; none++)
+		;
+	ch->backend = none;
+	ch->name = pf->names[none];
+	if (p->mode == MODE_OFF) {
+		ch->verdict = SANDBOX_OFF;
+		snprintf(ch->why, sizeof ch->why, "sandbox mode is off");
+		return;
+	}
+	if (env != NULL && *env != '\0') {
+		for (i = 0; pf->names[i] != NULL; i++)
+			if (strcmp(env, pf->names[i]) == 0)
+				break;
+		if (pf->names[i] == NULL) {
+			ch->verdict = SANDBOX_BAD;
+			n = (size_t)snprintf(ch->why, sizeof ch->why,
+			    "ARCTURN_BACKEND=%s: unknown backend (", env);
+			for (k = 0; pf->names[k] != NULL && n < sizeof ch->why;
+			    k++)
+				n += (size_t)snprintf(ch->why + n,
+				    sizeof ch->why - n, "%s%s", k ? ", " : "",
+				    pf->names[k]);
+			if (n < sizeof ch->why)
+				snprintf(ch->why + n, sizeof ch->why - n, ")");
+			return;
+		}
+		ch->forced = 1;
+		ch->backend = (int)i;
+		snprintf(ch->why, sizeof ch->why, "forced by ARCTURN_BACKEND=%s",
+		    env);
+	}
+	if (ch->backend != none || !ch->forced)
+		pf->pick(p, ch);
+	ch->name = pf->names[ch->backend];
+	ch->verdict = ch->backend == none ? SANDBOX_NONE : SANDBOX_CONFINE;
+}
+
+int
+sandbox_start(const struct sandbox_platform *pf, const struct policy *p,
+    const struct sandbox_choice *ch, char **argv, char *err, size_t errlen)
+{
+	if (ch->verdict == SANDBOX_BAD) {
+		snprintf(err, errlen, "%s", ch->why);
+		return EXIT_OWN;
+	}
+	return pf->run(p, ch, argv, err, errlen);
+}
+
+void
+sandbox_choose(const struct policy *p, struct sandbox_choice *ch)
+{
+	sandbox_decide(p, &sandbox_platform, ch);
+}
+
+int
+sandbox_run(const struct policy *p, const struct sandbox_choice *ch,
+    char **argv, char *err, size_t errlen)
+{
+	return sandbox_start(&sandbox_platform, p, ch, argv, err, errlen);
+}
+
+void
+sandbox_report_start(struct sandbox_report *r, const struct policy *p,
+    const struct sandbox_choice *ch)
+{
+	int i;
+
+	memset(r, 0, sizeof *r);
+	switch (ch->verdict) {
+	case SANDBOX_CONFINE:
+		snprintf(r->backend, sizeof r->backend, "%s", ch->name);
+		snprintf(r->why, sizeof r->why, "%s", ch->why);
+		return;
+	case SANDBOX_OFF:
+		snprintf(r->backend, sizeof r->backend, "off");
+		snprintf(r->why, sizeof r->why, "%s", ch->why);
+		break;
+	case SANDBOX_NONE:
+	case SANDBOX_BAD:
+		snprintf(r->backend, sizeof r->backend, "none");
+		snprintf(r->why, sizeof r->why, "%s; %s", ch->why,
+		    ch->verdict == SANDBOX_BAD || p->require_sandbox ?
+		    "exec exits 125" : "exec runs the command unconfined");
+		break;
+	}
+	for (i = 0; i < SANDBOX_NKEYS; i++)
+		sandbox_guarantee(r, (enum sandbox_key)i, 0,
+		    "nothing confines the command");
+}
 
 void
 sandbox_fact(struct sandbox_report *r, const char *key, const char *fmt, ...)
@@ -24,18 +145,24 @@ sandbox_fact(struct sandbox_report *r, const char *key, const char *fmt, ...)
 }
 
 void
-sandbox_guarantee(struct sandbox_report *r, const char *key,
-    const char *name, int holds, const char *fmt, ...)
+sandbox_guarantee(struct sandbox_report *r, enum sandbox_key k, int holds,
+    const char *fmt, ...)
 {
 	va_list ap;
 
-	if (r->ng >= SANDBOX_MAXGUAR)
-		return;
-	r->g[r->ng].key = key;
-	r->g[r->ng].name = name;
-	r->g[r->ng].holds = holds;
+	r->g[k].set = 1;
+	r->g[k].holds = holds;
 	va_start(ap, fmt);
-	vsnprintf(r->g[r->ng].why, sizeof r->g[0].why, fmt, ap);
+	vsnprintf(r->g[k].why, sizeof r->g[k].why, fmt, ap);
 	va_end(ap);
-	r->ng++;
+}
+
+void
+sandbox_claims(struct sandbox_report *r, const struct sandbox_claim *c,
+    size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sandbox_guarantee(r, c[i].key, c[i].holds, "%s", c[i].why);
 }

@@ -1,70 +1,120 @@
 /*
  * sandbox: the platform backend behind `arcturn exec` and `arcturn sandbox
  * status`. One implementation per platform, in whole files:
- * sandbox_linux.c (Landlock helper, bubblewrap), sandbox_macos.c
- * (Seatbelt), sandbox_win.c (Low integrity). cmd_exec.c is the portable
- * front end and the only caller.
+ * sandbox_linux.c (with sandbox_helper_linux.c, sandbox_bwrap_linux.c and
+ * sandbox_probe_linux.c: the Landlock helper, bubblewrap, the status
+ * probe), sandbox_macos.c (Seatbelt), sandbox_win.c (Low integrity).
+ * cmd_exec.c is the front end and the only caller.
+ *
+ * Calling sequence, as doas's main does around permit(): the backend
+ * decides, silently; the front end speaks.
+ *
+ *	sandbox_choose(p, &ch);		which backend, why, forced or not
+ *	switch (ch.verdict) {
+ *	case SANDBOX_BAD:	print ch.why, exit EXIT_OWN
+ *	case SANDBOX_NONE:	p->require_sandbox ? print, EXIT_OWN :
+ *				print the unavailable note, go on
+ *	}
+ *	rc = sandbox_run(p, &ch, argv, err, errlen);	returns on failure
+ *
+ * Nothing here prints or exits. Every failure comes back as an exit status
+ * (exitcode.h) with one line in err, `what: path: reason`.
  */
 #ifndef ARCTURN_SANDBOX_H
 #define ARCTURN_SANDBOX_H
 
+#include <stddef.h>
+
 #include "policy.h"
 
+enum sandbox_verdict {
+	SANDBOX_CONFINE,	/* a backend confines the command */
+	SANDBOX_OFF,		/* sandbox mode off: run it as it is */
+	SANDBOX_NONE,		/* no backend here (why says): unconfined */
+	SANDBOX_BAD		/* ARCTURN_BACKEND names no backend: 125 */
+};
+
+struct sandbox_choice {
+	enum sandbox_verdict verdict;
+	int		 backend;	/* index into the platform's names */
+	const char	*name;		/* static: "helper", "seatbelt", "none" */
+	int		 forced;	/* named by ARCTURN_BACKEND */
+	char		 why[256];
+};
+
+/*
+ * Decide how a command would run under p: sandbox mode off; else the
+ * backend ARCTURN_BACKEND names (helper, helper-landlock, bwrap, none on
+ * Linux; seatbelt, none on macOS; low-integrity, none on Windows), demoted
+ * to none with the reason when this machine cannot run it; else the first
+ * backend this machine can run. Never fails; probes, creates nothing.
+ */
+void	sandbox_choose(const struct policy *p, struct sandbox_choice *ch);
+
+/*
+ * Run argv[0] with argv under p as ch says (SANDBOX_OFF and SANDBOX_NONE:
+ * unconfined, the front end has said so; SANDBOX_BAD: EXIT_OWN with
+ * ch->why), replacing this process where the backend allows (exec-only
+ * chain). Returns only when the command did not start, with EXIT_OWN,
+ * EXIT_NOEXEC or EXIT_NOTFOUND and one line in err; or, where the backend
+ * must wait (Windows), with the command's status and err empty.
+ */
+int	sandbox_run(const struct policy *p, const struct sandbox_choice *ch,
+	    char **argv, char *err, size_t errlen);
+
+/*
+ * `arcturn sandbox status`: what a command would get under p and ch.
+ *
+ * The guarantees are one table (sandbox.c): every backend reports on every
+ * key, in this order, and README's security table has a row for each (a
+ * unit test checks both). A guarantee a backend leaves unset reads "NO".
+ */
+enum sandbox_key {
+	SG_WRITES,		/* writes_outside */
+	SG_METADATA,		/* metadata_outside */
+	SG_PROTECTED,		/* protected_paths */
+	SG_TRUNCATION,		/* truncation */
+	SG_DEVICES,		/* devices */
+	SG_SIGNALS,		/* signals */
+	SG_TIOCSTI,		/* tiocsti */
+	SG_NETWORK_OFF,		/* network_off */
+	SG_LABELS,		/* persistent_labels */
+	SANDBOX_NKEYS
+};
+
+struct sandbox_gdef {
+	const char	*key;		/* JSON key */
+	const char	*text;		/* what `sandbox status` calls it */
+};
+
+extern const struct sandbox_gdef sandbox_guarantees[SANDBOX_NKEYS];
+
 #define SANDBOX_MAXFACTS	16
-#define SANDBOX_MAXGUAR		12
-
-struct sandbox_fact {
-	const char	*key;		/* static string, e.g. "landlock_abi" */
-	char		 value[256];
-};
-
-struct sandbox_guarantee {
-	const char	*name;		/* static, e.g. "writes outside roots" */
-	const char	*key;		/* static, JSON key, e.g. "writes_outside" */
-	int		 holds;
-	char		 why[200];
-};
 
 struct sandbox_report {
 	char		 backend[32];	/* helper+mount, helper, bwrap, none, ... */
 	char		 why[256];	/* why this backend; for none, the cause */
-	struct sandbox_fact facts[SANDBOX_MAXFACTS];
+	struct {
+		const char	*key;	/* static, e.g. "landlock_abi" */
+		char		 value[256];
+	}		 facts[SANDBOX_MAXFACTS];
 	int		 nfacts;
-	struct sandbox_guarantee g[SANDBOX_MAXGUAR];
-	int		 ng;
+	struct {
+		int	 set;		/* reported by the backend */
+		int	 holds;
+		char	 why[200];
+	}		 g[SANDBOX_NKEYS];	/* by enum sandbox_key */
 	int		 dry_run_exec;	/* exec --dry-run possible here */
 	char		 dry_run_why[200];
 };
 
 /*
- * Add a fact (key: value) or a guarantee (key, name, holds, why) to a
- * report; both are dropped silently when the report is full. key and name
- * must be static strings.
+ * Probe the machine and fill r (zeroed here) for ch: facts, the backend
+ * with its reason, and every guarantee. Never fails: what cannot be probed
+ * is reported as such.
  */
-void	sandbox_fact(struct sandbox_report *, const char *key,
-	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void	sandbox_guarantee(struct sandbox_report *, const char *key,
-	    const char *name, int holds, const char *fmt, ...)
-	    __attribute__((format(printf, 5, 6)));
-
-/*
- * Probe the machine and say which backend would confine a command under p,
- * why, and which guarantees hold. Honours ARCTURN_BACKEND. Never fails:
- * what cannot be probed is reported as such.
- */
-void	sandbox_probe(const struct policy *p, struct sandbox_report *);
-
-/*
- * Run argv[0] with argv under p, replacing this process where the backend
- * allows (exec-only chain). Returns only on failure, with an exit status
- * (EXIT_OWN, EXIT_NOEXEC, EXIT_NOTFOUND, or the child's status for
- * backends that must wait) and one line in err. When no backend is
- * available and p->require_sandbox is off, prints the unavailable note to
- * stderr and runs the command unconfined: the only module that prints,
- * because the note must reach the user even when exec succeeds.
- */
-int	sandbox_exec(const struct policy *p, char **argv, char *err,
-	    size_t errlen);
+void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
+	    struct sandbox_report *r);
 
 /*
  * Dry run: run argv under p with overlayfs mounted on the workspace
@@ -80,7 +130,8 @@ int	sandbox_exec(const struct policy *p, char **argv, char *err,
  * sandbox_overlay_available returns 1 when the overlay can be had here,
  * else 0 with the reason in why; it creates nothing. Call it first:
  * sandbox_exec_overlay does not repeat the check (the helper still fails
- * closed, 125, when it cannot mount the overlay).
+ * closed, 125, when it cannot mount the overlay). Linux and macOS (where
+ * both refuse); the Windows build has no dry-run engine to call them.
  */
 int	sandbox_overlay_available(const struct policy *p, char *why,
 	    size_t len);
@@ -97,5 +148,55 @@ int	sandbox_exec_overlay(const struct policy *p, const char *upper,
  */
 int	sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	    size_t errlen);
+
+/*
+ * For the backends (sandbox.c): the rules every platform shares.
+ *
+ * Each platform file defines sandbox_platform. names lists the backends
+ * ARCTURN_BACKEND may name, "none" last, NULL-terminated. pick is called
+ * with ch->forced set and ch->backend the named one (never none), to
+ * demote it to none (appending ", but ..." to ch->why) when this machine
+ * cannot run it; or with ch->forced clear, to set ch->backend to the
+ * first one this machine can run (none when there is none) and say why.
+ * run is sandbox_run for every verdict but SANDBOX_BAD.
+ *
+ * sandbox_choose and sandbox_run are sandbox_decide and sandbox_start on
+ * this platform's sandbox_platform (a test may hand in another).
+ *
+ * sandbox_report_start zeroes r and fills the backend's name and reason
+ * from ch; when ch does not confine, every guarantee reads "nothing
+ * confines the command". sandbox_fact and sandbox_guarantee add to a
+ * report (a fact is dropped when the report is full); key must be static.
+ * sandbox_claims adds a backend's fixed guarantees from a table.
+ */
+struct sandbox_platform {
+	const char *const *names;
+	void	(*pick)(const struct policy *, struct sandbox_choice *);
+	int	(*run)(const struct policy *, const struct sandbox_choice *,
+		    char **, char *, size_t);
+};
+
+struct sandbox_claim {
+	enum sandbox_key key;
+	int		 holds;
+	const char	*why;
+};
+
+extern const struct sandbox_platform sandbox_platform;
+
+void	sandbox_decide(const struct policy *p,
+	    const struct sandbox_platform *pf, struct sandbox_choice *ch);
+int	sandbox_start(const struct sandbox_platform *pf,
+	    const struct policy *p, const struct sandbox_choice *ch,
+	    char **argv, char *err, size_t errlen);
+void	sandbox_report_start(struct sandbox_report *r, const struct policy *p,
+	    const struct sandbox_choice *ch);
+void	sandbox_fact(struct sandbox_report *, const char *key,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void	sandbox_guarantee(struct sandbox_report *, enum sandbox_key,
+	    int holds, const char *fmt, ...)
+	    __attribute__((format(printf, 4, 5)));
+void	sandbox_claims(struct sandbox_report *, const struct sandbox_claim *,
+	    size_t n);
 
 #endif

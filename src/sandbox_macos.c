@@ -2,27 +2,26 @@
  * sandbox_macos: the macOS backend behind sandbox.h (Seatbelt).
  *
  * exec replaces arcturn with /usr/bin/sandbox-exec, which applies the
- * profile built by seatbelt.c and execs the command: the chain is
- * exec-only, so pid, signals and exit status pass through. When
- * sandbox-exec is missing the command runs unconfined after the
- * unavailable note, or not at all (125) when a sandbox is required.
- * ARCTURN_BACKEND=seatbelt|none forces a backend.
+ * profile built by seatbelt.c from the policy's roots and execs the
+ * command: the chain is exec-only, so pid, signals and exit status pass
+ * through. Without sandbox-exec there is no backend (sandbox_choose says
+ * why). ARCTURN_BACKEND=seatbelt|none forces one.
  *
  * Nothing here is specific to macOS but the path of sandbox-exec, so the
  * unit test compiles this file on Linux against a fake sandbox-exec
  * (SANDBOX_EXEC_PATH). It has never run on a real Mac.
  */
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "exitcode.h"
+#include "roots.h"
 #include "sandbox.h"
+#include "sandbox_posix.h"
 #include "seatbelt.h"
 
 #ifndef SANDBOX_EXEC_PATH
@@ -32,125 +31,49 @@
 #define NEVER_RUN	"never run on a real Mac: the profile text and argv " \
 	"are unit-tested on Linux, this binary was cross-compiled there"
 
-enum backend { B_SEATBELT, B_NONE, B_BAD };
+enum { B_SEATBELT, B_NONE };
 
-static enum backend
-choose(char *why, size_t len)
+static const char *const names[] = { "seatbelt", "none", NULL };
+
+static void
+pick(const struct policy *p, struct sandbox_choice *ch)
 {
-	const char *env = getenv("ARCTURN_BACKEND");
+	size_t n = strlen(ch->why);
 
-	if (env != NULL && *env != '\0') {
-		if (strcmp(env, "seatbelt") == 0 || strcmp(env, "none") == 0) {
-			snprintf(why, len, "forced by ARCTURN_BACKEND=%s", env);
-			return env[0] == 's' ? B_SEATBELT : B_NONE;
-		}
-		snprintf(why, len, "ARCTURN_BACKEND=%s: unknown backend "
-		    "(seatbelt, none)", env);
-		return B_BAD;
+	if (access(SANDBOX_EXEC_PATH, X_OK) == 0) {
+		if (!ch->forced)
+			snprintf(ch->why, sizeof ch->why, "%s is present",
+			    SANDBOX_EXEC_PATH);
+		ch->backend = B_SEATBELT;
+		return;
 	}
-	if (access(SANDBOX_EXEC_PATH, X_OK) != 0) {
-		snprintf(why, len, "%s: %s", SANDBOX_EXEC_PATH, strerror(errno));
-		return B_NONE;
-	}
-	snprintf(why, len, "%s is present", SANDBOX_EXEC_PATH);
-	return B_SEATBELT;
+	snprintf(ch->why + n, sizeof ch->why - n, "%s%s: %s", ch->forced ?
+	    ", but " : "", SANDBOX_EXEC_PATH, strerror(errno));
+	ch->backend = B_NONE;
 }
 
 static int
-exec_status(int e)
+backend_run(const struct policy *p, const struct sandbox_choice *ch,
+    char **cmd, char *err, size_t errlen)
 {
-	return e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC;
-}
+	struct roots r;
+	char **argv;
+	int rc, e;
 
-/*
- * Find cmd as execvp would, so that a missing or unrunnable command gives
- * 127 or 126 from arcturn rather than an exit code of sandbox-exec's own.
- * Returns 0, or -1 with errno.
- */
-static int
-lookup(const char *cmd)
-{
-	const char *path, *p, *end;
-	char buf[PATH_MAX];
-	struct stat st;
-	int e = ENOENT;
-	size_t n;
-
-	if (*cmd == '\0') {
-		errno = ENOENT;
-		return -1;
-	}
-	if (strchr(cmd, '/') != NULL) {
-		if (stat(cmd, &st) != 0)
-			return -1;
-		if (S_ISDIR(st.st_mode) || access(cmd, X_OK) != 0) {
-			errno = EACCES;
-			return -1;
-		}
-		return 0;
-	}
-	if ((path = getenv("PATH")) == NULL)
-		path = "/usr/bin:/bin";
-	for (p = path;; p = end + 1) {
-		end = strchr(p, ':');
-		n = end == NULL ? strlen(p) : (size_t)(end - p);
-		if (snprintf(buf, sizeof buf, "%.*s%s%s", (int)n, p,
-		    n == 0 ? "" : "/", cmd) < (int)sizeof buf &&
-		    stat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			if (access(buf, X_OK) == 0)
-				return 0;
-			e = EACCES;
-		}
-		if (end == NULL)
-			break;
-	}
-	errno = e;
-	return -1;
-}
-
-static int
-run_plain(char **cmd, char *err, size_t errlen)
-{
-	execvp(cmd[0], cmd);
-	snprintf(err, errlen, "%s: %s", cmd[0], errno == ENOENT ?
-	    "command not found" : strerror(errno));
-	return exec_status(errno);
-}
-
-int
-sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
-{
-	char why[256], **argv;
-	enum backend b;
-	int e;
-
-	if (p->mode == MODE_OFF)
-		return run_plain(cmd, err, errlen);
-	b = choose(why, sizeof why);
-	if (b == B_BAD) {
-		snprintf(err, errlen, "%s", why);
+	if (ch->verdict != SANDBOX_CONFINE)
+		return posix_exec(cmd, err, errlen);
+	/* 127 and 126 from arcturn, not an exit code of sandbox-exec's */
+	if ((rc = posix_check(cmd, err, errlen)) != 0)
+		return rc;
+	if (roots_build(p, ROOTS_PROTECT | ROOTS_MISSING, &posix_roots_ops,
+	    &r) < 0) {
+		snprintf(err, errlen, "%s", r.why);
 		return EXIT_OWN;
 	}
-	if (b == B_NONE) {
-		if (p->require_sandbox) {
-			snprintf(err, errlen, "sandbox required but "
-			    "unavailable: %s", why);
-			return EXIT_OWN;
-		}
-		fprintf(stderr, "note: sandbox requested but unavailable on "
-		    "this platform\nnote: %s; the command runs WITHOUT "
-		    "confinement\n", why);
-		return run_plain(cmd, err, errlen);
-	}
-	if (lookup(cmd[0]) == -1) {
-		e = errno;
-		snprintf(err, errlen, "%s: %s", cmd[0], e == ENOENT ?
-		    "command not found" : strerror(e));
-		return exec_status(e);
-	}
-	if (seatbelt_argv(p, cmd, &seatbelt_sysops, &argv, why,
-	    sizeof why) == -1) {
-		snprintf(err, errlen, "exec: %s", why);
+	rc = seatbelt_argv(&r, p->network, cmd, &argv);
+	roots_free(&r);
+	if (rc < 0) {
+		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return EXIT_OWN;
 	}
 	execv(SANDBOX_EXEC_PATH, argv);
@@ -160,10 +83,12 @@ sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
 	return EXIT_OWN;
 }
 
+const struct sandbox_platform sandbox_platform = { names, pick,
+    backend_run };
+
 int
 sandbox_overlay_available(const struct policy *p, char *why, size_t len)
 {
-	(void)p;
 	snprintf(why, len, "needs the Linux overlay (overlayfs in a user "
 	    "namespace); not available on this platform");
 	return 0;
@@ -191,64 +116,44 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	return -1;
 }
 
+static const struct sandbox_claim always[] = {
+	{ SG_SIGNALS, 0, "the profile allows signals (allow default)" },
+	{ SG_TIOCSTI, 0, "the profile does not filter ioctls" },
+	{ SG_LABELS, 1, "nothing is stamped: the profile ends with the "
+	    "command" },
+};
 
-
-#define fact(r, k, v)		sandbox_fact(r, k, "%s", v)
-#define guar(r, k, n, h, w)	sandbox_guarantee(r, k, n, h, "%s", w)
+static const struct sandbox_claim seatbelt[] = {
+	{ SG_WRITES, 1, "Seatbelt: (deny file-write*) except beneath the "
+	    "roots (" NEVER_RUN ")" },
+	{ SG_METADATA, 1, "file-write* covers chmod, chown, utimes, flags and "
+	    "xattrs" },
+	{ SG_PROTECTED, 1, "deny rules after the allows (the last match "
+	    "wins); renaming a parent folder of a protected path is not "
+	    "refused" },
+	{ SG_TRUNCATION, 1, "file-write-data is part of file-write*" },
+	{ SG_DEVICES, 1, "only /dev/null, /dev/zero, /dev/tty*, /dev/ptmx, "
+	    "/dev/fd and /dev/dtracehelper" },
+	{ SG_NETWORK_OFF, 1, "(deny network*), Unix-domain sockets kept" },
+};
 
 void
-sandbox_probe(const struct policy *p, struct sandbox_report *r)
+sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
+    struct sandbox_report *r)
 {
 	struct utsname u;
-	char why[200], buf[256];
-	enum backend b;
-	int on;
 
-	memset(r, 0, sizeof *r);
-	if (uname(&u) == 0) {
-		snprintf(buf, sizeof buf, "%s %s %s", u.sysname, u.release,
+	sandbox_report_start(r, p, ch);
+	if (uname(&u) == 0)
+		sandbox_fact(r, "kernel", "%s %s %s", u.sysname, u.release,
 		    u.machine);
-		fact(r, "kernel", buf);
-	}
-	fact(r, "sandbox_exec", access(SANDBOX_EXEC_PATH, X_OK) == 0 ?
-	    SANDBOX_EXEC_PATH : "not found");
-	fact(r, "verified", NEVER_RUN);
-	b = choose(why, sizeof why);
-	if (p->mode == MODE_OFF) {
-		snprintf(r->backend, sizeof r->backend, "off");
-		snprintf(r->why, sizeof r->why, "sandbox mode is off");
-		b = B_NONE;
-	} else {
-		snprintf(r->backend, sizeof r->backend, "%s",
-		    b == B_SEATBELT ? "seatbelt" : "none");
-		snprintf(r->why, sizeof r->why, "%s%s", why,
-		    b == B_SEATBELT ? "" : p->require_sandbox ?
-		    "; exec exits 125" : "; exec runs the command unconfined");
-	}
+	sandbox_fact(r, "sandbox_exec", "%s", access(SANDBOX_EXEC_PATH,
+	    X_OK) == 0 ? SANDBOX_EXEC_PATH : "not found");
+	sandbox_fact(r, "verified", "%s", NEVER_RUN);
 	snprintf(r->dry_run_why, sizeof r->dry_run_why, "exec --dry-run needs "
 	    "the Linux overlay; write, edit, diff and apply work on macOS");
-	on = b == B_SEATBELT;
-	guar(r, "writes_outside", "writes outside the roots", on, on ?
-	    "Seatbelt: (deny file-write*) except beneath the roots "
-	    "(" NEVER_RUN ")" : "nothing confines the command");
-	guar(r, "metadata_outside", "metadata changes outside the roots", on,
-	    on ? "file-write* covers chmod, chown, utimes, flags and xattrs" :
-	    "nothing confines the command");
-	guar(r, "protected_paths", "protected paths", on, on ?
-	    "deny rules after the allows (the last match wins); renaming a "
-	    "parent folder of a protected path is not refused" :
-	    "nothing confines the command");
-	guar(r, "truncation", "truncation outside the roots", on, on ?
-	    "file-write-data is part of file-write*" :
-	    "nothing confines the command");
-	guar(r, "devices", "writes to other devices", on, on ?
-	    "only /dev/null, /dev/zero, /dev/tty*, /dev/ptmx, /dev/fd and "
-	    "/dev/dtracehelper" : "nothing confines the command");
-	guar(r, "signals", "signals to outside processes", 0,
-	    "the profile allows signals (allow default)");
-	guar(r, "tiocsti", "TIOCSTI terminal injection", 0,
-	    "the profile does not filter ioctls");
-	guar(r, "network_off", "--network off", on, on ?
-	    "(deny network*), Unix-domain sockets kept" :
-	    "nothing confines the command");
+	/* whether or not the profile is applied */
+	sandbox_claims(r, always, sizeof always / sizeof always[0]);
+	if (ch->verdict == SANDBOX_CONFINE)
+		sandbox_claims(r, seatbelt, sizeof seatbelt / sizeof seatbelt[0]);
 }

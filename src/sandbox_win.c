@@ -27,9 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "exitcode.h"
 #include "labeljournal.h"
 #include "mem.h"
+#include "path.h"
+#include "roots.h"
 #include "sandbox.h"
 #include "winquote.h"
 
@@ -40,25 +42,18 @@
 #define NEVER_RUN	"never run on a real Windows machine: argv quoting " \
 	"is tested under Wine, the label journal with the OS calls faked"
 
-enum backend { B_LOW, B_NONE, B_BAD };
+enum { B_LOW, B_NONE };
 
-static enum backend
-choose(char *why, size_t len)
+static const char *const names[] = { "low-integrity", "none", NULL };
+
+/* Every Windows since Vista has integrity levels: nothing to probe. */
+static void
+pick(const struct policy *p, struct sandbox_choice *ch)
 {
-	const char *env = getenv("ARCTURN_BACKEND");
-
-	if (env != NULL && *env != '\0') {
-		if (strcmp(env, "low-integrity") == 0 || strcmp(env, "none") == 0) {
-			snprintf(why, len, "forced by ARCTURN_BACKEND=%s", env);
-			return env[0] == 'l' ? B_LOW : B_NONE;
-		}
-		snprintf(why, len, "ARCTURN_BACKEND=%s: unknown backend "
-		    "(low-integrity, none)", env);
-		return B_BAD;
-	}
-	snprintf(why, len, "Windows: Low integrity level, writable roots "
-	    "stamped Low");
-	return B_LOW;
+	if (!ch->forced)
+		snprintf(ch->why, sizeof ch->why, "Windows: Low integrity "
+		    "level, writable roots stamped Low");
+	ch->backend = B_LOW;
 }
 
 static void
@@ -321,13 +316,20 @@ make_dir(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-/* Stamp every writable root; the temp dir is returned in tmp. */
+/*
+ * Stamp every writable root (roots.h) Low. The temp dir is <state>/tmp,
+ * returned in tmp: the user's own %TEMP% is never stamped, nor is the
+ * state dir, which holds the journal.
+ */
 static int
 stamp_roots(const struct policy *p, char *tmp, size_t tmplen, char *err,
     size_t errlen)
 {
 	char journal[4096], w[4096];
+	struct policy q = *p;
+	struct roots r;
 	size_t i;
+	int rc = 0;
 
 	if (state_path(p, "", w, sizeof w) == -1 ||
 	    state_path(p, "labels.journal", journal, sizeof journal) == -1 ||
@@ -338,18 +340,27 @@ stamp_roots(const struct policy *p, char *tmp, size_t tmplen, char *err,
 	}
 	if (make_dir(w, err, errlen) == -1 || make_dir(tmp, err, errlen) == -1)
 		return -1;
-	if (labeljournal_stamp(journal, tmp, &win_ops, err, errlen) == -1)
+	if ((q.tmpdir = path_join(p->state, "tmp")) == NULL) {
+		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return -1;
-	if (p->mode != MODE_WORKSPACE_WRITE)
-		return 0;
-	if (compat_winpath(p->workspace, w, sizeof w) == -1 ||
-	    labeljournal_stamp(journal, w, &win_ops, err, errlen) == -1)
+	}
+	if (roots_build(&q, ROOTS_NOSTATE, NULL, &r) == -1) {
+		snprintf(err, errlen, "%s", r.why);
+		mem_free(q.tmpdir);
 		return -1;
-	for (i = 0; i < p->grants.n; i++)
-		if (compat_winpath(p->grants.v[i], w, sizeof w) == -1 ||
-		    labeljournal_stamp(journal, w, &win_ops, err, errlen) == -1)
-			return -1;
-	return 0;
+	}
+	for (i = 0; i < r.w.n && rc == 0; i++) {
+		if (compat_winpath(r.w.v[i], w, sizeof w) == -1) {
+			snprintf(err, errlen, "stamp: %s: %s", r.w.v[i],
+			    strerror(errno));
+			rc = -1;
+		} else
+			rc = labeljournal_stamp(journal, w, &win_ops, err,
+			    errlen);
+	}
+	roots_free(&r);
+	mem_free(q.tmpdir);
+	return rc;
 }
 
 /* A primary token like ours, at Low integrity. */
@@ -555,59 +566,27 @@ out:
 	return rc;
 }
 
-int
-sandbox_exec(const struct policy *p, char **cmd, char *err, size_t errlen)
+static int
+backend_run(const struct policy *p, const struct sandbox_choice *ch,
+    char **cmd, char *err, size_t errlen)
 {
-	char why[200];
-	enum backend b;
-
-	if (p->mode == MODE_OFF)
-		return exec_with(p, cmd, 0, err, errlen);
-	b = choose(why, sizeof why);
-	if (b == B_BAD) {
-		snprintf(err, errlen, "%s", why);
-		return EXIT_OWN;
-	}
-	if (b == B_NONE) {
-		if (p->require_sandbox) {
-			snprintf(err, errlen, "sandbox required but "
-			    "unavailable: %s", why);
-			return EXIT_OWN;
-		}
-		fprintf(stderr, "note: sandbox requested but unavailable on "
-		    "this platform\nnote: %s; the command runs WITHOUT "
-		    "confinement\n", why);
-		return exec_with(p, cmd, 0, err, errlen);
-	}
-	return exec_with(p, cmd, 1, err, errlen);
+	return exec_with(p, cmd, ch->verdict == SANDBOX_CONFINE, err, errlen);
 }
 
-int
-sandbox_overlay_available(const struct policy *p, char *why, size_t len)
-{
-	(void)p;
-	snprintf(why, len, "needs the Linux overlay (overlayfs in a user "
-	    "namespace); not available on this platform");
-	return 0;
-}
-
-int
-sandbox_exec_overlay(const struct policy *p, const char *upper,
-    const char *work, char **argv, void (*during)(void *), void *arg,
-    char *err, size_t errlen)
-{
-	snprintf(err, errlen, "exec --dry-run: not available on Windows yet "
-	    "(needs the POSIX overlay); not running the command");
-	errno = ENOTSUP;
-	return -1;
-}
+/*
+ * exec --dry-run: cmd_dryrun_win.c refuses it before it gets here, so
+ * sandbox_overlay_available and sandbox_exec_overlay are not built.
+ */
+const struct sandbox_platform sandbox_platform = { names, pick,
+    backend_run };
 
 int
 sandbox_unstamp(const struct policy *p, const char *path, char *err,
     size_t errlen)
 {
-	char journal[4096], win[4096], real[4096];
+	char journal[4096], win[4096], *real;
 	size_t n;
+	int rc, e;
 
 	if (state_path(p, "labels.journal", journal, sizeof journal) == -1) {
 		snprintf(err, errlen, "state dir: %s: %s", p->state,
@@ -615,10 +594,13 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 		return -1;
 	}
 	if (path != NULL) {
-		if (realpath(path, real) == NULL ||
-		    compat_winpath(real, win, sizeof win) == -1) {
+		rc = (real = path_realpath(path, NULL)) == NULL ? -1 :
+		    compat_winpath(real, win, sizeof win);
+		e = errno;
+		mem_free(real);
+		if (rc == -1) {
 			snprintf(err, errlen, "unstamp: %s: %s", path,
-			    strerror(errno));
+			    strerror(e));
 			return -1;
 		}
 	}
@@ -629,65 +611,56 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	return 0;
 }
 
+/* whether or not the command runs at Low */
+static const struct sandbox_claim always[] = {
+	{ SG_PROTECTED, 0, "not enforced: the Low label is inherited by the "
+	    "whole root" },
+	{ SG_NETWORK_OFF, 0, "not implemented on Windows" },
+	{ SG_LABELS, 0, "stamped labels stay until `arcturn sandbox "
+	    "unstamp`: any Low process of this user may write there "
+	    "meanwhile, and a program stored there runs at Low" },
+};
 
-
-#define fact(r, k, v)		sandbox_fact(r, k, "%s", v)
-#define guar(r, k, n, h, w)	sandbox_guarantee(r, k, n, h, "%s", w)
+static const struct sandbox_claim low[] = {
+	{ SG_WRITES, 1, "Low integrity: no write up to Medium objects ("
+	    NEVER_RUN ")" },
+	{ SG_METADATA, 1, "no-write-up covers attributes, ACLs and deletion" },
+	{ SG_TRUNCATION, 1, "no-write-up refuses write access, truncation "
+	    "included" },
+	{ SG_DEVICES, 0, "not assessed on Windows" },
+	{ SG_SIGNALS, 0, "not assessed on Windows" },
+	{ SG_TIOCSTI, 0, "no TIOCSTI on Windows; input injection into a "
+	    "shared console is not assessed" },
+};
 
 void
-sandbox_probe(const struct policy *p, struct sandbox_report *r)
+sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
+    struct sandbox_report *r)
 {
-	char why[200], journal[4096], buf[256];
+	char journal[4096];
 	OSVERSIONINFOW v;
-	enum backend b;
 	long n = -1;
-	int on;
 
-	memset(r, 0, sizeof *r);
+	sandbox_report_start(r, p, ch);
 	memset(&v, 0, sizeof v);
 	v.dwOSVersionInfoSize = sizeof v;
-	if (GetVersionExW(&v)) {
-		snprintf(buf, sizeof buf, "Windows %lu.%lu build %lu",
+	if (GetVersionExW(&v))
+		sandbox_fact(r, "os", "Windows %lu.%lu build %lu",
 		    (unsigned long)v.dwMajorVersion,
 		    (unsigned long)v.dwMinorVersion,
 		    (unsigned long)v.dwBuildNumber);
-		fact(r, "os", buf);
-	}
-	fact(r, "verified", NEVER_RUN);
+	sandbox_fact(r, "verified", "%s", NEVER_RUN);
 	if (state_path(p, "labels.journal", journal, sizeof journal) == 0)
 		n = labeljournal_count(journal, &win_ops);
 	if (n >= 0)
-		snprintf(buf, sizeof buf, "%ld path(s) stamped Low until "
+		sandbox_fact(r, "stamped", "%ld path(s) stamped Low until "
 		    "`arcturn sandbox unstamp`", n);
 	else
-		snprintf(buf, sizeof buf, "label journal unreadable: %s",
+		sandbox_fact(r, "stamped", "label journal unreadable: %s",
 		    strerror(errno));
-	fact(r, "stamped", buf);
-	b = choose(why, sizeof why);
-	if (p->mode == MODE_OFF) {
-		snprintf(r->backend, sizeof r->backend, "off");
-		snprintf(r->why, sizeof r->why, "sandbox mode is off");
-		b = B_NONE;
-	} else {
-		snprintf(r->backend, sizeof r->backend, "%s",
-		    b == B_LOW ? "low-integrity" : "none");
-		snprintf(r->why, sizeof r->why, "%s", why);
-	}
 	snprintf(r->dry_run_why, sizeof r->dry_run_why, "not available on "
 	    "Windows yet (needs the POSIX overlay)");
-	on = b == B_LOW;
-	guar(r, "writes_outside", "writes outside the roots", on, on ?
-	    "Low integrity: no write up to Medium objects (" NEVER_RUN ")" :
-	    "nothing confines the command");
-	guar(r, "metadata_outside", "metadata changes outside the roots", on,
-	    on ? "no-write-up covers attributes, ACLs and deletion" :
-	    "nothing confines the command");
-	guar(r, "protected_paths", "protected paths", 0,
-	    "not enforced: the Low label is inherited by the whole root");
-	guar(r, "persistent_labels", "roots unchanged after the command", 0,
-	    "stamped labels stay until `arcturn sandbox unstamp`: any Low "
-	    "process of this user may write there meanwhile, and a program "
-	    "stored there runs at Low");
-	guar(r, "network_off", "--network off", 0,
-	    "not implemented on Windows");
+	sandbox_claims(r, always, sizeof always / sizeof always[0]);
+	if (ch->verdict == SANDBOX_CONFINE)
+		sandbox_claims(r, low, sizeof low / sizeof low[0]);
 }

@@ -1,9 +1,10 @@
 /*
  * The macOS backend, compiled on Linux against a fake sandbox-exec (a
  * shell script that records its argv and runs the command after "--"):
- * exit statuses, the unavailable note, --require-sandbox, the argv that
- * reaches sandbox-exec, and the status report. What it cannot show is
- * what the real sandbox-exec does with the profile: that needs a Mac.
+ * the choice and its reason (what the front end turns into the
+ * unavailable note or 125), exit statuses, the argv that reaches
+ * sandbox-exec, and the status report. What it cannot show is what the
+ * real sandbox-exec does with the profile: that needs a Mac.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define sandbox_exec		mac_sandbox_exec
+#define sandbox_platform	mac_sandbox_platform
 #define sandbox_exec_overlay	mac_sandbox_exec_overlay
 #define sandbox_overlay_available mac_sandbox_overlay_available
 #define sandbox_probe		mac_sandbox_probe
@@ -83,7 +84,12 @@ policy(struct policy *p)
 	p->state = state;
 }
 
-/* Run the backend in a child (it execs); its status and stderr. */
+static struct sandbox_choice ch;
+
+/*
+ * Choose (into ch), then run the backend in a child (it execs); the
+ * command's status, and the backend's one line in errout.
+ */
 static int
 run(const struct policy *p, char **cmd)
 {
@@ -92,12 +98,16 @@ run(const struct policy *p, char **cmd)
 	int st, fd, rc;
 
 	unlink(log_);
+	unlink(errout);
+	sandbox_decide(p, &mac_sandbox_platform, &ch);
 	pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0) {
 		fd = open(errout, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fd, 2);
-		rc = mac_sandbox_exec(p, cmd, err, sizeof err);
+		err[0] = '\0';
+		rc = sandbox_start(&mac_sandbox_platform, p, &ch, cmd, err,
+		    sizeof err);
 		fprintf(stderr, "arcturn: %s\n", err);
 		_exit(rc);
 	}
@@ -202,12 +212,18 @@ t_unavailable(void)
 	setup();
 	fake_exec = "/nonexistent/sandbox-exec";
 	policy(&p);
+	/* no backend, and why: the front end prints the note, runs it */
 	CHECK(run(&p, cmd) == 3);
-	CHECK(errcontains("note: sandbox requested but unavailable on this platform"));
-	CHECK(errcontains("/nonexistent/sandbox-exec: No such file or directory"));
-	p.require_sandbox = 1;
-	CHECK(run(&p, cmd) == 125);
-	CHECK(errcontains("sandbox required but unavailable"));
+	CHECK(ch.verdict == SANDBOX_NONE);
+	CHECK_STR(ch.name, "none");
+	CHECK_STR(ch.why, "/nonexistent/sandbox-exec: No such file or directory");
+	CHECK(logged((char *[4]){ 0 }, 4) == -1);
+	/* a forced seatbelt that cannot run is unavailable all the same */
+	setenv("ARCTURN_BACKEND", "seatbelt", 1);
+	CHECK(run(&p, cmd) == 3);
+	CHECK(ch.verdict == SANDBOX_NONE && ch.forced);
+	CHECK_STR(ch.why, "forced by ARCTURN_BACKEND=seatbelt, but "
+	    "/nonexistent/sandbox-exec: No such file or directory");
 	cleanup();
 }
 
@@ -221,18 +237,30 @@ t_backend_env(void)
 	policy(&p);
 	setenv("ARCTURN_BACKEND", "helper", 1);
 	CHECK(run(&p, cmd) == 125);
-	CHECK(errcontains("unknown backend (seatbelt, none)"));
+	CHECK(ch.verdict == SANDBOX_BAD);
+	CHECK(errcontains("ARCTURN_BACKEND=helper: unknown backend (seatbelt, "
+	    "none)"));
+	CHECK(logged((char *[4]){ 0 }, 4) == -1);
 	setenv("ARCTURN_BACKEND", "none", 1);
 	CHECK(run(&p, cmd) == 4);
-	CHECK(errcontains("note: sandbox requested but unavailable"));
+	CHECK(ch.verdict == SANDBOX_NONE && ch.forced);
+	CHECK_STR(ch.why, "forced by ARCTURN_BACKEND=none");
 	CHECK(logged((char *[4]){ 0 }, 4) == -1);
 	setenv("ARCTURN_BACKEND", "seatbelt", 1);
 	CHECK(run(&p, cmd) == 4);
+	CHECK(ch.verdict == SANDBOX_CONFINE && ch.forced);
 	CHECK(logged((char *[64]){ 0 }, 64) > 5);
-	/* mode off: no sandbox-exec, no note */
+	/* not forced: seatbelt because sandbox-exec is there */
 	unsetenv("ARCTURN_BACKEND");
+	CHECK(run(&p, cmd) == 4);
+	CHECK(ch.verdict == SANDBOX_CONFINE && !ch.forced);
+	CHECK_STR(ch.name, "seatbelt");
+	CHECK(strstr(ch.why, "is present") != NULL);
+	/* mode off: no sandbox-exec, whatever ARCTURN_BACKEND says */
+	setenv("ARCTURN_BACKEND", "bogus", 1);
 	p.mode = MODE_OFF;
 	CHECK(run(&p, cmd) == 4);
+	CHECK(ch.verdict == SANDBOX_OFF);
 	CHECK(logged((char *[4]){ 0 }, 4) == -1);
 	CHECK(!errcontains("note:"));
 	cleanup();
@@ -255,6 +283,20 @@ t_bad_root_is_own_failure(void)
 	cleanup();
 }
 
+/* choose, then probe; every guarantee of the table is reported on */
+static void
+probe(const struct policy *p, struct sandbox_report *r)
+{
+	int i;
+
+	sandbox_decide(p, &mac_sandbox_platform, &ch);
+	mac_sandbox_probe(p, &ch, r);
+	for (i = 0; i < SANDBOX_NKEYS; i++) {
+		CHECK(r->g[i].set);
+		CHECK(r->g[i].why[0] != '\0');
+	}
+}
+
 static void
 t_probe_is_honest(void)
 {
@@ -264,7 +306,7 @@ t_probe_is_honest(void)
 
 	setup();
 	policy(&p);
-	mac_sandbox_probe(&p, &r);
+	probe(&p, &r);
 	CHECK_STR(r.backend, "seatbelt");
 	for (i = 0; i < r.nfacts; i++)
 		if (strcmp(r.facts[i].key, "verified") == 0)
@@ -272,11 +314,20 @@ t_probe_is_honest(void)
 			    "never run on a real Mac") != NULL;
 	CHECK(verified);
 	CHECK(r.dry_run_exec == 0);
-	CHECK(strstr(r.g[0].why, "never run on a real Mac") != NULL);
+	CHECK(r.g[SG_WRITES].holds);
+	CHECK(strstr(r.g[SG_WRITES].why, "never run on a real Mac") != NULL);
 	fake_exec = "/nonexistent/sandbox-exec";
-	mac_sandbox_probe(&p, &r);
+	probe(&p, &r);
 	CHECK_STR(r.backend, "none");
-	CHECK(r.g[0].holds == 0);
+	CHECK(r.g[SG_WRITES].holds == 0);
+	CHECK(strstr(r.why, "; exec runs the command unconfined") != NULL);
+	p.require_sandbox = 1;
+	probe(&p, &r);
+	CHECK(strstr(r.why, "; exec exits 125") != NULL);
+	p.mode = MODE_OFF;
+	probe(&p, &r);
+	CHECK_STR(r.backend, "off");
+	CHECK(r.g[SG_WRITES].holds == 0);
 	cleanup();
 }
 

@@ -1,83 +1,26 @@
-/* The macOS Seatbelt argv and profile, built and checked on Linux. */
+/*
+ * The macOS Seatbelt argv and profile, built and checked on Linux: the
+ * policy goes through roots_build over a fake file system (macOS's /var
+ * and /tmp links), as sandbox_macos.c does, then through seatbelt_argv.
+ */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fakefs.h"
 #include "mem.h"
+#include "roots.h"
+#include "sandbox_posix.h"
 #include "seatbelt.h"
 #include "tap.h"
 
-/*
- * A fake file system: links rewrite a prefix (on a component boundary),
- * like the symlinks /var -> /private/var; a path exists when it is listed.
- */
-struct fakefs {
-	const char	*links[8][2];
-	char		 exists[64][256];
-	int		 nexists;
-	int		 mkdirs;
-	int		 fail_errno;	/* realpath fails with this for "/denied" */
-};
-
-static char *
-fake_realpath(const char *path, void *arg)
-{
-	struct fakefs *fs = arg;
-	char buf[4096];
-	size_t n;
-	int i, again = 1;
-
-	snprintf(buf, sizeof buf, "%s", path);
-	n = strlen(buf);
-	while (n > 1 && buf[n - 1] == '/')
-		buf[--n] = '\0';
-	if (fs->fail_errno && strncmp(buf, "/denied", 7) == 0) {
-		errno = fs->fail_errno;
-		return NULL;
-	}
-	while (again) {
-		again = 0;
-		for (i = 0; i < 8 && fs->links[i][0] != NULL; i++) {
-			size_t l = strlen(fs->links[i][0]);
-			char tmp[4096];
-
-			if (strncmp(buf, fs->links[i][0], l) == 0 &&
-			    (buf[l] == '/' || buf[l] == '\0')) {
-				snprintf(tmp, sizeof tmp, "%s%s", fs->links[i][1], buf + l);
-				snprintf(buf, sizeof buf, "%s", tmp);
-				again = 1;
-			}
-		}
-	}
-	for (i = 0; i < fs->nexists; i++)
-		if (strcmp(fs->exists[i], buf) == 0)
-			return mem_strdup(buf);
-	errno = ENOENT;
-	return NULL;
-}
-
-static int
-fake_mkdir(const char *path, mode_t mode, void *arg)
-{
-	struct fakefs *fs = arg;
-	char *r;
-
-	fs->mkdirs++;
-	if ((r = fake_realpath(path, fs)) != NULL) {
-		mem_free(r);
-		errno = EEXIST;
-		return -1;
-	}
-	snprintf(fs->exists[fs->nexists++], 256, "%s", path);
-	return 0;
-}
-
 static struct fakefs fs;
-static struct seatbelt_ops ops = { fake_realpath, fake_mkdir, &fs };
+static struct roots_ops ops = { fake_realpath, fake_mkdir, &fs };
 
 static void
 fs_init(void)
@@ -98,7 +41,32 @@ fs_init(void)
 	fs.links[2][0] = "/Users/me/link";
 	fs.links[2][1] = "/Users/me/real";
 	for (i = 0; dirs[i] != NULL; i++)
-		snprintf(fs.exists[fs.nexists++], 256, "%s", dirs[i]);
+		fakefs_add(&fs, dirs[i], 0);
+}
+
+/*
+ * What sandbox_macos.c does: the roots of p (protected paths that do not
+ * exist yet included), then the argv. -1 with errno and err on failure.
+ */
+static int
+seatbelt(const struct policy *p, char **c, const struct roots_ops *o,
+    char ***v, char *err, size_t errlen)
+{
+	struct roots r;
+	int rc, e;
+
+	*v = NULL;
+	if (roots_build(p, ROOTS_PROTECT | ROOTS_MISSING, o, &r) < 0) {
+		snprintf(err, errlen, "%s", r.why);
+		return -1;
+	}
+	rc = seatbelt_argv(&r, p->network, c, v);
+	if (rc < 0)
+		snprintf(err, errlen, "seatbelt: %s", strerror(errno));
+	e = errno;
+	roots_free(&r);
+	errno = e;
+	return rc;
 }
 
 static char *protect_default[] = { ".git/hooks", ".git/config" };
@@ -156,7 +124,7 @@ t_golden_default(void)
 		"-D", "PROTECTED_1=/Users/me/proj/.git/config",
 		"-D", "PROTECTED_2=/Users/me/.arcturn/overlays",
 		"-D", "PROTECTED_3=/Users/me/.arcturn/checkpoints",
-		"-D", "PROTECTED_4=/Users/me/.config/arcturn",
+		"-D", "PROTECTED_4=/Users/me/.arcturn/cache",
 		"--", "make", "-j2", "all", NULL
 	};
 	struct policy p;
@@ -164,9 +132,10 @@ t_golden_default(void)
 
 	fs_init();
 	policy_init(&p);
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == 0);
 	check_argv(v, want);
-	CHECK(fs.mkdirs == 1);
+	/* the state dir, its overlays/ and cache/; no root holds the config */
+	CHECK(fs.mkdirs == 3);
 	CHECK_STR(generated(v),
 	    "; writable roots (generated)\n"
 	    "(allow file-write* (subpath (param \"WRITABLE_ROOT_0\")))\n"
@@ -194,6 +163,7 @@ t_golden_grants(void)
 		"-D", "WRITABLE_ROOT_5=/private/tmp",
 		"-D", "PROTECTED_0=/Users/me/.arcturn/overlays",
 		"-D", "PROTECTED_1=/Users/me/.arcturn/checkpoints",
+		"-D", "PROTECTED_2=/Users/me/.arcturn/cache",
 		"--", "make", "-j2", "all", NULL
 	};
 	struct policy p;
@@ -206,7 +176,7 @@ t_golden_grants(void)
 	p.grants.n = 3;
 	p.protect.n = 0;
 	p.user_config = NULL;
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == 0);
 	check_argv(v, want);
 	CHECK(strstr(generated(v), "WRITABLE_ROOT_5\")))\n") != NULL);
 	CHECK(strstr(generated(v), "WRITABLE_ROOT_6") == NULL);
@@ -219,11 +189,6 @@ t_golden_read_only(void)
 	char *grants[] = { "/opt/cache" };
 	const char *want[] = {
 		"-D", "WRITABLE_ROOT_0=/private/var/folders/ab/T",
-		"-D", "PROTECTED_0=/Users/me/proj/.git/hooks",
-		"-D", "PROTECTED_1=/Users/me/proj/.git/config",
-		"-D", "PROTECTED_2=/Users/me/.arcturn/overlays",
-		"-D", "PROTECTED_3=/Users/me/.arcturn/checkpoints",
-		"-D", "PROTECTED_4=/Users/me/.config/arcturn",
 		"--", "make", "-j2", "all", NULL
 	};
 	struct policy p;
@@ -234,10 +199,12 @@ t_golden_read_only(void)
 	p.mode = MODE_READ_ONLY;
 	p.grants.v = grants;	/* ignored in read-only mode */
 	p.grants.n = 1;
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == 0);
 	check_argv(v, want);
 	CHECK(fs.mkdirs == 0);	/* the state dir is not a root: not created */
 	CHECK(strstr(v[2], "WRITABLE_ROOT_1") == NULL);
+	/* nothing protected lies beneath the temp dir: no deny rule */
+	CHECK(strstr(generated(v), "PROTECTED_") == NULL);
 	seatbelt_free(v);
 }
 
@@ -255,6 +222,7 @@ t_golden_protected(void)
 		"-D", "PROTECTED_3=/Users/me/real/.git",
 		"-D", "PROTECTED_4=/Users/me/.arcturn/overlays",
 		"-D", "PROTECTED_5=/Users/me/.arcturn/checkpoints",
+		"-D", "PROTECTED_6=/Users/me/.arcturn/cache",
 		"--", "make", "-j2", "all", NULL
 	};
 	struct policy p;
@@ -267,7 +235,7 @@ t_golden_protected(void)
 	p.user_config = NULL;
 	p.protect.v = prot;
 	p.protect.n = 4;
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == 0);
 	check_argv(v, want);
 	g = generated(v);
 	lastallow = strstr(g, "(allow file-write* (subpath (param \"WRITABLE_ROOT_2\")))");
@@ -286,11 +254,11 @@ t_network_off(void)
 
 	fs_init();
 	policy_init(&p);
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == 0);
 	CHECK(strstr(v[2], "(deny network") == NULL);
 	seatbelt_free(v);
 	p.network = 0;
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == 0);
 	CHECK(strstr(generated(v), "\n(deny network*)\n") != NULL);
 	CHECK(strstr(generated(v), "(allow network-outbound (remote unix-socket))") != NULL);
 	/* network rules come after the file rules */
@@ -315,7 +283,7 @@ t_base_is_embedded(void)
 	buf[n] = '\0';
 	fs_init();
 	policy_init(&p);
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == 0);
 	CHECK(strncmp(v[2], buf, (size_t)n) == 0);
 	CHECK(strstr(buf, "(version 1)\n(allow default)\n(deny file-write*)\n") != NULL);
 	seatbelt_free(v);
@@ -360,7 +328,7 @@ t_paths_never_in_profile(void)
 	p.grants.n = nn;
 	p.protect.v = prot;
 	p.protect.n = 2;
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == 0);
 	for (i = 0; i < nn; i++) {
 		/* no path, nor its last component, is in the profile */
 		CHECK(strstr(v[2], nasty[i]) == NULL);
@@ -401,36 +369,47 @@ t_paths_never_in_profile(void)
 	seatbelt_free(v);
 }
 
+/* Each root canonicalised through the seam, as it arrives in -D. */
 static void
 t_canon_rules(void)
 {
-	char *s;
+	char *grants[] = { "/var/folders/ab/T/", "/tmp",
+	    "/Users/me/link/not/yet//", "/nothing", "/",
+	    "/Users/me/missing/.", NULL };
+	const char *want[] = { "/private/var/folders/ab/T", "/private/tmp",
+	    "/Users/me/real/not/yet", "/nothing", "/", "/Users/me/missing" };
+	struct policy p;
+	char **v, err[256], def[64];
+	int i, j, found;
 
 	fs_init();
-	s = seatbelt_canon("/var/folders/ab/T/", &ops);
-	CHECK_STR(s, "/private/var/folders/ab/T");
-	mem_free(s);
-	s = seatbelt_canon("/tmp", &ops);
-	CHECK_STR(s, "/private/tmp");
-	mem_free(s);
-	/* missing leaves under a link: resolved ancestor + missing parts */
-	s = seatbelt_canon("/Users/me/link/not/yet//", &ops);
-	CHECK_STR(s, "/Users/me/real/not/yet");
-	mem_free(s);
-	s = seatbelt_canon("/nothing", &ops);
-	CHECK_STR(s, "/nothing");
-	mem_free(s);
-	s = seatbelt_canon("/", &ops);
-	CHECK_STR(s, "/");
-	mem_free(s);
-	/* relative paths and ".." in the missing part are refused */
-	errno = 0;
-	CHECK(seatbelt_canon("Users/me", &ops) == NULL && errno == EINVAL);
-	CHECK(seatbelt_canon("/Users/me/missing/..", &ops) == NULL && errno == EINVAL);
-	CHECK(seatbelt_canon("/Users/me/missing/.", &ops) == NULL && errno == EINVAL);
+	policy_init(&p);
+	p.grants.v = grants;
+	p.grants.n = 6;
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == 0);
+	for (i = 0; i < 6; i++) {
+		snprintf(def, sizeof def, "WRITABLE_ROOT_%d=%s", i + 3, want[i]);
+		for (found = 0, j = 3; v[j] != NULL; j++)
+			found |= strcmp(v[j], def) == 0;
+		CHECK(found);
+	}
+	seatbelt_free(v);
+	/* relative paths, and ".." after a missing component, are refused */
+	grants[0] = "Users/me";
+	p.grants.n = 1;
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == -1);
+	CHECK(errno == EINVAL && v == NULL);
+	CHECK_STR(err, "grant: Users/me: Invalid argument");
+	grants[0] = "/Users/me/missing/..";
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == -1);
+	CHECK(errno == ENOENT);
 	/* other errors pass through unchanged */
+	fs.fail_prefix = "/denied";
 	fs.fail_errno = EACCES;
-	CHECK(seatbelt_canon("/denied/x", &ops) == NULL && errno == EACCES);
+	grants[0] = "/denied/x";
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == -1);
+	CHECK(errno == EACCES);
+	CHECK_STR(err, "grant: /denied/x: Permission denied");
 }
 
 static void
@@ -443,21 +422,20 @@ t_errors(void)
 
 	fs_init();
 	policy_init(&p);
-	p.mode = MODE_OFF;
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == -1);
+	CHECK(seatbelt(&p, empty, &ops, &v, err, sizeof err) == -1);
 	CHECK(errno == EINVAL && v == NULL);
-	policy_init(&p);
-	CHECK(seatbelt_argv(&p, empty, &ops, &v, err, sizeof err) == -1);
-	CHECK(errno == EINVAL);
+	CHECK(seatbelt(&p, NULL, &ops, &v, err, sizeof err) == -1);
+	CHECK(errno == EINVAL && v == NULL);
 	p.grants.v = grants;
 	p.grants.n = 1;
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == -1);
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == -1);
 	CHECK_STR(err, "grant: relative/grant: Invalid argument");
 	/* a state dir that cannot be created */
 	policy_init(&p);
 	p.state = "/denied/.arcturn";
+	fs.fail_prefix = "/denied";
 	fs.fail_errno = EACCES;
-	CHECK(seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err) == -1);
+	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == -1);
 	CHECK(errno == EACCES);
 	CHECK(strncmp(err, "state dir: /denied/.arcturn: ", 29) == 0);
 }
@@ -479,7 +457,7 @@ t_alloc_faults(void)
 		p.grants.n = 2;
 		p.network = 0;
 		mem_fail_after(n);
-		rc = seatbelt_argv(&p, cmd, &ops, &v, err, sizeof err);
+		rc = seatbelt(&p, cmd, &ops, &v, err, sizeof err);
 		if (!mem_failed()) {
 			CHECK(rc == 0);
 			seatbelt_free(v);
@@ -495,20 +473,18 @@ t_alloc_faults(void)
 static void
 t_sysops(void)
 {
-	char dir[] = "/tmp/seatbelt_test.XXXXXX", path[256], *s, *real;
+	char dir[] = "/tmp/seatbelt_test.XXXXXX", path[256], want[300];
+	char link[256], *real, *grants[] = { link }, **v, err[256];
 	struct policy p;
-	char **v, err[256];
 	struct stat st;
+	int i, found = 0;
 
 	CHECK(mkdtemp(dir) != NULL);
 	CHECK((real = realpath(dir, NULL)) != NULL);
 	snprintf(path, sizeof path, "%s/link", dir);
 	CHECK(symlink(real, path) == 0);
-	snprintf(path, sizeof path, "%s/link/missing", dir);
-	s = seatbelt_canon(path, &seatbelt_sysops);
-	snprintf(path, sizeof path, "%s/missing", real);
-	CHECK_STR(s, path);
-	mem_free(s);
+	/* a grant through a link, its tail missing */
+	snprintf(link, sizeof link, "%s/link/missing", dir);
 	policy_init(&p);
 	p.workspace = real;
 	p.tmpdir = real;
@@ -516,16 +492,20 @@ t_sysops(void)
 	p.state = path;
 	p.protect.n = 0;
 	p.user_config = NULL;
-	CHECK(seatbelt_argv(&p, cmd, &seatbelt_sysops, &v, err, sizeof err) == 0);
+	p.grants.v = grants;
+	p.grants.n = 1;
+	CHECK(seatbelt(&p, cmd, &posix_roots_ops, &v, err, sizeof err) == 0);
 	CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+	snprintf(want, sizeof want, "WRITABLE_ROOT_3=%s/missing", real);
+	for (i = 3; v[i] != NULL; i++)
+		found |= strcmp(v[i], want) == 0;
+	CHECK(found);
 	seatbelt_free(v);
 	/* and again, now that it exists */
-	CHECK(seatbelt_argv(&p, cmd, &seatbelt_sysops, &v, err, sizeof err) == 0);
+	CHECK(seatbelt(&p, cmd, &posix_roots_ops, &v, err, sizeof err) == 0);
 	seatbelt_free(v);
-	rmdir(path);
-	snprintf(path, sizeof path, "%s/link", dir);
-	unlink(path);
-	rmdir(dir);
+	snprintf(want, sizeof want, "rm -rf '%s'", dir);
+	CHECK(system(want) == 0);
 	free(real);
 }
 

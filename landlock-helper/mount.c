@@ -1,0 +1,302 @@
+/*
+ * mount.c: the helper's mount layer (mount.h).
+ */
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mount.h"
+
+#define CLONE_FLAGS	(OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE)
+
+static int
+writefile(const char *path, const char *s)
+{
+	int fd, saved;
+	ssize_t n;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/*
+ * Map our ids to themselves in the user namespace we just entered. An
+ * unprivileged user maps its own ids, which needs no privilege. Root maps
+ * every id, so that files of other users stay writable in the workspace;
+ * that needs CAP_SETUID over the parent namespace, which the process gave
+ * up by entering the new one, so a child left behind in the parent
+ * namespace writes the maps (see mapper()).
+ */
+static int
+map_own_ids(uid_t uid, gid_t gid)
+{
+	char buf[64];
+
+	if (writefile("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
+		return -1;
+	snprintf(buf, sizeof buf, "%u %u 1", (unsigned)uid, (unsigned)uid);
+	if (writefile("/proc/self/uid_map", buf) < 0)
+		return -1;
+	snprintf(buf, sizeof buf, "%u %u 1", (unsigned)gid, (unsigned)gid);
+	return writefile("/proc/self/gid_map", buf);
+}
+
+/*
+ * Fork the child that will write root's identity maps once we have
+ * unshared; it waits for one byte on the pipe (EOF: give up). Returns its
+ * pid, or -1.
+ */
+static pid_t
+mapper(int *wfd)
+{
+	char path[64], c;
+	int p[2], ok;
+	pid_t pid, parent = getpid();
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		snprintf(path, sizeof path, "/proc/%d/uid_map", (int)parent);
+		ok = writefile(path, "0 0 4294967295") == 0;
+		snprintf(path, sizeof path, "/proc/%d/gid_map", (int)parent);
+		ok = ok && writefile(path, "0 0 4294967295") == 0;
+		_exit(ok ? 0 : 1);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+static int
+mapper_done(pid_t pid, int wfd, int go)
+{
+	int st;
+
+	if (go && write(wfd, "x", 1) != 1)
+		go = 0;
+	close(wfd);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return go && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static int
+open_tree(const char *path)
+{
+	return (int)syscall(__NR_open_tree, AT_FDCWD, path, CLONE_FLAGS);
+}
+
+static int
+move_mount(int fd, const char *to)
+{
+	return (int)syscall(__NR_move_mount, fd, "", AT_FDCWD, to,
+	    MOVE_MOUNT_F_EMPTY_PATH);
+}
+
+static int
+set_rdonly(int dfd, const char *path, unsigned flags)
+{
+	struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
+
+	return (int)syscall(__NR_mount_setattr, dfd, path, flags, &a, sizeof a);
+}
+
+static int
+fsconfig(int fd, unsigned cmd, const char *key, const char *val)
+{
+	return (int)syscall(__NR_fsconfig, fd, cmd, key, val, 0);
+}
+
+static void
+loopback_up(void)
+{
+	struct ifreq ifr;
+	int s;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return;
+	memset(&ifr, 0, sizeof ifr);
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		(void)ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+}
+
+/*
+ * overlayfs on o->ovl with the session's upper and work dirs. userxattr:
+ * we are in a user namespace, so overlayfs keeps its whiteouts as 0/0
+ * character devices and its opaque marks as user.overlay.* xattrs.
+ * volatile: no sync of the upper file system at unmount (a whole-disk
+ * sync for every command, even one that wrote nothing); the caller makes
+ * what landed in UPPER durable itself, and moves WORK/work (which a
+ * volatile mount marks and overlayfs then refuses) aside before each run.
+ * A kernel without the option just mounts without it.
+ */
+static void
+overlay(const struct opts *o)
+{
+	int fs, mnt;
+
+	if ((fs = (int)syscall(__NR_fsopen, "overlay", FSOPEN_CLOEXEC)) < 0)
+		fail("overlayfs", NULL);
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir+", o->ovl) < 0)
+		fail("overlayfs lower", o->ovl);
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", o->upper) < 0)
+		fail("overlayfs upper", o->upper);
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "workdir", o->work) < 0)
+		fail("overlayfs work", o->work);
+	if (fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL) < 0)
+		fail("overlayfs userxattr", NULL);
+	(void)fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL);
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL) < 0)
+		fail("overlayfs mount", o->ovl);
+	if ((mnt = (int)syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0)) < 0)
+		fail("overlayfs fsmount", o->ovl);
+	if (move_mount(mnt, o->ovl) < 0)
+		fail("overlayfs attach", o->ovl);
+	close(mnt);
+	close(fs);
+}
+
+/*
+ * The soft part: user (and mount, and with -n network) namespaces with our
+ * ids mapped, and a private mount tree. 1 when we have them; 0 when the
+ * kernel refuses, with the refused step in *what and errno (and a note
+ * when that leaves protected paths writable).
+ */
+static int
+enter(const struct opts *o, int *netns, const char **what)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int fd, e, wfd = -1, flags = CLONE_NEWUSER | CLONE_NEWNS;
+	pid_t mpid = -1;
+
+	if (o->nonet)
+		flags |= CLONE_NEWNET;
+	/*
+	 * Already confined (arcturn nested in itself): the outer Landlock
+	 * domain refuses id maps, so a new namespace would leave us unmapped.
+	 */
+	*what = "mount layer: /proc/self/uid_map";
+	if ((fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC)) < 0)
+		return 0;
+	close(fd);
+	if (uid == 0 && (mpid = mapper(&wfd)) < 0)
+		fail("mount layer: fork", NULL);
+	*what = "mount layer: unshare";
+	if (unshare(flags) < 0) {
+		e = errno;
+		if (uid == 0)
+			(void)mapper_done(mpid, wfd, 0);
+		errno = e;
+		if (o->np > 0 && o->mount != 2)
+			fprintf(stderr, "arcturn: note: no user namespace (%s): "
+			    "Landlock only, protected paths stay writable "
+			    "(see arcturn sandbox status)\n", strerror(errno));
+		return 0;
+	}
+	if (uid == 0 ? mapper_done(mpid, wfd, 1) : map_own_ids(uid, gid))
+		fail("mount layer: id map", NULL);
+	*netns = o->nonet;
+	*what = "mount layer: make / private";
+	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+}
+
+int
+mount_layer(const struct opts *o, int *netns)
+{
+	int fds[HELPER_MAXPATHS], i, fd;
+	const char *what;
+	struct stat st;
+	char cwd[PATH_MAX];
+
+	if (getcwd(cwd, sizeof cwd) == NULL)
+		cwd[0] = '\0';
+	if (!enter(o, netns, &what)) {
+		if (o->mount == 2)
+			fail(what, NULL);
+		return 0;
+	}
+	for (i = 0; i < o->nw; i++) {
+		/*
+		 * A root that does not exist is none (so Landlock treats it
+		 * too). Device nodes stay writable on a read-only mount
+		 * (Landlock decides which): re-attaching /dev/ptmx alone
+		 * would cut it off from its devpts.
+		 */
+		fds[i] = -1;
+		if (stat(o->w[i], &st) < 0) {
+			if (errno == ENOENT)
+				continue;
+			fail("mount layer: stat", o->w[i]);
+		}
+		if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+			continue;
+		if ((fds[i] = open_tree(o->w[i])) < 0)
+			fail("mount layer: clone", o->w[i]);
+	}
+	if (set_rdonly(AT_FDCWD, "/", AT_RECURSIVE) < 0)
+		fail("mount layer: read-only /", NULL);
+	for (i = 0; i < o->nw; i++) {
+		if (fds[i] < 0)
+			continue;
+		if (move_mount(fds[i], o->w[i]) < 0)
+			fail("mount layer: attach", o->w[i]);
+		close(fds[i]);
+	}
+	if (o->ovl != NULL)
+		overlay(o);
+	/*
+	 * A mount point cannot be renamed or removed. Outermost first, so
+	 * that each clone holds no pin made before it.
+	 */
+	for (i = 0; i < o->npin; i++) {
+		if ((fd = open_tree(o->pin[i])) < 0 ||
+		    move_mount(fd, o->pin[i]) < 0)
+			fail("mount layer: pin", o->pin[i]);
+		close(fd);
+	}
+	for (i = 0; i < o->np; i++) {
+		if ((fd = open_tree(o->p[i])) < 0)
+			fail("mount layer: clone", o->p[i]);
+		if (set_rdonly(fd, "", AT_EMPTY_PATH | AT_RECURSIVE) < 0 ||
+		    move_mount(fd, o->p[i]) < 0)
+			fail("mount layer: protect", o->p[i]);
+		close(fd);
+	}
+	if (o->nonet)
+		loopback_up();
+	/* the old cwd is on the read-only tree beneath the new mounts */
+	if (cwd[0] != '\0' && chdir(cwd) < 0)
+		fail("chdir", cwd);
+	return 1;
+}

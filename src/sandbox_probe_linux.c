@@ -1,0 +1,197 @@
+/*
+ * sandbox_probe_linux: `arcturn sandbox status` on Linux (sandbox.h):
+ * what the kernel offers, which backend runs and why, and which of the
+ * guarantees hold with it.
+ */
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsx.h"
+#include "landlock_uapi.h"
+#include "sandbox.h"
+#include "sandbox_linux.h"
+
+static void
+bwrap_version(const char *path, char *buf, size_t len)
+{
+	int pfd[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(buf, len, "unknown");
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return;
+	if ((pid = fork()) == 0) {
+		dup2(pfd[1], 1);
+		execl(path, "bwrap", "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (pid > 0) {
+		n = read(pfd[0], buf, len - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			buf[strcspn(buf, "\n")] = '\0';
+		}
+		waitpid(pid, &st, 0);
+	}
+	close(pfd[0]);
+}
+
+/* "; name=value" for each sysctl that can keep user namespaces away */
+static void
+userns_sysctls(char *buf, size_t len)
+{
+	static const char *const knobs[][2] = {
+		{ "user.max_user_namespaces",
+		  "/proc/sys/user/max_user_namespaces" },
+		{ "kernel.unprivileged_userns_clone",
+		  "/proc/sys/kernel/unprivileged_userns_clone" },
+		{ "kernel.apparmor_restrict_unprivileged_userns",
+		  "/proc/sys/kernel/apparmor_restrict_unprivileged_userns" },
+	};
+	char v[64];
+	size_t i, n = strlen(buf);
+
+	for (i = 0; i < sizeof knobs / sizeof knobs[0] && n < len; i++)
+		if (fsx_read_line(knobs[i][1], v, sizeof v) == 0)
+			n += (size_t)snprintf(buf + n, len - n, "; %s=%s",
+			    knobs[i][0], v);
+}
+
+/* The facts; *abi and *mount (the helper's mount layer can be had). */
+static void
+facts(struct sandbox_report *r, int *abi, int *mount)
+{
+	struct utsname u;
+	char buf[PATH_MAX], ver[128], sys[64];
+	int ue, me, idmap, fd;
+
+	if (uname(&u) == 0)
+		sandbox_fact(r, "kernel", "%s %s %s", u.sysname, u.release,
+		    u.machine);
+	if ((*abi = linux_landlock_abi()) > 0)
+		sandbox_fact(r, "landlock_abi", "%d (arcturn knows 1 to %d)",
+		    *abi, LANDLOCK_ABI_KNOWN);
+	else
+		sandbox_fact(r, "landlock_abi", "unavailable (%s)",
+		    strerror(-*abi));
+	ue = linux_userns(0);
+	me = ue == 0 ? linux_userns(1) : ue;
+	idmap = linux_idmap_writable();
+	*mount = ue == 0 && me == 0 && idmap;
+	if (*mount)
+		sandbox_fact(r, "user_namespaces", "usable");
+	else if (ue == 0 && !idmap)
+		sandbox_fact(r, "user_namespaces", "unusable for the mount "
+		    "layer: id maps not writable here (already confined?)");
+	else {
+		snprintf(buf, sizeof buf, "unusable: %s",
+		    strerror(ue ? ue : me));
+		userns_sysctls(buf, sizeof buf);
+		sandbox_fact(r, "user_namespaces", "%s", buf);
+	}
+	if (linux_bwrap_path(buf, sizeof buf) == 0) {
+		bwrap_version(buf, ver, sizeof ver);
+		sandbox_fact(r, "bwrap", "%s (%s)", buf, ver);
+	} else
+		sandbox_fact(r, "bwrap", "not found on PATH");
+	if (fsx_read_line("/proc/sys/vm/memfd_noexec", sys, sizeof sys) == 0 &&
+	    strcmp(sys, "2") == 0)
+		sandbox_fact(r, "helper_start", "cache file (vm.memfd_noexec=2)");
+	else if ((fd = helper_memfd()) >= 0) {
+		close(fd);
+		sandbox_fact(r, "helper_start", "from memory (memfd)");
+	} else
+		sandbox_fact(r, "helper_start", "cache file (memfd_create: %s)",
+		    strerror(errno));
+}
+
+static const struct sandbox_claim bwrap[] = {
+	{ SG_WRITES, 1, "bwrap: / bound read-only, roots bound read-write" },
+	{ SG_METADATA, 1, "read-only bind mounts refuse chmod, chown, utimes "
+	    "and xattrs" },
+	{ SG_PROTECTED, 1, "bound read-only on top of the roots" },
+	{ SG_TRUNCATION, 1, "read-only bind mounts" },
+	{ SG_DEVICES, 1, "--dev gives a minimal /dev" },
+	{ SG_SIGNALS, 0, "bwrap shares the pid namespace: the command can "
+	    "signal other processes of the same user" },
+	{ SG_TIOCSTI, 1, "seccomp filter handed to bwrap" },
+	{ SG_NETWORK_OFF, 1, "bwrap --unshare-net" },
+};
+
+static void
+helper_guarantees(struct sandbox_report *r, int abi, int mount)
+{
+	sandbox_guarantee(r, SG_WRITES, 1, "Landlock ABI %d%s", abi,
+	    mount ? " and read-only mounts" : "");
+	if (mount) {
+		sandbox_guarantee(r, SG_METADATA, 1, "mount layer: everything "
+		    "outside the roots is mounted read-only");
+		sandbox_guarantee(r, SG_PROTECTED, 1, "bound read-only by the "
+		    "mount layer");
+	} else {
+		sandbox_guarantee(r, SG_METADATA, 0, "Landlock does not cover "
+		    "chmod, chown, utimes or xattrs, and the mount layer that "
+		    "would needs user namespaces");
+		sandbox_guarantee(r, SG_PROTECTED, 0, "Landlock cannot make a "
+		    "subpath of a writable root read-only; needs the mount "
+		    "layer");
+	}
+	sandbox_guarantee(r, SG_TRUNCATION, abi >= 3 || mount, "%s",
+	    abi >= 3 ? "Landlock ABI 3 truncate right" : mount ?
+	    "read-only mounts" : "needs Landlock ABI 3 or the mount layer");
+	sandbox_guarantee(r, SG_DEVICES, 1, "Landlock: only the listed devices "
+	    "are writable");
+	sandbox_guarantee(r, SG_SIGNALS, abi >= 6, "%s", abi >= 6 ?
+	    "Landlock ABI 6 signal scoping" : "needs Landlock ABI 6");
+	sandbox_guarantee(r, SG_TIOCSTI, 1, "seccomp filter refuses TIOCSTI "
+	    "and TIOCLINUX");
+	sandbox_guarantee(r, SG_NETWORK_OFF, mount || abi >= 4, "%s", mount ?
+	    "new network namespace" : abi >= 4 ? "Landlock ABI 4: TCP "
+	    "bind/connect only (UDP and others not covered)" :
+	    "needs user namespaces or Landlock ABI 4");
+}
+
+void
+sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
+    struct sandbox_report *r)
+{
+	char buf[PATH_MAX], sys[64];
+	const char *dwhy;
+	int abi, mount, confine = ch->verdict == SANDBOX_CONFINE;
+
+	sandbox_report_start(r, p, ch);
+	facts(r, &abi, &mount);
+	mount = mount && confine && ch->backend == LB_HELPER;
+	/* helper-landlock is the helper, reported as such */
+	if (confine && ch->backend != LB_BWRAP)
+		snprintf(r->backend, sizeof r->backend, "%s", mount ?
+		    "helper+mount" : "helper");
+	if (confine && ch->backend == LB_HELPER && !mount)
+		snprintf(r->why, sizeof r->why, "%s; mount layer unavailable "
+		    "(user namespaces unusable here), Landlock only", ch->why);
+	dwhy = helper_overlay_unavailable(p, 1, buf, sizeof buf);
+	r->dry_run_exec = dwhy == NULL;
+	snprintf(r->dry_run_why, sizeof r->dry_run_why, "%s", dwhy == NULL ?
+	    "overlayfs on the workspace in the helper's mount layer" : dwhy);
+	sandbox_guarantee(r, SG_LABELS, 1, "nothing is stamped: the "
+	    "confinement ends with the command");
+	if (!confine) {
+		if (fsx_read_line("/proc/sys/dev/tty/legacy_tiocsti", sys,
+		    sizeof sys) < 0)
+			snprintf(sys, sizeof sys, "?");
+		sandbox_guarantee(r, SG_TIOCSTI, sys[0] == '0',
+		    "dev.tty.legacy_tiocsti=%s", sys);
+	} else if (ch->backend == LB_BWRAP)
+		sandbox_claims(r, bwrap, sizeof bwrap / sizeof bwrap[0]);
+	else
+		helper_guarantees(r, abi, mount);
+}

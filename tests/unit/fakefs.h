@@ -1,0 +1,132 @@
+/*
+ * fakefs: a file system made of a list, behind the roots_ops seam, for
+ * the tests of roots and seatbelt on Linux. Links rewrite a prefix on a
+ * component boundary, like macOS's /var -> /private/var; a path exists
+ * when it is listed (as a directory, or with fakefs_file as a file, below
+ * which nothing exists: ENOTDIR); every path beneath fail_prefix fails with
+ * fail_errno. mkdir lists the path and counts the call.
+ */
+#ifndef ARCTURN_FAKEFS_H
+#define ARCTURN_FAKEFS_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "mem.h"
+#include "roots.h"
+
+#define FAKEFS_MAX	512
+
+struct fakefs {
+	const char	*links[8][2];
+	char		 exists[FAKEFS_MAX][512];
+	char		 isfile[FAKEFS_MAX];
+	int		 nexists;
+	int		 mkdirs;
+	const char	*fail_prefix;
+	int		 fail_errno;
+};
+
+static void
+fakefs_add(struct fakefs *fs, const char *path, int isfile)
+{
+	if (fs->nexists < FAKEFS_MAX) {
+		fs->isfile[fs->nexists] = (char)isfile;
+		snprintf(fs->exists[fs->nexists++], 512, "%s", path);
+	}
+}
+
+static int
+fakefs_find(const struct fakefs *fs, const char *path, size_t len)
+{
+	int i;
+
+	for (i = 0; i < fs->nexists; i++)
+		if (strlen(fs->exists[i]) == len &&
+		    strncmp(fs->exists[i], path, len) == 0)
+			return i;
+	return -1;
+}
+
+/* Resolve path into buf (4096 bytes): 0, or -1 with errno. No allocation. */
+static int
+fakefs_resolve(struct fakefs *fs, const char *path, char *buf)
+{
+	char tmp[4096];
+	const char *c;
+	size_t n, l;
+	int i, k, again = 1;
+
+	snprintf(buf, 4096, "%s", path);
+	n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	if (fs->fail_prefix != NULL && strncmp(buf, fs->fail_prefix,
+	    strlen(fs->fail_prefix)) == 0) {
+		errno = fs->fail_errno;
+		return -1;
+	}
+	while (again) {
+		again = 0;
+		for (i = 0; i < 8 && fs->links[i][0] != NULL; i++) {
+			l = strlen(fs->links[i][0]);
+			if (strncmp(buf, fs->links[i][0], l) == 0 &&
+			    (buf[l] == '/' || buf[l] == '\0')) {
+				snprintf(tmp, sizeof tmp, "%s%s",
+				    fs->links[i][1], buf + l);
+				snprintf(buf, 4096, "%s", tmp);
+				again = 1;
+			}
+		}
+	}
+	/* a listed file as a parent: ENOTDIR */
+	for (c = buf + 1; (c = strchr(c, '/')) != NULL; c++)
+		if ((k = fakefs_find(fs, buf, (size_t)(c - buf))) >= 0 &&
+		    fs->isfile[k]) {
+			errno = ENOTDIR;
+			return -1;
+		}
+	if (fakefs_find(fs, buf, strlen(buf)) >= 0)
+		return 0;
+	errno = ENOENT;
+	return -1;
+}
+
+static char *
+fake_realpath(const char *path, void *arg)
+{
+	char buf[4096];
+
+	if (fakefs_resolve(arg, path, buf) < 0)
+		return NULL;
+	return mem_strdup(buf);
+}
+
+/* mkdir: the parent must exist; the new path is listed resolved. */
+static int
+fake_mkdir(const char *path, mode_t mode, void *arg)
+{
+	struct fakefs *fs = arg;
+	char parent[4096], buf[4096], full[4352];
+	const char *base;
+
+	fs->mkdirs++;
+	if (fakefs_resolve(fs, path, buf) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	if (errno != ENOENT)
+		return -1;
+	base = strrchr(path, '/') + 1;
+	snprintf(parent, sizeof parent, "%.*s", (int)(base - path - 1), path);
+	if (fakefs_resolve(fs, parent[0] ? parent : "/", buf) < 0)
+		return -1;
+	snprintf(full, sizeof full, "%s/%s", strcmp(buf, "/") ? buf : "",
+	    base);
+	fakefs_add(fs, full, 0);
+	return 0;
+}
+
+#endif
