@@ -29,6 +29,7 @@
 #include "jsonfile.h"
 #include "mem.h"
 #include "path.h"
+#include "strlist.h"
 
 #define NAME_SHOWN	64		/* bytes of an unknown key echoed in a warning */
 
@@ -151,31 +152,7 @@ sl_has(const struct strlist *l, const char *s)
 static int
 sl_add(struct strlist *l, const char *s)
 {
-	char **v, *d;
-
-	if (sl_has(l, s))
-		return 0;
-	if ((d = mem_strdup(s)) == NULL)
-		return -1;
-	if ((v = mem_reallocarray(l->v, l->n + 1, sizeof *v)) == NULL) {
-		mem_free(d);
-		return -1;
-	}
-	v[l->n++] = d;
-	l->v = v;
-	return 0;
-}
-
-static void
-sl_free(struct strlist *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		mem_free(l->v[i]);
-	mem_free(l->v);
-	l->v = NULL;
-	l->n = 0;
+	return sl_has(l, s) ? 0 : strlist_push(l, mem_strdup(s));
 }
 
 /* Paths. */
@@ -364,24 +341,24 @@ apply_protect(struct ctx *c, const struct jsonfile *f, const cJSON *v,
 			shown(what, sizeof what, el->valuestring);
 			ferr(c, f, f->at[j].off, "protect: %s: %s",
 			    what[0] ? what : "\"\"", why);
-			sl_free(&l);
+			strlist_free(&l);
 			return -1;
 		}
 		if (sl_add(&l, norm) != 0) {
-			sl_free(&l);
+			strlist_free(&l);
 			return oom(c, f->path);
 		}
 	}
 	if (c->narrow) {
 		for (i = 0; i < l.n; i++)
 			if (sl_add(&c->p->protect, l.v[i]) != 0) {
-				sl_free(&l);
+				strlist_free(&l);
 				return oom(c, f->path);
 			}
-		sl_free(&l);
+		strlist_free(&l);
 	} else {
 		/* The user config's list replaces the default. */
-		sl_free(&c->p->protect);
+		strlist_free(&c->p->protect);
 		c->p->protect = l;
 	}
 	return 0;
@@ -749,8 +726,8 @@ policy_free(struct policy *p)
 {
 	if (p == NULL)
 		return;
-	sl_free(&p->grants);
-	sl_free(&p->protect);
+	strlist_free(&p->grants);
+	strlist_free(&p->protect);
 	mem_free(p->workspace);
 	mem_free(p->state);
 	mem_free(p->tmpdir);
