@@ -67,9 +67,14 @@ TOOL_BINS = $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 all: $(BUILD)/arcturn
 
 # The Debian sources another target's build already fetched are reused
-# (fetch.sh verifies every file against vendor/lock either way).
+# (fetch.sh verifies every file against vendor/lock either way); only the
+# files vendor/lock names are copied.
 XDEPS_SEED = mkdir -p $(@D)/download && \
-	for f in .deps/*/download/*; do [ -f "$$f" ] && cp -n "$$f" $(@D)/download/; done; true
+	for f in $$(awk '$$1 !~ /^\#/ && NF == 4 { print $$3 }' vendor/lock); do \
+		for d in .deps/*/download; do \
+			[ -f "$$d/$$f" ] && cp -n "$$d/$$f" $(@D)/download/ && break; \
+		done; \
+	done; true
 
 $(DEPS)/.built: vendor/lock vendor/fetch.sh
 	$(XDEPS_SEED)
@@ -138,9 +143,17 @@ test: tests
 demo: $(BUILD)/arcturn
 	tests/demo.sh $(BUILD)/arcturn
 
-# Two builds from scratch must be byte-identical (release/build.sh).
+# The five release files, each built twice in two folders and published
+# only when the builds are byte-identical (release/build.sh).
 release:
-	release/build.sh
+	@release/build.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, and the man
+# page and completions of release/ where they exist (release/install.sh).
+PREFIX  = /usr/local
+DESTDIR =
+install: $(BUILD)/arcturn
+	release/install.sh $(BUILD)/arcturn "$(DESTDIR)" "$(PREFIX)"
 
 clean:
 	rm -rf $(BUILD)

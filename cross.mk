@@ -138,3 +138,14 @@ $(XOUT)/quote_roundtrip.exe: tests/wine/quote_roundtrip.c tests/wine/quote_cases
 	@mkdir -p $(@D)
 	$(WINCC) $(XFLAGS) -Itests/wine -municode -o $@ tests/wine/quote_roundtrip.c \
 		src/winquote.c src/mem.c -lshell32
+
+# ---------------------------------------------------------------------------
+# What release/build.sh builds (twice, in two places) and publishes.
+RELEASE_BINS = $(BUILD)/arcturn $(XOUT)/arcturn-linux-aarch64 $(MAC_BINS) \
+	$(XOUT)/arcturn-windows-x86_64.exe
+.PHONY: release-bins print-commit print-target
+release-bins: $(RELEASE_BINS)
+print-commit:
+	@echo $(GIT_COMMIT)
+print-target:
+	@echo $(TARGET)
