@@ -3,14 +3,27 @@
 # and verified by vendor/fetch.sh into .deps/ (ignored), never committed.
 
 CC       = musl-gcc
+AR       = ar
 HOSTCC   = gcc
 BUILD    = build
 DEPS     = .deps/musl
 HOSTDEPS = .deps/host
+# What `arcturn --version` reports besides the version: the target (from
+# the compiler) and the commit (`git rev-parse` now, "-dirty" when tracked
+# files differ from it, "unknown" outside a checkout). release/build.sh
+# passes GIT_COMMIT itself, so that a build from a copy of the tree says
+# the same as one from the checkout.
+TARGET  := $(word 1,$(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))-linux-musl
+GIT_COMMIT := $(shell c=$$(git rev-parse --verify -q HEAD 2>/dev/null) && \
+              { git diff --no-ext-diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; } && \
+              echo $$c || echo unknown)
 # Every flag is set here and only here. EXTRA_CFLAGS is appended to the
-# compiles of build/arcturn and the embedded helper; release/build.sh
-# passes its reproducibility flags through it and nothing else.
-WARN     = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation
+# compiles of build/arcturn, the embedded helper and the cross builds;
+# release/build.sh passes its reproducibility flags through it and
+# nothing else.
+# XWARN: what another compiler needs on top (clang: the gcc-only names).
+WARN     = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation $(XWARN)
+XWARN    =
 EXTRA_CFLAGS =
 CFLAGS   = -std=c11 -D_GNU_SOURCE -O2 $(WARN) -Isrc -Ilandlock-helper -I$(BUILD) -I$(DEPS)/include \
            $(EXTRA_CFLAGS)
@@ -50,14 +63,25 @@ UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS = $(wildcard tests/tools/*.c)
 TOOL_BINS = $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all test tests demo clean cross release bench
+.PHONY: all test tests demo clean cross release bench install FORCE
 # Keep the object files of the unit tests (make would delete them as
 # intermediates, and a second `make tests` would then relink).
 .SECONDARY:
 all: $(BUILD)/arcturn
 
+# The Debian sources another target's build already fetched are reused
+# (fetch.sh verifies every file against vendor/lock either way); only the
+# files vendor/lock names are copied.
+XDEPS_SEED = mkdir -p $(@D)/download && \
+	for f in $$(awk '$$1 !~ /^\#/ && NF == 4 { print $$3 }' vendor/lock); do \
+		for d in .deps/*/download; do \
+			[ -f "$$d/$$f" ] && cp -n "$$d/$$f" $(@D)/download/ && break; \
+		done; \
+	done; true
+
 $(DEPS)/.built: vendor/lock vendor/fetch.sh
-	vendor/fetch.sh $(DEPS) $(CC)
+	$(XDEPS_SEED)
+	vendor/fetch.sh $(DEPS) "$(CC)" "$(AR)"
 	touch $@
 
 $(HOSTDEPS)/.built: vendor/lock vendor/fetch.sh
@@ -71,6 +95,17 @@ $(BUILD)/landlock-helper: $(HELPER_SRCS) $(wildcard landlock-helper/*.h)
 $(BUILD)/helper_sum.h: $(BUILD)/landlock-helper
 	{ printf '/* generated: SHA-256 of the embedded landlock-helper */\n#define HELPER_SHA256 "'; \
 	  sha256sum $< | cut -d' ' -f1 | tr -d '\n'; printf '"\n'; } >$@.tmp && mv $@.tmp $@
+
+# The build identity main.c prints: one header per target, rewritten only
+# when its text changes (so a new commit recompiles main.c alone).
+# buildinfo.sh COMMIT TARGET [HELPER]: no HELPER, no embedded helper.
+$(BUILD)/info/$(TARGET)/buildinfo.h: FORCE $(BUILD)/landlock-helper
+	@mkdir -p $(@D)
+	@release/buildinfo.sh "$(GIT_COMMIT)" $(TARGET) $(BUILD)/landlock-helper >$@.new
+	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+
+$(BUILD)/obj/main.o: CFLAGS += -I$(BUILD)/info/$(TARGET)
+$(BUILD)/obj/main.o: $(BUILD)/info/$(TARGET)/buildinfo.h
 
 $(BUILD)/obj/%.o: src/%.c $(HDRS) $(DEPS)/.built
 	@mkdir -p $(@D)
@@ -111,9 +146,17 @@ test: tests
 demo: $(BUILD)/arcturn
 	tests/demo.sh $(BUILD)/arcturn
 
-# Two builds from scratch must be byte-identical (release/build.sh).
+# The five release files, each built twice in two folders and published
+# only when the builds are byte-identical (release/build.sh).
 release:
-	release/build.sh
+	@release/build.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, and the man
+# page and completions of release/ where they exist (release/install.sh).
+PREFIX  = /usr/local
+DESTDIR =
+install: $(BUILD)/arcturn
+	release/install.sh $(BUILD)/arcturn "$(DESTDIR)" "$(PREFIX)"
 
 clean:
 	rm -rf $(BUILD)

@@ -1,38 +1,126 @@
 #!/bin/sh
-# Reproducible release build of the Linux x86_64 binary (`make release`).
+# Reproducible release build (`make release`).
 #
-# Builds build/arcturn (static, the Landlock helper embedded) twice from
-# scratch, in release/out/build-a and release/out/build-b, with the
-# Makefile's own flags; the only thing added is EXTRA_CFLAGS with the
-# reproducibility flags below. Fails unless the two binaries are
-# byte-identical. Then release/out holds exactly two files:
-# arcturn-VERSION-x86_64-linux and SHA256SUMS (for `sha256sum -c`).
+# Builds the five binaries of `make release-bins` twice: build A in this
+# checkout (release/out/build-a), build B from a copy of the sources in a
+# fresh folder elsewhere, later, with files of other mtimes and its own
+# dependencies rebuilt from the verified downloads (no network). Only the
+# pinned zig and its cache of the target libcs are shared, as the system's
+# musl-gcc and libc.a are. The flags are the Makefile's; the only thing
+# added is EXTRA_CFLAGS with the reproducibility flags below, and the
+# commit id, so that the copy says what the checkout says. Every binary of
+# A must be byte-identical to its B twin, or nothing is published.
 #
-# Not included yet: the macOS and Windows binaries of `make cross`. As they
-# are linked today they are not reproducible (the Mach-O symbol table names
-# each object file with its path and mtime; the PE header carries the link
-# time), so they cannot pass the check above.
+# release/out then holds:
+#	arcturn-VERSION-x86_64-linux	static (musl), x86_64 helper embedded
+#	arcturn-VERSION-aarch64-linux	static (musl), aarch64 helper embedded
+#	arcturn-VERSION-x86_64-macos
+#	arcturn-VERSION-arm64-macos
+#	arcturn-VERSION-x86_64-windows.exe
+#	the files of release/extras that exist (man page, completions)
+#	SHA256SUMS			for `sha256sum -c`
+#	SHA256SUMS.sig			when ARCTURN_SIGN_KEY names an SSH key
+#					(private, or public with the private
+#					one in ssh-agent): `ssh-keygen -Y sign
+#					-n file`, checked with -Y verify
+#
+# ARCTURN_RELEASE_JOBS: parallel make jobs (default: the number of CPUs).
 set -eu
+key=${ARCTURN_SIGN_KEY:-}
+case $key in ''|/*) ;; *) key=$PWD/$key ;; esac
 cd "$(dirname "$0")/.."
+top=$PWD
+out=release/out
+max=409600	# each Linux binary, stripped, helper included (400 KB)
+
+die() { echo "release: $*" >&2; exit 1; }
+
 ver=$(sed -n 's/^#define ARCTURN_VERSION[[:space:]]*"\(.*\)"/\1/p' src/cmd.h)
-if [ -z "$ver" ]; then
-	echo "release: no ARCTURN_VERSION in src/cmd.h" >&2
-	exit 1
+[ -n "$ver" ] || die "no ARCTURN_VERSION in src/cmd.h"
+jobs=${ARCTURN_RELEASE_JOBS:-$(nproc 2>/dev/null || echo 2)}
+if [ -n "$key" ]; then	# fail now, not after the builds
+	[ -r "$key" ] || die "ARCTURN_SIGN_KEY: $key: not readable"
+	command -v ssh-keygen >/dev/null || die "ssh-keygen is missing (openssh-client)"
 fi
 export SOURCE_DATE_EPOCH=0 LC_ALL=C TZ=UTC
-rm -rf release/out
-for b in a b; do
-	make -s BUILD="release/out/build-$b" \
-		EXTRA_CFLAGS="-ffile-prefix-map=$PWD=. -fno-ident" \
-		"release/out/build-$b/arcturn"
+commit=$(make -s --no-print-directory print-commit)
+native=$(make -s --no-print-directory print-target)
+[ "$native" = x86_64-linux-musl ] ||
+	die "the native build targets '$native': release builds run on x86_64 Linux"
+
+# build output -> published name
+names="arcturn:x86_64-linux
+cross/arcturn-linux-aarch64:aarch64-linux
+cross/arcturn-macos-x86_64:x86_64-macos
+cross/arcturn-macos-arm64:arm64-macos
+cross/arcturn-windows-x86_64.exe:x86_64-windows.exe"
+
+build() {	# dir-of-sources build-dir log [make args...]
+	src=$1 bdir=$2 log=$3
+	shift 3
+	if ! (cd "$src" && make -s -j"$jobs" --no-print-directory BUILD="$bdir" \
+		EXTRA_CFLAGS="-ffile-prefix-map=$src=. -fno-ident" \
+		GIT_COMMIT="$commit" "$@" release-bins) >"$log" 2>&1; then
+		tail -40 "$log" >&2
+		die "build in $src failed"
+	fi
+}
+
+rm -rf "$out"
+mkdir -p "$out"
+b=$(mktemp -d "${TMPDIR:-/tmp}/arcturn-release.XXXXXX")
+trap 'rm -rf "$b" "$b.a.log" "$b.b.log"' EXIT INT TERM
+
+t0=$(date +%s)
+build "$top" "$out/build-a" "$b.a.log"
+t1=$(date +%s)
+
+# B: the sources only (no build output, no .git, no fetched deps), with
+# this moment's mtimes; the verified downloads seed its .deps.
+tar -C "$top" --exclude=./.git --exclude=./build --exclude='./build-*' \
+	--exclude=./.deps --exclude=./release/out --exclude=./bench/out -cf - . |
+	tar -C "$b" -xmf -
+mkdir -p "$b/.deps/seed/download"
+for f in $(awk '$1 !~ /^#/ && NF == 4 { print $3 }' vendor/lock); do
+	for d in .deps/*/download; do
+		[ -f "$d/$f" ] && cp "$d/$f" "$b/.deps/seed/download/" && break
+	done
 done
-if ! cmp release/out/build-a/arcturn release/out/build-b/arcturn; then
-	echo "release: the two builds differ: not reproducible" >&2
-	exit 1
-fi
-name=arcturn-$ver-x86_64-linux
-cp release/out/build-a/arcturn "release/out/$name"
-rm -rf release/out/build-a release/out/build-b
-(cd release/out && sha256sum "$name" >SHA256SUMS)
-echo "release: release/out/$name (two builds byte-identical)"
-cat release/out/SHA256SUMS
+build "$b" build "$b.b.log" NPMDEPS="$top/.deps/npm"
+t2=$(date +%s)
+
+bad=0
+echo "release: $ver, commit $commit: build A $((t1 - t0)) s, build B $((t2 - t1)) s"
+for n in $names; do
+	from=${n%%:*} to=arcturn-$ver-${n#*:}
+	if cmp -s "$out/build-a/$from" "$b/build/$from"; then
+		echo "release: reproducible: $to $(sha256sum <"$out/build-a/$from" | cut -d' ' -f1)"
+	else
+		echo "release: NOT reproducible: $to: build A and build B differ" >&2
+		bad=1
+	fi
+	cp "$out/build-a/$from" "$out/$to"
+done
+[ $bad = 0 ] || die "not reproducible: nothing published"
+
+for f in "$out"/arcturn-*-linux; do
+	size=$(wc -c <"$f")
+	echo "release: $(basename "$f"): $size bytes (at most $max)"
+	[ "$size" -le "$max" ] || die "$(basename "$f"): $size bytes, more than $max"
+done
+
+# The man page and the completions, where they exist.
+grep -v '^#' release/extras | while read -r src dir name; do
+	[ -n "$src" ] || continue
+	if [ -f "release/$src" ]; then
+		cp "release/$src" "$out/$(basename "$src")"
+	else
+		echo "release: no release/$src yet: not published"
+	fi
+done
+
+rm -rf "$out/build-a"
+(cd "$out" && find . -maxdepth 1 -type f ! -name 'SHA256SUMS*' | sed 's|^\./||' |
+	sort | xargs sha256sum >SHA256SUMS)
+release/sign.sh "$out" "$key" || die "not signed: SHA256SUMS left unsigned"
+cat "$out/SHA256SUMS"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildinfo.h"	/* generated per target by the Makefile */
 #include "cmd.h"
 #include "landlock_uapi.h"
 
@@ -75,11 +76,33 @@ cmd_usage(const char *name)
 			fprintf(stderr, "usage: arcturn %s\n", commands[i].usage);
 }
 
+/* The first line stays `arcturn VERSION`: scripts read it. */
 static int
-version(void)
+version(int json)
 {
-	printf("arcturn %s\n", ARCTURN_VERSION);
-	printf("landlock: knows ABI 1 to %d\n", LANDLOCK_ABI_KNOWN);
+	const char *helper = BUILD_HELPER_SHA256;
+	int abi;
+
+	if (!json) {
+		printf("arcturn %s\n", ARCTURN_VERSION);
+		printf("commit: %s\n", BUILD_COMMIT);
+		printf("target: %s\n", BUILD_TARGET);
+		printf("helper: %s%s\n", *helper ? "landlock-helper sha256 " :
+		    "none", helper);
+		printf("landlock: knows ABI 1 to %d\n", LANDLOCK_ABI_KNOWN);
+	} else {
+		printf("{\"schema\":\"arcturn/version/v1\",\"version\":\"%s\","
+		    "\"commit\":\"%s\",\"target\":\"%s\",\"helper_sha256\":",
+		    ARCTURN_VERSION, BUILD_COMMIT, BUILD_TARGET);
+		if (*helper)
+			printf("\"%s\"", helper);
+		else
+			printf("null");
+		printf(",\"landlock_abis\":[");
+		for (abi = 1; abi <= LANDLOCK_ABI_KNOWN; abi++)
+			printf("%s%d", abi > 1 ? "," : "", abi);
+		printf("]}\n");
+	}
 	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_USAGE;
 }
 
@@ -97,7 +120,7 @@ main(int argc, char **argv)
 	struct cli cli = { 0 };
 	const struct command *cmd = NULL;
 	size_t i;
-	int c, rc;
+	int c, rc, ver = 0;
 
 	while ((c = getopt_long(argc, argv, "+C:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -117,12 +140,15 @@ main(int argc, char **argv)
 			usage_all(stdout);
 			return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
 		case 'V':
-			return version();
+			ver = 1;	/* after the loop: --json may follow */
+			break;
 		default:
 			usage_all(stderr);
 			return EXIT_USAGE;
 		}
 	}
+	if (ver)
+		return version(cli.json);
 	if (optind >= argc) {
 		usage_all(stderr);
 		return EXIT_USAGE;

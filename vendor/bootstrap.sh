@@ -1,14 +1,22 @@
 #!/bin/sh
-# Set up a fresh Debian machine for arcturn and show it working:
-# installs the missing build and test tools (apt-get, needs root), fetches
-# and verifies the pinned dependencies, builds build/arcturn and runs the
-# demo. `vendor/bootstrap.sh --no-demo` stops after the build (CI).
+# Set up a fresh Debian machine for arcturn and show it working: installs
+# the missing build and test tools with apt-get, fetches and verifies the
+# pinned dependencies, builds build/arcturn and runs the demo.
+#
+#	sh vendor/bootstrap.sh [--no-demo]
+#
+# Run it as yourself or as root (a container without sudo). Only apt-get
+# needs root, and only when something is missing: a normal user is asked
+# for sudo then; everything else runs as the caller, so the checkout and
+# its build stay the caller's. --no-demo stops after the build (CI).
 set -eu
 cd "$(dirname "$0")/.."
 
+# qemu-user-static runs the aarch64 build (tests/qemu/run), openssh-client
+# checks release signatures (tests/release/run).
 pkgs="make gcc libc6-dev musl-tools dpkg-dev xz-utils patch git python3
 	bubblewrap bats bats-assert bats-support bats-file attr util-linux
-	mingw-w64 wine wine64"
+	mingw-w64 wine wine64 qemu-user-static openssh-client"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
@@ -18,14 +26,18 @@ done
 # build than Debian's; any npm on PATH will do.
 command -v npm >/dev/null || missing="$missing npm"
 if [ -n "$missing" ]; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "bootstrap: missing packages:$missing (run as root)" >&2
+	if [ "$(id -u)" = 0 ]; then
+		root=
+	elif command -v sudo >/dev/null; then
+		root=sudo
+	else
+		echo "bootstrap: missing packages:$missing (run as root, or install sudo)" >&2
 		exit 1
 	fi
-	echo "bootstrap: installing$missing"
-	apt-get update -qq
+	echo "bootstrap: installing$missing${root:+ (with sudo)}"
+	$root apt-get update -qq
 	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	$root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends $missing >/dev/null
 fi
 make -s
