@@ -500,8 +500,9 @@ t_run_marks(void)
 	CHECK(n > 0);
 	link[n > 0 ? n : 0] = '\0';
 	CHECK(strcmp(link, boot) == 0);
-	CHECK(session_run_changed(&s, &r) == 0);
-	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_run_changed(&s, -1, &r) == 0);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
 	CHECK(!fx_exists(s.dirfd, "running"));
 	CHECK(fx_exists(s.dirfd, "idle"));
 	ino = ino_at(s.dirfd, "idle");
@@ -512,24 +513,27 @@ t_run_marks(void)
 	CHECK(!fx_exists(s.dirfd, "idle"));
 	/* a change deep in upper/ is seen */
 	fx_put(s.upperfd, "a/b/new", "new\n", 0600);
-	CHECK(session_run_changed(&s, &r) == 1);
-	CHECK(session_run_end(&s, 1) == 0);
+	CHECK(session_run_changed(&s, -1, &r) == 1);
+	CHECK(session_run_end(&s, 1, 1) == 0);
+	session_run_free(&r);
 	settle();
 
 	/* a clock set back meanwhile: ctimes say nothing, so "changed" */
 	CHECK(session_run_begin(&s, &r) == 0);
-	CHECK(session_run_changed(&s, &r) == 0);
+	CHECK(session_run_changed(&s, -1, &r) == 0);
 	r.clock -= 2000000000LL;
-	CHECK(session_run_changed(&s, &r) == 1);
-	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_run_changed(&s, -1, &r) == 1);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
 
 	/* arcturn killed mid-run (this boot): settled, records forced */
 	CHECK(renameat(s.dirfd, "idle", s.dirfd, "running") == 0);
 	CHECK(session_run_interrupted(&s) == 0);
 	CHECK(session_run_begin(&s, &r) == 0);
 	CHECK(r.stale && !r.cut);
-	CHECK(session_run_changed(&s, &r) == 1);
-	CHECK(session_run_end(&s, 1) == 0);
+	CHECK(session_run_changed(&s, -1, &r) == 1);
+	CHECK(session_run_end(&s, 1, 1) == 0);
+	session_run_free(&r);
 	CHECK(session_run_interrupted(&s) == 0);
 
 	/* a mark from another boot: a restart cut that run short */
@@ -539,7 +543,8 @@ t_run_marks(void)
 	CHECK(session_run_begin(&s, &r) == 0);
 	CHECK(r.cut && r.stale);
 	CHECK(fx_exists(s.dirfd, "interrupted"));
-	CHECK(session_run_end(&s, 1) == 0);
+	CHECK(session_run_end(&s, 1, 1) == 0);
+	session_run_free(&r);
 	CHECK(session_run_interrupted(&s) == 1);	/* until the session goes */
 	/* an idle mark from another boot is made anew, not reused */
 	CHECK(unlinkat(s.dirfd, "idle", 0) == 0);
@@ -550,7 +555,8 @@ t_run_marks(void)
 	link[n > 0 ? n : 0] = '\0';
 	CHECK(strcmp(link, boot) == 0);
 	CHECK(!fx_exists(s.dirfd, "idle"));
-	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
 	CHECK(session_remove(&s) == 0);
 	close(store);
 }
@@ -590,19 +596,22 @@ t_run_sweep(void)
 		session_run_sweep(&s);
 		CHECK(!fx_exists(s.dirfd, "work.old"));
 		CHECK(fx_exists(s.dirfd, "work"));
-		CHECK(session_run_end(&s, 0) == 0);
+		CHECK(session_run_end(&s, 0, 1) == 0);
+		session_run_free(&r);
 	}
 	/* a sweep that never ran: the next begin finishes it */
 	volatile_leftover(s.dirfd, 0);
 	CHECK(session_run_begin(&s, &r) == 0);
-	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
 	volatile_leftover(s.dirfd, 1);
 	CHECK(session_run_begin(&s, &r) == 0);
 	CHECK(fx_exists(s.dirfd, "work.old"));
 	CHECK(!fx_exists(s.dirfd, "work/work"));
 	session_run_sweep(&s);
 	CHECK(!fx_exists(s.dirfd, "work.old"));
-	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
 	CHECK(session_remove(&s) == 0);
 	CHECK(!fx_exists(store, "r2"));
 	close(store);
