@@ -109,6 +109,15 @@ shadow_path_problem(const char *rel)
 			return "empty, or a component is empty, . or ..";
 		if ((size_t)(q - p) > NAME_MAX)
 			return "a name in it is longer than 255 bytes";
+		if ((size_t)(q - p) == FSX_TMP_NAMELEN) {
+			char c[FSX_TMP_NAMELEN + 1];
+
+			memcpy(c, p, FSX_TMP_NAMELEN);
+			c[FSX_TMP_NAMELEN] = '\0';
+			if (fsx_is_tmp_name(c))
+				return "a name in it is reserved for arcturn's "
+				    "temp files";
+		}
 		if (*q == '\0')
 			break;
 		if (++depth > SHADOW_DEPTH_MAX)

@@ -72,7 +72,9 @@ enum shadow_kind {
 /*
  * Why rel cannot be a path in a session, or NULL: "a name in it is
  * longer than 255 bytes", "longer than 4095 bytes", "nested deeper than
- * 512 directories", "empty, or a component is empty, . or ..".
+ * 512 directories", "empty, or a component is empty, . or ..", "a name in
+ * it is reserved for arcturn's temp files" (fsx.h: FSX_TMP_PREFIX and 16
+ * hex digits, which listings skip and sweeps remove).
  */
 const char *shadow_path_problem(const char *rel);
 
