@@ -160,10 +160,16 @@ snap_find(const struct session_run *r, const struct stat *st)
 	return bsearch(&key, r->dirs, r->ndirs, sizeof *r->dirs, cmp_dir);
 }
 
+/*
+ * The entries of dfd that were there when begin looked, as far as one can
+ * tell now: those unchanged since t, and directories begin noted. An
+ * entry made or changed since t is judged on its own by the walk.
+ */
 static size_t
-count_entries(int dfd)
+count_old(const struct session_run *r, int dfd, const struct timespec *t)
 {
 	struct dirent *e;
+	struct stat st;
 	size_t n = 0;
 	DIR *d;
 	int fd;
@@ -174,29 +180,59 @@ count_entries(int dfd)
 		close(fd);
 		return (size_t)-1;
 	}
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			n = (size_t)-1;
+			break;
+		}
+		if (!ctime_since(&st, t) ||
+		    (S_ISDIR(st.st_mode) && snap_find(r, &st) != NULL))
 			n++;
+	}
 	closedir(d);
 	return n;
 }
 
+static int
+is_empty(int dfd)
+{
+	struct dirent *e;
+	DIR *d;
+	int fd, empty = 1;
+
+	if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (empty && (e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
 /*
  * Whether the directory dfd (stat st; real counterpart rfd/name, or rfd
- * -1) differs from what begin noted. A new one differs unless it is an
- * empty copy-up of a real directory with the same mode.
+ * -1) differs from what begin noted: another mode, or an entry gone. A
+ * new one differs unless it is an empty copy-up of a real directory with
+ * the same mode (overlayfs makes those for a file made and removed in
+ * it, like index.lock).
  */
 static int
 dir_differs(const struct session_run *r, int dfd, const struct stat *st,
-    int rfd, const char *name)
+    int rfd, const char *name, const struct timespec *t)
 {
 	const struct run_dir *was = snap_find(r, st);
 	struct stat rs;
 
 	if (was != NULL)
 		return was->mode != st->st_mode ||
-		    was->entries != count_entries(dfd);
-	if (count_entries(dfd) != 0 || rfd < 0 || name == NULL)
+		    was->entries != count_old(r, dfd, t);
+	if (!is_empty(dfd) || rfd < 0 || name == NULL)
 		return 1;
 	if (fstatat(rfd, name, &rs, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISDIR(rs.st_mode) || (rs.st_mode & 07777) != (st->st_mode & 07777))
@@ -251,7 +287,7 @@ changed_since(const struct session_run *r, int dfd, int rfd,
 			continue;
 		}
 		if (ctime_since(&st, t) &&
-		    dir_differs(r, sub, &st, rfd, e->d_name))
+		    dir_differs(r, sub, &st, rfd, e->d_name, t))
 			rc = 1;
 		if (rc == 0) {
 			rsub = rfd < 0 ? -1 : openat(rfd, e->d_name,
@@ -411,7 +447,7 @@ session_run_changed(struct session *s, int rootfd,
 	if (fstat(s->upperfd, &st) < 0)
 		return 1;
 	if (ctime_since(&st, &r->since) &&
-	    dir_differs(r, s->upperfd, &st, -1, NULL))
+	    dir_differs(r, s->upperfd, &st, -1, NULL, &r->since))
 		return 1;
 	return changed_since(r, s->upperfd, rootfd, &r->since, 0);
 }
