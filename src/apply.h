@@ -1,17 +1,33 @@
 /*
- * apply: lands pending changes in the real workspace, file by file.
+ * apply: lands pending changes in the real workspace, file by file, so
+ * that nothing of the user's is lost on the way.
  *
  * For each item: the parent directory is resolved beneath the workspace
- * root without following a symlink out of it (fsx); the real file's current
- * state is compared with the base recorded at capture (a mismatch is a
- * conflict: refused); then the new content goes to a temp file in the
- * destination directory, fsync, rename, directory fsync. A new file never
- * replaces one the user created meanwhile. An item whose real file already
- * equals the new state counts as applied, so re-running apply after a
- * crash finishes the job. Failures are per item and never stop the others.
+ * root without following a symlink out of it (fsx); the real path's
+ * current state is compared with the base recorded at capture (a mismatch
+ * is a conflict: refused); the new object is made under a temp name in the
+ * destination directory (fsync); then it is swapped in and what it moved
+ * aside is checked again:
  *
- * Hard links: the target path is replaced by a new inode (rename), so
- * other names of the old inode keep the old content (documented in README).
+ *   replace	what is there now is kept first (keeper, below), then the
+ *		temp object is exchanged with it (renameat2 RENAME_EXCHANGE,
+ *		renameatx_np RENAME_SWAP on macOS); the object now under the
+ *		temp name must be the one checked (same inode, unchanged
+ *		since, or else again equal to the base by type, mode and
+ *		content). If it is not, it is exchanged back (the user's
+ *		version stays in place) and the item is a conflict. Where
+ *		exchange is missing, the real path is checked again right
+ *		before a plain rename; what it replaces was kept first.
+ *   delete	what is there is kept, then renamed aside (never replacing),
+ *		checked the same way, and renamed back on a mismatch.
+ *   create	(an absent base) an exclusive rename: it never replaces what
+ *		the user created meanwhile (RENAME_NOREPLACE, or link+unlink).
+ *
+ * So at every instant the user's version is in place, under the temp name
+ * in its own directory, or kept. The directory is fsynced once the item is
+ * done. An item whose real path already holds the new state counts as
+ * applied, so re-running apply after a crash finishes the job. Failures
+ * are per item and never stop the others.
  *
  * Rules, in detail:
  *
@@ -19,30 +35,42 @@
  *   "resolves outside the workspace (symlink); refused" (an ancestor
  *   leads out: EXDEV from fsx), "changed since capture; refused",
  *   "created since capture; refused" (base.absent but something is
- *   there), "deleted since capture; refused" (base present, real gone).
- *   OS errors have err set and reason = strerror(err).
+ *   there), "deleted since capture; refused" (base present, real gone),
+ *   "not empty: holds entries created since capture; kept" (APPLY_RMDIR),
+ *   and for a base with unrecorded set apply_unrecorded_reason(). OS
+ *   errors have err set and reason = strerror(err), or "cannot keep what
+ *   it replaces: " + strerror(err) when the keeper failed.
  * - State compared with base: type; regular files by mode & 07777 and
- *   SHA-256 of the bytes; links by SHA-256 of the target text; directories
- *   by type only (and mode & 07777 for APPLY_CHMOD). Any other file type
- *   (fifo, device, socket) never matches.
- * - Already-new counts as applied: FILE same mode and bytes, SYMLINK same
- *   target, MKDIR any directory, DELETE/RMTREE absent (also when the
- *   parent directory is gone), CHMOD same mode.
+ *   SHA-256 of the bytes; links by SHA-256 of the target text; fifos,
+ *   sockets and devices by type and mode; directories by type only (and
+ *   mode & 07777 for APPLY_CHMOD).
+ * - Already-new counts as applied: FILE and LINK same mode and bytes,
+ *   SYMLINK same target, FIFO a fifo of that mode, MKDIR any directory,
+ *   DELETE/RMDIR absent (also when the parent directory is gone), CHMOD
+ *   same mode. This holds for an unrecorded base too.
  * - APPLY_SYMLINK reads the target with readlink(srcdir/src); if src is a
- *   regular file its content is the target. APPLY_MKDIR sets the exact
- *   mode (not masked by umask).
+ *   regular file its content is the target. APPLY_MKDIR and APPLY_FIFO
+ *   set the exact mode (not masked by umask).
+ * - APPLY_LINK makes path a hard link of the workspace file `link`, which
+ *   must hold exactly the bytes and mode of srcdir/src (the change set's
+ *   copy of this file): a command's `ln a b` stays a link.
+ * - APPLY_RMDIR removes a directory that is empty by then (its recorded
+ *   entries are separate items before it): whatever else is in it stays,
+ *   and so does the directory.
  * - Missing parents are created (0755) only for items that create
  *   something on an absent base; they stay if the item then fails.
  * - Items run in array order. A type change (dir <-> file) needs the
- *   removal first (RMTREE or DELETE) and the new item with base.absent:
+ *   removal first (RMDIR or DELETE) and the new item with base.absent:
  *   a FILE over a directory fails with EISDIR.
  * - Every directory touched is swept once per run of FSX_TMP_PREFIX
- *   names (what a kill -9 can leave). Two applies into one workspace at
- *   the same time are not supported: one may sweep the other's temp file
- *   (that item then fails with ENOENT and stays pending).
+ *   names (what a kill -9 can leave): what such a name holds is either a
+ *   new object not yet swapped in, or one moved aside that was kept
+ *   before the swap, so removing it loses nothing.
  */
 #ifndef ARCTURN_APPLY_H
 #define ARCTURN_APPLY_H
+
+#include <sys/types.h>
 
 #include <stddef.h>
 
@@ -52,9 +80,11 @@ enum apply_kind {
 	APPLY_FILE,	/* create or replace a regular file from src */
 	APPLY_SYMLINK,	/* create or replace a symlink; target read from src */
 	APPLY_MKDIR,	/* create a directory */
-	APPLY_DELETE,	/* remove a file or symlink */
-	APPLY_RMTREE,	/* remove a directory and everything beneath it */
-	APPLY_CHMOD	/* mode change only */
+	APPLY_DELETE,	/* remove a file, symlink, fifo, socket or device */
+	APPLY_RMDIR,	/* remove a directory that is empty by then */
+	APPLY_CHMOD,	/* mode change only */
+	APPLY_FIFO,	/* create or replace a fifo */
+	APPLY_LINK	/* create or replace a hard link to `link` */
 };
 
 /* The real path's state when the change was captured. */
@@ -62,8 +92,52 @@ struct apply_base {
 	int		 absent;	/* did not exist */
 	int		 is_link;
 	int		 is_dir;
+	unsigned int	 special;	/* S_IFIFO, S_IFSOCK, S_IFCHR or
+					   S_IFBLK; 0 for the kinds above
+					   and a regular file */
+	int		 unrecorded;	/* no record of the path at capture:
+					   every change of it is refused */
+	int		 why;		/* with unrecorded: an errno value, or
+					   0 (the run that made the change
+					   never ended) */
 	unsigned int	 mode;		/* permission bits */
 	unsigned char	 sha[HASH_LEN];	/* content (or link target) */
+};
+
+/*
+ * What a keeper kept of one path: with linked, a hard link of the object
+ * itself (dev, ino: that inode); otherwise a copy, whose content hash is
+ * sha when have_sha (regular files and symlinks).
+ */
+struct apply_kept {
+	int		 linked;
+	dev_t		 dev;
+	ino_t		 ino;
+	int		 have_sha;
+	unsigned char	 sha[HASH_LEN];
+};
+
+/*
+ * Where apply keeps what it replaces or deletes (keep.h stores it in the
+ * session's replaced/ area). put keeps dirfd/name, the object now at the
+ * workspace path rel (a regular file, symlink, fifo, socket or device),
+ * and says how in *kept; it may be called from several threads at once,
+ * never twice for one rel at the same time. drop forgets what put kept for
+ * rel (the swap found the user's version and put it back). put returns 0
+ * or -1 with errno; the item then fails and nothing is replaced.
+ */
+struct apply_keeper {
+	int	(*put)(void *arg, const char *rel, int dirfd, const char *name,
+		    struct apply_kept *kept);
+	void	(*drop)(void *arg, const char *rel);
+	void	*arg;
+};
+
+/* What apply_run works with besides the items; NULL: keep nothing. */
+struct apply_env {
+	const struct apply_keeper *keep;
+	void	(*progress)(void *arg);	/* after each item, any thread */
+	void	*parg;
 };
 
 struct apply_item {
@@ -71,11 +145,13 @@ struct apply_item {
 	enum apply_kind	 kind;
 	int		 srcdir;	/* new content: srcdir/src (upper tree) */
 	const char	*src;
+	const char	*link;		/* APPLY_LINK: workspace-relative */
 	unsigned int	 mode;		/* new permission bits */
 	struct apply_base base;
 	/* out */
 	int		 failed;
 	int		 err;		/* errno, or 0 for a refusal */
+	int		 kept;		/* what it replaced or deleted is kept */
 	char		 reason[200];	/* one line, e.g. "resolves outside the
 					   workspace (symlink); refused" */
 };
@@ -83,8 +159,25 @@ struct apply_item {
 /*
  * Apply n items beneath rootfd (an O_DIRECTORY fd of the workspace root).
  * Returns the number of failed items (each with failed, err, reason set),
- * or -1 with errno for a failure before any item was tried.
+ * or -1 with errno for a failure before any item was tried. env may be
+ * NULL.
  */
-long	apply_run(int rootfd, struct apply_item *items, size_t n);
+long	apply_run(int rootfd, struct apply_item *items, size_t n,
+	    const struct apply_env *env);
+
+/*
+ * The refusal of a change whose base is unrecorded, word for word:
+ * "no record of the file at capture; refused", with the reason in
+ * parentheses before the semicolon when why is set (ESTALE: "it changed
+ * while the command ran"); for EBADMSG "its base record is truncated or
+ * corrupt; refused". Into buf, which it returns.
+ */
+const char *apply_unrecorded_reason(int why, char *buf, size_t len);
+
+/*
+ * Test seam: with on != 0, act as where the system has no exchanging
+ * rename (check again right before a plain rename).
+ */
+void	apply_force_rename(int on);
 
 #endif

@@ -20,6 +20,14 @@
 #define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
+/* A regular file of upper/ with other names: a hard-link candidate. */
+struct linked {
+	dev_t		 dev;
+	ino_t		 ino;
+	char		*path;
+	long		 change;	/* its index in c->v, or -1 */
+};
+
 struct build {
 	struct session		*s;
 	struct changes	*c;
@@ -29,7 +37,16 @@ struct build {
 	char			 path[PATH_MAX];
 	size_t			 plen;
 	int			 depth;
+	struct linked		*lk;
+	size_t			 nlk, caplk;
 };
+
+static const char R_DEEP[] =
+    "holds entries nested deeper than 512 directories; refused";
+static const char R_LONG[] = "holds paths longer than 4095 bytes; refused";
+static const char R_SOCK[] = "a socket: arcturn does not apply sockets; kept";
+static const char R_DEV[] =
+    "a device node: arcturn does not apply device nodes; kept";
 
 static void
 build_warn(struct build *b, const char *path, int err, const char *what)
@@ -95,8 +112,69 @@ emit(struct build *b, enum change_status status, const char *origin,
 	if (nk != SHADOW_ABSENT && ns != NULL) {
 		ch->new_mode = PERM(ns->st_mode);
 		ch->new_size = ns->st_size;
+		ch->dev = ns->st_dev;
+		ch->ino = ns->st_ino;
+		if (nk == SHADOW_SPECIAL)
+			ch->refuse = S_ISSOCK(ns->st_mode) ? R_SOCK : R_DEV;
 	}
 	c->n++;
+	return 0;
+}
+
+/* The last change emitted at b->path, or NULL. */
+static struct change *
+last_at(struct build *b)
+{
+	size_t i;
+
+	for (i = b->c->n; i-- > 0;)
+		if (strcmp(b->c->v[i].path, b->path) == 0)
+			return &b->c->v[i];
+	return NULL;
+}
+
+/*
+ * The directory at b->path cannot be listed further (too deep, paths too
+ * long): its own change says so, or a new one does (kept pending).
+ */
+static int
+refuse_dir(struct build *b, const char *origin, const char *why, int newdir,
+    const struct stat *st)
+{
+	struct change *ch = last_at(b);
+
+	if (ch == NULL || (ch->status != CHANGE_MKDIR &&
+	    ch->status != CHANGE_DIRMODE && ch->status != CHANGE_RMDIR)) {
+		if (emit(b, newdir ? CHANGE_MKDIR : CHANGE_DIRMODE, origin,
+		    newdir ? SHADOW_ABSENT : SHADOW_DIR, st, SHADOW_DIR, st) < 0)
+			return -1;
+		ch = &b->c->v[b->c->n - 1];
+	}
+	ch->refuse = why;
+	return 0;
+}
+
+/* Note a regular file of upper/ that has other names (nlink > 1). */
+static int
+note_linked(struct build *b, const struct stat *st, long change)
+{
+	struct linked *nv;
+
+	if (st->st_nlink < 2)
+		return 0;
+	if (b->nlk == b->caplk) {
+		b->caplk = b->caplk ? b->caplk * 2 : 16;
+		if ((nv = mem_reallocarray(b->lk, b->caplk,
+		    sizeof *nv)) == NULL)
+			return -1;
+		b->lk = nv;
+	}
+	if ((b->lk[b->nlk].path = mem_strdup(b->path)) == NULL)
+		return -1;
+	b->lk[b->nlk].dev = st->st_dev;
+	b->lk[b->nlk].ino = st->st_ino;
+	b->lk[b->nlk].change = change;
+	b->nlk++;
 	return 0;
 }
 
@@ -110,11 +188,7 @@ emit_deleted_tree(struct build *b, int rfd, const char *origin)
 	DIR *d;
 	int fd, k, rc = 0;
 
-	if (++b->depth > SHADOW_DEPTH_MAX) {
-		b->depth--;
-		errno = ELOOP;
-		return -1;
-	}
+	++b->depth;
 	fd = openat(rfd, ".", DFLAGS);
 	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
 		fsx_close(fd);
@@ -128,10 +202,20 @@ emit_deleted_tree(struct build *b, int rfd, const char *origin)
 		if ((k = shadow_kind(dirfd(d), e->d_name, &st, 0)) <= 0)
 			continue;
 		if (path_push(b, e->d_name, &old) < 0) {
-			rc = -1;
+			/* too long to name: the dir stays, and says why */
+			path_pop(b, old);
+			rc = emit(b, CHANGE_RMDIR, origin, SHADOW_DIR, NULL,
+			    SHADOW_ABSENT, NULL);
+			if (rc == 0)
+				b->c->v[b->c->n - 1].refuse = R_LONG;
 			break;
 		}
-		if (k == SHADOW_DIR) {
+		if (k == SHADOW_DIR && b->depth >= SHADOW_DEPTH_MAX) {
+			rc = emit(b, CHANGE_RMDIR, origin, SHADOW_DIR, &st,
+			    SHADOW_ABSENT, NULL);
+			if (rc == 0)
+				b->c->v[b->c->n - 1].refuse = R_DEEP;
+		} else if (k == SHADOW_DIR) {
 			int sub = openat(dirfd(d), e->d_name, DFLAGS);
 
 			if (sub >= 0) {
@@ -142,7 +226,7 @@ emit_deleted_tree(struct build *b, int rfd, const char *origin)
 					    SHADOW_DIR, &st, SHADOW_ABSENT,
 					    NULL);
 			}
-		} else if (k != SHADOW_SPECIAL)
+		} else
 			rc = emit(b, CHANGE_DELETED, origin, k, &st,
 			    SHADOW_ABSENT, NULL);
 		path_pop(b, old);
@@ -267,7 +351,8 @@ cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int walk_upper(struct build *, int ufd, int rfd, int opaque);
+static int walk_upper(struct build *, int ufd, int rfd, int opaque,
+    int newdir, const struct stat *);
 
 enum { ROLE_ERR = -1, ROLE_NEW, ROLE_TYPECHANGE, ROLE_PARENT };
 
@@ -292,7 +377,7 @@ dir_role(struct build *b, int opaque, int rk)
 			return ROLE_NEW;
 		return rk == SHADOW_ABSENT ? ROLE_NEW : ROLE_TYPECHANGE;
 	}
-	if (errno != ENOENT)
+	if (errno != ENOENT && errno != EBADMSG)
 		return ROLE_ERR;
 	if (opaque)
 		return rk == SHADOW_ABSENT ? ROLE_NEW : ROLE_TYPECHANGE;
@@ -303,7 +388,7 @@ static int
 walk_entry(struct build *b, int ufd, int rfd, const char *name)
 {
 	struct stat us, rs;
-	int uk, rk, eq, sub, rsub, rc = 0;
+	int uk, rk, eq, sub, rsub, rc = 0, newdir = 0;
 	int opq;
 
 	if ((uk = shadow_kind(ufd, name, &us, 1)) < 0)
@@ -317,43 +402,63 @@ walk_entry(struct build *b, int ufd, int rfd, const char *name)
 	case SHADOW_WHITEOUT:
 		if (rk == SHADOW_DIR)
 			return emit_rmdir(b, rfd, name, &rs, b->path);
-		if (rk == SHADOW_FILE || rk == SHADOW_SYMLINK)
+		if (rk != SHADOW_ABSENT)
 			return emit(b, CHANGE_DELETED, b->path, rk, &rs,
 			    SHADOW_ABSENT, NULL);
 		return 0;
-	case SHADOW_SPECIAL:
-		build_warn(b, b->path, 0, "special file in the session; left out");
-		return 0;
 	case SHADOW_FILE:
 	case SHADOW_SYMLINK:
+	case SHADOW_FIFO:
+	case SHADOW_SPECIAL:
 		if (rk == SHADOW_DIR &&
 		    emit_rmdir(b, rfd, name, &rs, b->path) < 0)
 			return -1;
 		if (rk == SHADOW_ABSENT || rk == SHADOW_DIR)
-			return emit(b, CHANGE_ADDED, b->path, SHADOW_ABSENT,
+			rc = emit(b, CHANGE_ADDED, b->path, SHADOW_ABSENT,
 			    NULL, uk, &us);
-		if (rk != uk)
-			return emit(b, CHANGE_TYPE, b->path, rk, &rs, uk, &us);
-		if (uk == SHADOW_SYMLINK) {
+		else if (rk != uk || (uk == SHADOW_SPECIAL &&
+		    (us.st_mode & S_IFMT) != (rs.st_mode & S_IFMT)))
+			rc = emit(b, CHANGE_TYPE, b->path, rk, &rs, uk, &us);
+		else if (uk == SHADOW_SYMLINK) {
 			if ((eq = same_link(ufd, rfd, name)) < 0)
 				return -1;
-			return eq ? 0 : emit(b, CHANGE_MODIFIED, b->path, rk,
+			rc = eq ? 0 : emit(b, CHANGE_MODIFIED, b->path, rk,
 			    &rs, uk, &us);
+		} else if (uk == SHADOW_FIFO || uk == SHADOW_SPECIAL) {
+			if (PERM(us.st_mode) != PERM(rs.st_mode))
+				rc = emit(b, CHANGE_MODE, b->path, rk, &rs, uk,
+				    &us);
+			else if (uk == SHADOW_SPECIAL &&
+			    us.st_rdev != rs.st_rdev)
+				rc = emit(b, CHANGE_TYPE, b->path, rk, &rs, uk,
+				    &us);
+		} else {
+			eq = us.st_size != rs.st_size ? 0 :
+			    same_content(ufd, rfd, name);
+			if (eq < 0) {
+				if (errno == ENOMEM)
+					return -1;
+				build_warn(b, b->path, errno,
+				    "could not compare");
+				eq = 0;
+			}
+			if (!eq)
+				rc = emit(b, CHANGE_MODIFIED, b->path, rk, &rs,
+				    uk, &us);
+			else if (PERM(us.st_mode) != PERM(rs.st_mode))
+				rc = emit(b, CHANGE_MODE, b->path, rk, &rs, uk,
+				    &us);
+			else if (us.st_nlink > 1)
+				/* an equal copy-up another name links to */
+				return note_linked(b, &us, -1);
+			else
+				return 0;
 		}
-		eq = us.st_size != rs.st_size ? 0 :
-		    same_content(ufd, rfd, name);
-		if (eq < 0) {
-			if (errno == ENOMEM)
-				return -1;
-			build_warn(b, b->path, errno, "could not compare");
-			eq = 0;
-		}
-		if (!eq)
-			return emit(b, CHANGE_MODIFIED, b->path, rk, &rs, uk,
-			    &us);
-		if (PERM(us.st_mode) != PERM(rs.st_mode))
-			return emit(b, CHANGE_MODE, b->path, rk, &rs, uk, &us);
-		return 0;
+		if (rc == 0 && uk == SHADOW_FILE && us.st_nlink > 1 &&
+		    b->c->n > 0 && strcmp(b->c->v[b->c->n - 1].path,
+		    b->path) == 0)
+			rc = note_linked(b, &us, (long)b->c->n - 1);
+		return rc;
 	case SHADOW_DIR:
 		if ((sub = openat(ufd, name, DFLAGS)) < 0)
 			return errno == ENOENT ? 0 : -1;
@@ -369,7 +474,7 @@ walk_entry(struct build *b, int ufd, int rfd, const char *name)
 		} else {
 			switch (dir_role(b, opq, rk)) {
 			case ROLE_TYPECHANGE:
-				if (rk == SHADOW_FILE || rk == SHADOW_SYMLINK)
+				if (rk != SHADOW_ABSENT)
 					rc = emit(b, CHANGE_DELETED, b->path,
 					    rk, &rs, SHADOW_ABSENT, NULL);
 				/* FALLTHROUGH */
@@ -377,6 +482,7 @@ walk_entry(struct build *b, int ufd, int rfd, const char *name)
 				if (rc == 0)
 					rc = emit(b, CHANGE_MKDIR, b->path,
 					    SHADOW_ABSENT, NULL, uk, &us);
+				newdir = 1;
 				break;
 			case ROLE_PARENT:
 				break;
@@ -384,8 +490,10 @@ walk_entry(struct build *b, int ufd, int rfd, const char *name)
 				rc = -1;
 			}
 		}
-		if (rc == 0)
-			rc = walk_upper(b, sub, rsub, opq);
+		if (rc == 0 && b->depth >= SHADOW_DEPTH_MAX)
+			rc = refuse_dir(b, b->path, R_DEEP, newdir, &us);
+		else if (rc == 0)
+			rc = walk_upper(b, sub, rsub, opq, newdir, &us);
 		fsx_close(rsub);
 		fsx_close(sub);
 		return rc;
@@ -394,17 +502,15 @@ walk_entry(struct build *b, int ufd, int rfd, const char *name)
 }
 
 static int
-walk_upper(struct build *b, int ufd, int rfd, int opaque)
+walk_upper(struct build *b, int ufd, int rfd, int opaque, int newdir,
+    const struct stat *dst)
 {
 	char **un = NULL, **rn = NULL, *origin = NULL;
 	size_t nu = 0, nr = 0, i, old;
 	struct stat rs;
 	int rc = -1, k;
 
-	if (++b->depth > SHADOW_DEPTH_MAX) {
-		errno = ELOOP;
-		goto out;
-	}
+	++b->depth;
 	if (shadow_list(ufd, &un, &nu) < 0)
 		goto out;
 	if (opaque && rfd >= 0) {
@@ -414,15 +520,21 @@ walk_upper(struct build *b, int ufd, int rfd, int opaque)
 		/* What only the hidden real dir has is deleted, by this dir. */
 		memcpy(origin, b->path, b->plen + 1);
 		for (i = 0; i < nr; i++) {
-			if (bsearch(&rn[i], un, nu, sizeof *un, cmp_name))
+			if (nu > 0 && bsearch(&rn[i], un, nu, sizeof *un,
+			    cmp_name))
 				continue;
-			if (path_push(b, rn[i], &old) < 0)
-				goto out;
+			if (path_push(b, rn[i], &old) < 0) {
+				path_pop(b, old);
+				if (refuse_dir(b, origin, R_LONG, newdir,
+				    dst) < 0)
+					goto out;
+				break;
+			}
 			k = shadow_kind(rfd, rn[i], &rs, 0);
 			if (k == SHADOW_DIR) {
 				if (emit_rmdir(b, rfd, rn[i], &rs, origin) < 0)
 					goto out;
-			} else if (k == SHADOW_FILE || k == SHADOW_SYMLINK) {
+			} else if (k > SHADOW_ABSENT) {
 				if (emit(b, CHANGE_DELETED, origin, k, &rs,
 				    SHADOW_ABSENT, NULL) < 0)
 					goto out;
@@ -431,8 +543,13 @@ walk_upper(struct build *b, int ufd, int rfd, int opaque)
 		}
 	}
 	for (i = 0; i < nu; i++) {
-		if (path_push(b, un[i], &old) < 0)
-			goto out;
+		if (path_push(b, un[i], &old) < 0) {
+			path_pop(b, old);
+			if (b->plen > 0 && refuse_dir(b, b->path, R_LONG,
+			    newdir, dst) < 0)
+				goto out;
+			break;
+		}
 		if (walk_entry(b, ufd, rfd, un[i]) < 0)
 			goto out;
 		path_pop(b, old);
@@ -495,6 +612,48 @@ has_beneath(const struct changes *c, const char *path)
 	return i < c->n && strncmp(c->v[i].path, key, pl + 1) == 0;
 }
 
+static int
+cmp_linked(const void *a, const void *b)
+{
+	const struct linked *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/*
+ * Files of upper/ that share an inode: one of each group leads (one that
+ * is no change, so already in the real tree, else the first by path);
+ * every other one that is a change becomes a link to it.
+ */
+static int
+link_groups(struct build *b)
+{
+	struct change *ch;
+	size_t i, j, k, lead;
+
+	if (b->nlk > 1)
+		qsort(b->lk, b->nlk, sizeof *b->lk, cmp_linked);
+	for (i = 0; i < b->nlk; i = j) {
+		lead = i;
+		for (j = i; j < b->nlk && b->lk[j].dev == b->lk[i].dev &&
+		    b->lk[j].ino == b->lk[i].ino; j++)
+			if (b->lk[j].change < 0 && b->lk[lead].change >= 0)
+				lead = j;
+		for (k = i; k < j; k++) {
+			if (k == lead || b->lk[k].change < 0)
+				continue;
+			ch = &b->c->v[b->lk[k].change];
+			if ((ch->link_to = mem_strdup(b->lk[lead].path)) == NULL)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int
 changes_list(struct session *s, int rootfd, struct changes *c,
     changes_warn_fn *wfn, void *warg)
@@ -511,7 +670,13 @@ changes_list(struct session *s, int rootfd, struct changes *c,
 	b->c = c;
 	b->warn = wfn;
 	b->warnarg = warg;
-	rc = walk_upper(b, s->upperfd, rootfd, shadow_opaque(s->upperfd) == 'y');
+	rc = walk_upper(b, s->upperfd, rootfd, shadow_opaque(s->upperfd) == 'y',
+	    0, NULL);
+	if (rc == 0)
+		rc = link_groups(b);
+	for (i = 0; i < b->nlk; i++)
+		mem_free(b->lk[i].path);
+	mem_free(b->lk);
 	mem_free(b);
 	if (rc < 0)
 		return -1;
@@ -538,6 +703,7 @@ changes_free(struct changes *c)
 	for (i = 0; i < c->n; i++) {
 		mem_free(c->v[i].path);
 		mem_free(c->v[i].origin);
+		mem_free(c->v[i].link_to);
 	}
 	mem_free(c->v);
 	memset(c, 0, sizeof *c);
@@ -567,32 +733,226 @@ changes_status_name(enum change_status st)
 	return "?";
 }
 
-int
-changes_record_bases(struct session *s, int rootfd)
+/* Whether change i is a deletion implied by a whiteout or opaque dir. */
+static int
+implied_by_origin(const struct change *ch)
 {
-	struct changes c;
-	struct apply_base b;
-	size_t i;
-	int rc = -1;
+	return (ch->status == CHANGE_DELETED || ch->status == CHANGE_RMDIR) &&
+	    strcmp(ch->origin, ch->path) != 0;
+}
 
+int
+changes_base(struct session *s, const struct changes *c, size_t i,
+    struct apply_base *b)
+{
+	const struct change *ch = &c->v[i];
+	struct apply_base ob;
+
+	if (session_base_get(s, ch->path, b) == 0)
+		return 0;
+	memset(b, 0, sizeof *b);
+	if (errno == EBADMSG) {
+		b->unrecorded = 1;
+		b->why = EBADMSG;
+		return 0;
+	}
+	if (errno != ENOENT)
+		return -1;
+	if (implied_by_origin(ch)) {
+		if (session_base_get(s, ch->origin, &ob) == 0 &&
+		    !ob.unrecorded) {
+			/* not there when the whole was captured */
+			b->absent = 1;
+			return 0;
+		}
+		if (errno != ENOENT && errno != EBADMSG && !ob.unrecorded)
+			return -1;
+	}
+	b->unrecorded = 1;
+	return 0;
+}
+
+/* Errors that say the records cannot be written, not that a path is odd. */
+static int
+fatal_err(int e)
+{
+	return e == ENOSPC || e == EDQUOT || e == EMFILE || e == ENFILE ||
+	    e == ENOMEM || e == EROFS || e == EIO;
+}
+
+/* A set of paths (origins recorded in this pass): few, so a list. */
+struct pathset {
+	char	**v;
+	size_t	  n, cap;
+};
+
+static int
+set_has(const struct pathset *ps, const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < ps->n; i++)
+		if (strcmp(ps->v[i], p) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+set_add(struct pathset *ps, const char *p)
+{
+	char **nv;
+
+	if (ps->n == ps->cap) {
+		ps->cap = ps->cap ? ps->cap * 2 : 8;
+		if ((nv = mem_reallocarray(ps->v, ps->cap,
+		    sizeof *nv)) == NULL)
+			return -1;
+		ps->v = nv;
+	}
+	if ((ps->v[ps->n] = mem_strdup(p)) == NULL)
+		return -1;
+	ps->n++;
+	return 0;
+}
+
+/* Record rel's real state now (or why it cannot be had). */
+static int
+record_one(struct session *s, int rootfd, const char *rel, int mkdir_new,
+    const struct timespec *since, struct changes_rec *out)
+{
+	struct apply_base b;
+	int e;
+
+	memset(&b, 0, sizeof b);
+	if (mkdir_new)
+		b.absent = 1;
+	else if (shadow_base_real(rootfd, rel, since, &b) < 0) {
+		e = errno;
+		if (fatal_err(e))
+			return -1;
+		memset(&b, 0, sizeof b);
+		b.unrecorded = 1;
+		b.why = e == EAGAIN ? ESTALE : e;
+		if (out->first == NULL) {
+			if ((out->first = mem_strdup(rel)) == NULL)
+				return -1;
+			out->first_why = b.why;
+		}
+		out->unrecorded++;
+	}
+	if (session_base_put(s, rel, &b) < 0)
+		return -1;
+	if (!b.unrecorded)
+		out->recorded++;
+	return 0;
+}
+
+int
+changes_record_bases(struct session *s, int rootfd,
+    const struct timespec *since, struct changes_rec *out)
+{
+	struct pathset mine = { NULL, 0, 0 };
+	struct apply_base b;
+	struct changes c;
+	struct change *ch;
+	size_t i;
+	int rc = -1, was = s->nosync, e;
+
+	memset(out, 0, sizeof *out);
+	s->nosync = 1;
 	if (changes_list(s, rootfd, &c, NULL, NULL) < 0)
 		goto out;
 	for (i = 0; i < c.n; i++) {
-		if (session_base_get(s, c.v[i].path, &b) == 0)
+		ch = &c.v[i];
+		if (session_base_get(s, ch->path, &b) == 0)
 			continue;
-		if (errno != ENOENT)
+		if (errno != ENOENT && errno != EBADMSG)
 			goto out;
-		if (c.v[i].status == CHANGE_MKDIR &&
-		    c.v[i].old_kind == SHADOW_ABSENT) {
-			memset(&b, 0, sizeof b);
-			b.absent = 1;
-		} else if (shadow_base(s, rootfd, c.v[i].path, &b) < 0)
+		if (errno == EBADMSG)
+			continue;	/* a record we did not write: refused */
+		if (implied_by_origin(ch)) {
+			/*
+			 * The whole was captured before this run: what is
+			 * in it without a record came later. Never take it
+			 * as what the deletion was made on.
+			 */
+			if (!set_has(&mine, ch->origin)) {
+				if (session_base_get(s, ch->origin, &b) == 0 ||
+				    errno == EBADMSG)
+					continue;
+				if (errno != ENOENT)
+					goto out;
+				if (record_one(s, rootfd, ch->origin, 0, since,
+				    out) < 0 || set_add(&mine, ch->origin) < 0)
+					goto out;
+			}
+		}
+		if (record_one(s, rootfd, ch->path, ch->status ==
+		    CHANGE_MKDIR && ch->old_kind == SHADOW_ABSENT, since,
+		    out) < 0)
 			goto out;
-		if (session_base_put(s, c.v[i].path, &b) < 0)
+		/* what a deletion beneath may name as its origin */
+		if ((ch->status == CHANGE_RMDIR || ch->status == CHANGE_MKDIR ||
+		    ch->status == CHANGE_DIRMODE) && set_add(&mine, ch->path) < 0)
 			goto out;
 	}
 	rc = 0;
 out:
+	e = errno;
+	s->nosync = was;
 	changes_free(&c);
+	fsx_names_free(mine.v, mine.n);
+	errno = e;
 	return rc;
+}
+
+void
+changes_rec_free(struct changes_rec *r)
+{
+	mem_free(r->first);
+	r->first = NULL;
+}
+
+long
+changes_mark_unrecorded(struct session *s, int rootfd)
+{
+	struct changes c;
+	struct apply_base b;
+	long n = 0;
+	size_t i;
+	int e;
+
+	if (changes_list(s, rootfd, &c, NULL, NULL) < 0) {
+		changes_free(&c);
+		return -1;
+	}
+	for (i = 0; i < c.n; i++) {
+		if (session_base_get(s, c.v[i].path, &b) == 0 ||
+		    errno == EBADMSG)
+			continue;
+		if (errno != ENOENT)
+			goto fail;
+		/* in a whole captured before: came later, refused as such */
+		if (implied_by_origin(&c.v[i]) &&
+		    (session_base_get(s, c.v[i].origin, &b) == 0 ||
+		    errno == EBADMSG))
+			continue;
+		memset(&b, 0, sizeof b);
+		/* mkdir never destroys anything: it needs no record */
+		if (c.v[i].status == CHANGE_MKDIR &&
+		    c.v[i].old_kind == SHADOW_ABSENT)
+			b.absent = 1;
+		else
+			b.unrecorded = 1;
+		if (session_base_put(s, c.v[i].path, &b) < 0)
+			goto fail;
+		n += b.unrecorded;
+	}
+	changes_free(&c);
+	return n;
+fail:
+	e = errno;
+	changes_free(&c);
+	errno = e;
+	return -1;
 }

@@ -4,6 +4,10 @@
  * prompt, --expect mismatch, a path with no pending change); 2 usage or
  * environment (bad options, config, an unusable session, no terminal to
  * confirm on without --yes).
+ *
+ * apply keeps what it replaces or deletes (keep.h) and, when the session
+ * stays (something failed), says where. On a terminal, an apply that
+ * takes over a second shows its progress on stderr (-q: never).
  */
 #include <sys/file.h>
 
@@ -11,15 +15,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "changes.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
 #include "hash.h"
+#include "keep.h"
 #include "mem.h"
 #include "plan.h"
 #include "review.h"
@@ -167,7 +174,41 @@ select_paths(struct dryrun *x, struct changes *c, char **argv, size_t np,
 static void
 apply_failed(const char *path, int err, const char *reason, void *arg)
 {
-	warnx("apply: %s: %s", path, reason);
+	warnx("apply: %s: %s", path, err != 0 ? dryrun_strerror(err) : reason);
+}
+
+/* Progress on a terminal, after a second, at most ten times a second. */
+struct progress {
+	pthread_mutex_t	 mu;
+	size_t		 done, total;
+	struct timespec	 start, last;
+	int		 shown;
+};
+
+static double
+since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	    (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void
+progress_step(void *arg)
+{
+	struct progress *pr = arg;
+	struct timespec now;
+
+	pthread_mutex_lock(&pr->mu);
+	pr->done++;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (since(&pr->start, &now) >= 1.0 && (!pr->shown ||
+	    since(&pr->last, &now) >= 0.1 || pr->done == pr->total)) {
+		fprintf(stderr, "\rarcturn: apply: %zu/%zu", pr->done >
+		    pr->total ? pr->total : pr->done, pr->total);
+		pr->last = now;
+		pr->shown = 1;
+	}
+	pthread_mutex_unlock(&pr->mu);
 }
 
 /* Apply what sel selects and say how it went (e: the exit status). */
@@ -176,14 +217,43 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
     struct dryrun_err *e)
 {
 	struct plan_result res;
+	struct apply_env env;
+	struct progress pr;
+	struct keep *k = NULL;
 	char sn[SESSION_IDMAX + 16];
+	size_t i, kept;
 
 	snprintf(sn, sizeof sn, "session %s", x->id);
-	if (plan_apply(&x->s, x->rootfd, c, sel, apply_failed, NULL,
-	    &res) < 0) {
+	if (keep_open(&x->s, &k) < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
 		return;
 	}
+	memset(&env, 0, sizeof env);
+	env.keep = keep_keeper(k);
+	memset(&pr, 0, sizeof pr);
+	if (!quiet && isatty(STDERR_FILENO)) {
+		pthread_mutex_init(&pr.mu, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &pr.start);
+		for (i = 0; i < c->n; i++)
+			pr.total += sel[i] != 0;
+		env.progress = progress_step;
+		env.parg = &pr;
+	}
+	if (plan_apply(&x->s, x->rootfd, c, sel, &env, apply_failed, NULL,
+	    &res) < 0) {
+		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+		keep_close(k);
+		return;
+	}
+	if (pr.shown)
+		fputc('\n', stderr);
+	if (env.progress != NULL)
+		pthread_mutex_destroy(&pr.mu);
+	kept = keep_count(k);
+	if (kept > 0 && !res.all)
+		printf("Replaced content kept in %s/overlays/%s/replaced/%s "
+		    "(%zu file(s)).\n", x->p.state, x->id, keep_name(k), kept);
+	keep_close(k);
 	if (res.left < 0)
 		warnx("apply: %s: dropping applied changes: %s", sn,
 		    strerror(res.settle_err));
@@ -274,6 +344,39 @@ out:
 	return e.status;
 }
 
+static const struct question damaged_q = {
+	"Discard the damaged session?", "[d]iscard/[k]eep", "dy",
+	"no terminal to confirm on; use --yes to discard the damaged session",
+	"Kept the damaged session.\n"
+};
+
+static void
+say_waiting(void *arg)
+{
+	warnx("discard: waiting for session %s: another arcturn holds it",
+	    (const char *)arg);
+}
+
+/* discard of a session that cannot be opened: by its id, asked first. */
+static int
+discard_damaged(struct dryrun *x, int yes, int quiet, struct dryrun_err *e)
+{
+	char sn[SESSION_IDMAX + 16];
+
+	snprintf(sn, sizeof sn, "session %s", x->id);
+	/* what is damaged, said once; then the discard itself */
+	dryrun_report("discard", e);
+	dryrun_fail(e, EXIT_USAGE, 0, "", NULL);
+	if (!yes && ask(&damaged_q, 1, quiet, e) <= 0)
+		return e->status;
+	if (session_remove_id(x->storefd, x->id, say_waiting, x->id) < 0)
+		return dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+	if (!quiet)
+		printf("Discarded damaged session %s.\n", x->id);
+	e->status = 0;
+	return 0;
+}
+
 int
 cmd_discard(struct cli *c)
 {
@@ -286,7 +389,7 @@ cmd_discard(struct cli *c)
 	struct dryrun x;
 	char sn[SESSION_IDMAX + 16];
 	size_t n = 0;
-	int yes = 0, r, opt;
+	int yes = 0, r, opt, listed = 0;
 
 	dryrun_init(&x);
 	while ((opt = getopt_long(c->argc, c->argv, "y", opts, NULL)) != -1) {
@@ -301,8 +404,14 @@ cmd_discard(struct cli *c)
 		cmd_usage("discard");
 		return EXIT_USAGE;
 	}
-	if (dryrun_load(&x, c, 0, &e) < 0 ||
-	    (r = dryrun_open(&x, "discard", 0, LOCK_EX, &e)) == DRYRUN_ERR)
+	if (dryrun_load(&x, c, 0, &e) < 0)
+		goto out;
+	r = dryrun_open(&x, "discard", 0, LOCK_EX, &e);
+	if (r == DRYRUN_ERR && x.damaged) {
+		discard_damaged(&x, yes, c->quiet, &e);
+		goto out;
+	}
+	if (r == DRYRUN_ERR)
 		goto out;
 	if (r == DRYRUN_NONE) {
 		if (!c->quiet)
@@ -313,10 +422,15 @@ cmd_discard(struct cli *c)
 	/* Count against the session's own workspace, wherever we run. */
 	if (dryrun_root(&x, x.s.workspace, &e) < 0)
 		dryrun_report("discard", &e);
-	else if (changes_list(&x.s, x.rootfd, &ch, NULL, NULL) == 0)
+	else if (changes_list(&x.s, x.rootfd, &ch, NULL, NULL) == 0) {
 		n = ch.count;
+		listed = 1;
+	}
 	if (n > 0 && !yes && ask(&discard_q, n, c->quiet, &e) <= 0)
 		goto out;
+	/* what a killed apply of these changes left in the workspace */
+	if (listed)
+		dryrun_sweep(x.rootfd, &ch);
 	x.open = 0;
 	snprintf(sn, sizeof sn, "session %s", x.id);
 	if (session_remove(&x.s) < 0) {

@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "cmd_dryrun.h"
 #include "config.h"
+#include "fsx.h"
 #include "mem.h"
 #include "path.h"
 #include "sandbox.h"
@@ -67,10 +68,18 @@ dryrun_fail(struct dryrun_err *e, int status, int err, const char *subject,
 	return status;
 }
 
+const char *
+dryrun_strerror(int err)
+{
+	if (err == EMFILE || err == ENFILE)
+		return "out of file descriptors (raise the limit: ulimit -n)";
+	return strerror(err);
+}
+
 void
 dryrun_report(const char *what, const struct dryrun_err *e)
 {
-	const char *reason = e->err != 0 ? strerror(e->err) : e->reason;
+	const char *reason = e->err != 0 ? dryrun_strerror(e->err) : e->reason;
 
 	if (e->status == 0 || (e->err == 0 && reason[0] == '\0'))
 		return;
@@ -136,6 +145,21 @@ warn_cut(const struct dryrun *x, const char *what)
 	    "applying", what, x->id);
 }
 
+/* Said once when the session's lock is not free within a second. */
+struct waitnote {
+	const char	*what;
+	const char	*id;
+};
+
+static void
+say_waiting(void *arg)
+{
+	struct waitnote *w = arg;
+
+	warnx("%s: waiting for session %s: another arcturn holds it", w->what,
+	    w->id);
+}
+
 /* "session ID" */
 static const char *
 ses_name(struct dryrun *x, char *buf, size_t len)
@@ -150,6 +174,7 @@ dryrun_open(struct dryrun *x, const char *what, int create, int lockop,
 {
 	const char *id = x->p.session, *busy;
 	char sn[SESSION_IDMAX + 16], sub[PATH_MAX + 32];
+	struct waitnote wn;
 	int tries;
 
 	if (id != NULL && !session_id_valid(id)) {
@@ -189,16 +214,22 @@ dryrun_open(struct dryrun *x, const char *what, int create, int lockop,
 		    NULL, &x->s) < 0) {
 			if (errno == ENOENT && !create)
 				return DRYRUN_NONE;
-			if (errno == EBADMSG)
+			if (errno == EBADMSG) {
+				x->damaged = 1;
 				dryrun_fail(e, EXIT_USAGE, 0, ses_name(x, sn,
-				    sizeof sn), "%s", x->s.why);
-			else
+				    sizeof sn), "%s; it is damaged: remove it "
+				    "with `arcturn session rm %s`", x->s.why,
+				    x->id);
+			} else
 				dryrun_fail(e, EXIT_USAGE, errno, ses_name(x, sn,
 				    sizeof sn), NULL);
 			return DRYRUN_ERR;
 		}
 		x->open = 1;
-		if (lockop == 0 || session_lock(&x->s, lockop) == 0) {
+		wn.what = what;
+		wn.id = x->id;
+		if (lockop == 0 || session_lock_wait(&x->s, lockop, say_waiting,
+		    &wn) == 0) {
 			if ((x->cut = session_run_interrupted(&x->s)))
 				warn_cut(x, what);
 			return DRYRUN_GOT;
@@ -292,6 +323,35 @@ dryrun_resolve(struct dryrun *x, const char *path, int dry, char **rel,
 }
 
 void
+dryrun_sweep(int rootfd, const struct changes *c)
+{
+	const char *name, *prev = NULL;
+	size_t i, plen = 0, l;
+	char *slash;
+	int fd;
+
+	for (i = 0; i < c->n; i++) {
+		slash = strrchr(c->v[i].path, '/');
+		l = slash == NULL ? 0 : (size_t)(slash - c->v[i].path);
+		/* changes come in path order: each directory once in a row */
+		if (prev != NULL && l == plen && memcmp(prev, c->v[i].path,
+		    l) == 0)
+			continue;
+		prev = c->v[i].path;
+		plen = l;
+		if ((fd = fsx_open_parent(rootfd, c->v[i].path, 0,
+		    &name)) >= 0) {
+			fsx_sweep_tmp(fd);
+			close(fd);
+		}
+	}
+	if ((fd = dup(rootfd)) >= 0) {
+		fsx_sweep_tmp(fd);
+		close(fd);
+	}
+}
+
+void
 dryrun_list_warn(const char *path, int err, const char *what, void *arg)
 {
 	const char *cmd = arg;
@@ -312,6 +372,63 @@ dryrun_stdout(const void *buf, size_t len, void *arg)
 	return 0;
 }
 
+/*
+ * Before the command of a run whose predecessor never ended (or could not
+ * record): mark what that one left without a record, so that this run's
+ * bookkeeping cannot take the real state now as what it was made on.
+ */
+static int
+settle_unrecorded(struct dryrun *x, const struct session_run *run)
+{
+	long n;
+
+	if (!run->unrecorded)
+		return 0;
+	if ((n = changes_mark_unrecorded(&x->s, x->rootfd)) < 0) {
+		warnx("exec --dry-run: session %s: an earlier run left changes "
+		    "without a record of what they were made on, and marking "
+		    "them failed: %s; not running the command", x->id,
+		    dryrun_strerror(errno));
+		return -1;
+	}
+	if (n > 0)
+		warnx("exec --dry-run: session %s: %ld change(s) of an earlier "
+		    "run that never ended have no record of what they were "
+		    "made on; apply will refuse them", x->id, n);
+	return 0;
+}
+
+/*
+ * After the command: record the bases of what it changed, before the mark
+ * says the run ended. Returns 1 when the records are written (some paths
+ * may be recorded as refused: one line says so), 0 when they could not be
+ * (the session is incomplete: one line, and exec exits 125).
+ */
+static int
+record(struct dryrun *x, const struct session_run *run)
+{
+	struct changes_rec rec;
+	char why[128];
+
+	if (changes_record_bases(&x->s, x->rootfd, &run->since, &rec) < 0) {
+		warnx("exec --dry-run: session %s: incomplete: could not record "
+		    "what the changes were made on: %s; apply will refuse "
+		    "what is not recorded", x->id, dryrun_strerror(errno));
+		changes_rec_free(&rec);
+		return 0;
+	}
+	if (rec.unrecorded > 0)
+		warnx("exec --dry-run: session %s: %zu path(s) could not be "
+		    "recorded, apply will refuse them: first %s: %s", x->id,
+		    rec.unrecorded, rec.first, rec.first_why == ESTALE ?
+		    "it changed while the command ran" :
+		    rec.first_why == EXDEV ? "it lies beyond a symlink" :
+		    (snprintf(why, sizeof why, "%s",
+		    dryrun_strerror(rec.first_why)), why));
+	changes_rec_free(&rec);
+	return 1;
+}
+
 /* While the command runs: delete the last run's overlayfs work dir. */
 static void
 sweep(void *s)
@@ -324,8 +441,10 @@ sweep(void *s)
  * runs with overlayfs on the workspace and the session's upper dir, under
  * the session's exclusive lock; when it ends, the real state of every
  * path it changed becomes that change's base (apply refuses a file whose
- * real content changes after that). Fails closed: when the overlay cannot
- * be had, nothing is created and the command does not run (125).
+ * real content changes after that), recorded and synced before the run's
+ * mark says it ended. Nothing is recorded or synced when nothing in
+ * upper/ differs. Fails closed: when the overlay cannot be had, nothing is
+ * created and the command does not run (125).
  */
 int
 dryrun_exec(struct policy *p, char **cmd)
@@ -334,7 +453,7 @@ dryrun_exec(struct policy *p, char **cmd)
 	struct dryrun_err e = { .status = EXIT_OWN };
 	struct dryrun x;
 	char upper[PATH_MAX], work[PATH_MAX], err[1024];
-	int rc, changed;
+	int rc, changed, recorded = 1;
 
 	if (!sandbox_overlay_available(p, err, sizeof err)) {
 		warnx("exec --dry-run: %s; not running the command", err);
@@ -357,24 +476,34 @@ dryrun_exec(struct policy *p, char **cmd)
 	snprintf(upper, sizeof upper, "%s/overlays/%s/upper", x.p.state, x.id);
 	snprintf(work, sizeof work, "%s/overlays/%s/work", x.p.state, x.id);
 	if (session_run_begin(&x.s, &run) < 0) {
-		warn("exec --dry-run: session %s: preparing the overlay; not "
-		    "running the command", x.id);
+		warnx("exec --dry-run: session %s: preparing the overlay: %s; "
+		    "not running the command", x.id, dryrun_strerror(errno));
+		session_run_free(&run);
+		dryrun_done(&x);
+		return EXIT_OWN;
+	}
+	if (settle_unrecorded(&x, &run) < 0) {
+		(void)session_run_end(&x.s, 1, 0);
+		session_run_free(&run);
 		dryrun_done(&x);
 		return EXIT_OWN;
 	}
 	err[0] = '\0';
 	rc = sandbox_exec_overlay(&x.p, upper, work, cmd, sweep, &x.s, err,
 	    sizeof err);
-	changed = session_run_changed(&x.s, &run);
+	changed = session_run_changed(&x.s, x.rootfd, &run);
 	if (rc < 0) {
 		warnx("%s", err);
 		rc = EXIT_OWN;
-	} else if (changed && changes_record_bases(&x.s, x.rootfd) < 0)
-		warn("exec --dry-run: session %s: recording what the changes "
-		    "were made on", x.id);
-	if (session_run_end(&x.s, changed) < 0)
-		warn("exec --dry-run: session %s: syncing what the command "
-		    "wrote", x.id);
+	}
+	if (changed)
+		recorded = record(&x, &run);
+	if (session_run_end(&x.s, changed, recorded) < 0)
+		warnx("exec --dry-run: session %s: syncing what the command "
+		    "wrote: %s", x.id, dryrun_strerror(errno));
+	if (!recorded)
+		rc = EXIT_OWN;
+	session_run_free(&run);
 	dryrun_done(&x);
 	return rc;
 }

@@ -31,6 +31,8 @@ struct dryrun {
 	int		 open;
 	int		 named;		/* --session or ARCTURN_SESSION */
 	int		 cut;		/* a restart cut a run short */
+	int		 damaged;	/* open failed: the session is damaged
+					   (what: s.why) */
 	char		 id[SESSION_IDMAX + 1];
 };
 
@@ -77,8 +79,10 @@ int	dryrun_load(struct dryrun *, struct cli *, int dry_run,
  * Open the selected session (creating it with create) and lock it with
  * lockop (0: no lock). DRYRUN_GOT, DRYRUN_NONE (nothing to open) or
  * DRYRUN_ERR (e filled). When a restart cut a dry-run command in the
- * session short, x->cut is set and a warning says so (the one thing
- * printed here: it is not an error, and every command shows it).
+ * session short, x->cut is set and a warning says so; when the lock is
+ * not free within a second, a line says that we wait (the things printed
+ * here: they are not errors, and every command shows them). A damaged
+ * session sets x->damaged and fails naming the part and how to remove it.
  */
 int	dryrun_open(struct dryrun *, const char *what, int create, int lockop,
 	    struct dryrun_err *);
@@ -105,6 +109,15 @@ int	dryrun_changes(struct dryrun *, const char *what, int lockop,
  */
 int	dryrun_resolve(struct dryrun *, const char *path, int dry, char **rel,
 	    struct dryrun_err *);
+
+/*
+ * strerror, with a hint where the bare text misleads: EMFILE/ENFILE "out
+ * of file descriptors (raise the limit: ulimit -n)".
+ */
+const char *dryrun_strerror(int err);
+
+/* Remove the temp files a killed apply left in the dirs of c's changes. */
+void	dryrun_sweep(int rootfd, const struct changes *c);
 
 /* changes_warn_fn printing `arcturn: WHAT: path: what (reason)`. */
 void	dryrun_list_warn(const char *path, int err, const char *what,

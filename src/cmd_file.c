@@ -11,6 +11,7 @@
  * reads the real file; write and edit refuse one under dry run.
  */
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <err.h>
@@ -25,6 +26,7 @@
 #include "cmd_dryrun.h"
 #include "fsx.h"
 #include "mem.h"
+#include "shadow.h"
 #include "wsview.h"
 
 #define EDIT_MAX	((size_t)256 << 20)
@@ -107,15 +109,49 @@ parse_dry(struct cli *c, int *dry, const char *name)
 	return 0;
 }
 
+/*
+ * Refuse what write and edit cannot replace, with its own words: a
+ * directory, a fifo, a socket, a device (in the view: the session's, or
+ * the real tree). 0 when it may go on.
+ */
+static int
+check_target(const struct wsview *v, const char *rel, const char *path,
+    struct dryrun_err *e)
+{
+	const char *what;
+
+	switch (wsview_kind(v, rel)) {
+	case -1:
+		if (errno == EMFILE || errno == ENFILE)
+			return dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+		return 0;	/* the write itself will say what is wrong */
+	case S_IFDIR:
+		return dryrun_fail(e, EXIT_REFUSED, EISDIR, path, NULL);
+	case S_IFIFO:
+		what = "a fifo (named pipe)";
+		break;
+	case S_IFSOCK:
+		what = "a socket";
+		break;
+	case S_IFCHR:
+	case S_IFBLK:
+		what = "a device";
+		break;
+	default:
+		return 0;
+	}
+	return dryrun_fail(e, EXIT_REFUSED, 0, path, "%s, not a regular file; "
+	    "refused", what);
+}
+
 int
 cmd_write(struct cli *c)
 {
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct wsview v;
 	struct dryrun x;
-	const char *path;
-	char *buf = NULL, *rel = NULL;
-	size_t len;
+	const char *path, *why;
+	char *rel = NULL;
 	int dry = 0, r;
 
 	dryrun_init(&x);
@@ -124,17 +160,23 @@ cmd_write(struct cli *c)
 	path = c->argv[optind];
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0)
 		goto out;
-	if (fsx_read_fd(STDIN_FILENO, SIZE_MAX - 1, &buf, &len) < 0) {
-		dryrun_fail(&e, EXIT_USAGE, errno, "standard input", NULL);
+	/* limits first: a refused write leaves nothing behind */
+	if (x.p.dry_run && (why = shadow_path_problem(rel)) != NULL) {
+		dryrun_fail(&e, EXIT_REFUSED, 0, path, "path %s; refused", why);
 		goto out;
 	}
 	if (view_open(&x, "write", r == 0, x.p.dry_run, 1, LOCK_EX, &v,
-	    &e) < 0)
+	    &e) < 0 || check_target(&v, rel, path, &e) != 0)
 		goto out;
-	put(&v, rel, buf, len, path, &e);
+	/* what a killed write or apply left next to it */
+	wsview_sweep(&v, rel);
+	/* streamed: the content is never held in memory whole */
+	if (wsview_write_fd(&v, rel, STDIN_FILENO) < 0)
+		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+	else
+		e.status = 0;
 out:
 	dryrun_report("write", &e);
-	mem_free(buf);
 	mem_free(rel);
 	dryrun_done(&x);
 	return e.status;
@@ -256,7 +298,8 @@ cmd_edit(struct cli *c)
 		return EXIT_USAGE;
 	}
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
-	    view_open(&x, "edit", r == 0, x.p.dry_run, 1, LOCK_EX, &v, &e) < 0)
+	    view_open(&x, "edit", r == 0, x.p.dry_run, 1, LOCK_EX, &v, &e) < 0 ||
+	    check_target(&v, rel, path, &e) != 0)
 		goto out;
 	if (wsview_read(&v, rel, EDIT_MAX, &buf, &len) < 0) {
 		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);

@@ -2,6 +2,11 @@
  * Front end of `arcturn session list|show|rm`: the sessions in the store,
  * one session's pending files, removing one. Exit 0; 1 when a session
  * could not be read (list, show); 2 usage, config, or no such session.
+ *
+ * show marks what apply will refuse: a session whose last run could not
+ * record its bases is "incomplete", and each change without a usable
+ * record, or that cannot be applied at all, says so. A damaged session
+ * is named with its damaged part; `session rm` removes it all the same.
  */
 #include <sys/file.h>
 
@@ -14,6 +19,7 @@
 
 #include <cJSON.h>
 
+#include "apply.h"
 #include "changes.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
@@ -100,9 +106,12 @@ session_list_cmd(struct dryrun *x, struct cli *c)
 			if (errno == ENOENT)
 				continue;
 			if (errno == EBADMSG)
-				warnx("session: %s: %s", ids[i], s.why);
+				warnx("session %s: %s; it is damaged: remove "
+				    "it with `arcturn session rm %s`", ids[i],
+				    s.why, ids[i]);
 			else
-				warn("session: %s", ids[i]);
+				warnx("session %s: %s", ids[i],
+				    dryrun_strerror(errno));
 			rc = EXIT_REFUSED;
 			continue;
 		}
@@ -149,6 +158,32 @@ nomem:
 	return EXIT_USAGE;
 }
 
+/*
+ * Why apply would refuse change i whatever the real tree holds, or NULL:
+ * its own refuse, or its base record. buf holds the words.
+ */
+static const char *
+refusal(struct session *s, const struct changes *ch, size_t i, char *buf,
+    size_t len, int *unrec)
+{
+	struct apply_base b;
+
+	*unrec = 0;
+	if (ch->v[i].refuse != NULL)
+		return ch->v[i].refuse;
+	if (ch->v[i].status == CHANGE_MKDIR)
+		return NULL;
+	if (session_lock(s, LOCK_SH) < 0)
+		return NULL;
+	if (changes_base(s, ch, i, &b) < 0 || !b.unrecorded) {
+		session_unlock(s);
+		return NULL;
+	}
+	session_unlock(s);
+	*unrec = 1;
+	return apply_unrecorded_reason(b.why, buf, len);
+}
+
 static int
 session_show_cmd(struct dryrun *x, struct cli *c)
 {
@@ -156,10 +191,11 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 	struct changes ch = { NULL, 0, 0 };
 	struct change *e;
 	cJSON *o = NULL, *files, *f;
-	char *txt;
-	size_t i;
+	char *txt, why[160];
+	const char *rf;
+	size_t i, nunrec = 0;
 	long pend;
-	int r;
+	int r, incomplete, un;
 
 	r = dryrun_open(x, "session", 0, 0, &err);
 	if (r == DRYRUN_ERR) {
@@ -177,17 +213,30 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 	pend = pending_of(&x->s, &ch);
 	if (pend < 0)
 		warn("session: %s: %s", x->id, x->s.workspace);
+	for (i = 0; i < ch.n; i++)
+		if (refusal(&x->s, &ch, i, why, sizeof why, &un) != NULL && un)
+			nunrec++;
+	incomplete = session_run_incomplete(&x->s) || nunrec > 0;
 	if (!c->json) {
 		printf("session:   %s\nworkspace: %s\ncreated:   %s\n", x->id,
 		    x->s.workspace, x->s.created);
 		if (pend >= 0)
 			printf("pending:   %ld\n", pend);
+		if (incomplete)
+			printf("incomplete: %zu change(s) have no record of "
+			    "what they were made on; apply refuses them\n",
+			    nunrec);
 		for (i = 0; i < ch.n; i++) {
 			e = &ch.v[i];
-			if (!e->implied)
-				printf("  %c %s%s\n", status_letter(e->status),
-				    e->path, e->new_kind == SHADOW_DIR ||
-				    e->status == CHANGE_RMDIR ? "/" : "");
+			rf = refusal(&x->s, &ch, i, why, sizeof why, &un);
+			if (e->implied && rf == NULL)
+				continue;
+			printf("  %c %s%s", status_letter(e->status), e->path,
+			    e->new_kind == SHADOW_DIR ||
+			    e->status == CHANGE_RMDIR ? "/" : "");
+			if (rf != NULL)
+				printf("  (%s)", rf);
+			printf("\n");
 		}
 		changes_free(&ch);
 		return pend < 0 ? EXIT_REFUSED : 0;
@@ -201,18 +250,22 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 	    cJSON_AddNullToObject(o, "pending")) ||
 	    !cJSON_AddBoolToObject(o, "interrupted",
 	    session_run_interrupted(&x->s)) ||
+	    !cJSON_AddBoolToObject(o, "incomplete", incomplete) ||
+	    !cJSON_AddNumberToObject(o, "unrecorded", (double)nunrec) ||
 	    (files = cJSON_AddArrayToObject(o, "files")) == NULL)
 		goto nomem;
 	for (i = 0; i < ch.n; i++) {
 		e = &ch.v[i];
-		if (e->implied)
+		rf = refusal(&x->s, &ch, i, why, sizeof why, &un);
+		if (e->implied && rf == NULL)
 			continue;
 		if ((f = cJSON_CreateObject()) == NULL)
 			goto nomem;
 		cJSON_AddItemToArray(files, f);
 		if (!cJSON_AddStringToObject(f, "path", e->path) ||
 		    !cJSON_AddStringToObject(f, "status",
-		    changes_status_name(e->status)))
+		    changes_status_name(e->status)) ||
+		    (rf != NULL && !cJSON_AddStringToObject(f, "refused", rf)))
 			goto nomem;
 	}
 	if ((txt = cJSON_Print(o)) == NULL)
@@ -229,34 +282,29 @@ nomem:
 	return EXIT_USAGE;
 }
 
+static void
+say_waiting(void *arg)
+{
+	warnx("session: waiting for session %s: another arcturn holds it",
+	    (const char *)arg);
+}
+
+/* Remove a session, however damaged (session_remove_id). */
 static int
 session_rm_cmd(struct dryrun *x, struct cli *c, const char *id)
 {
-	struct dryrun_err e;
-	int r;
-
 	if (!session_id_valid(id)) {
 		warnx("session: %s: invalid session id "
 		    "(want [a-z0-9][a-z0-9-]{0,63})", id);
 		return EXIT_USAGE;
 	}
-	mem_free(x->p.session);
-	if ((x->p.session = mem_strdup(id)) == NULL) {
-		warn("session");
-		return EXIT_USAGE;
-	}
-	r = dryrun_open(x, "session", 0, LOCK_EX, &e);
-	if (r == DRYRUN_ERR) {
-		dryrun_report("session", &e);
-		return EXIT_USAGE;
-	}
-	if (r == DRYRUN_NONE) {
-		warnx("session: %s: no such session", id);
-		return EXIT_USAGE;
-	}
-	x->open = 0;
-	if (session_remove(&x->s) < 0) {
-		warn("session: rm %s", id);
+	x->storefd = session_store_open(x->p.state, 0);
+	if (x->storefd < 0 || session_remove_id(x->storefd, id, say_waiting,
+	    (void *)id) < 0) {
+		if (errno == ENOENT)
+			warnx("session: %s: no such session", id);
+		else
+			warnx("session: rm %s: %s", id, dryrun_strerror(errno));
 		return EXIT_USAGE;
 	}
 	if (!c->quiet)

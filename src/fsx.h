@@ -17,6 +17,7 @@
 #define ARCTURN_FSX_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /*
@@ -66,15 +67,21 @@ void	fsx_close(int fd);
 #define FSX_TMP_RANDLEN	16
 #define FSX_TMP_NAMELEN	(sizeof FSX_TMP_PREFIX - 1 + FSX_TMP_RANDLEN)
 
+/* Flags of the atomic writers. */
+#define FSX_NOREPLACE	1	/* fail with EEXIST if name exists by then */
+#define FSX_NOSYNC	2	/* no fsync of the file and the directory:
+				   the caller syncs the file system once
+				   (syncfs) after a batch */
+
 /*
  * Replace (or create) dirfd/name with len bytes of buf and the given mode,
  * atomically: a temp file in dirfd, write, fchmod, fsync, rename, fsync of
- * dirfd. With noreplace the rename fails with EEXIST if name exists by
+ * dirfd. With FSX_NOREPLACE the rename fails with EEXIST if name exists by
  * then (renameat2 RENAME_NOREPLACE, or link+unlink where that is missing).
  * The temp file never survives a failure.
  */
 int	fsx_write_atomic(int dirfd, const char *name, const void *buf,
-	    size_t len, mode_t mode, int noreplace);
+	    size_t len, mode_t mode, int flags);
 
 /*
  * As fsx_write_atomic, with the bytes streamed from the regular file
@@ -83,15 +90,50 @@ int	fsx_write_atomic(int dirfd, const char *name, const void *buf,
  * is not a regular file.
  */
 int	fsx_write_atomic_fd(int dirfd, const char *name, int srcfd,
-	    mode_t mode, int noreplace);
+	    mode_t mode, int flags);
+
+/*
+ * As fsx_write_atomic, with the bytes read from srcfd (a pipe, a
+ * terminal, a file) up to its end, a buffer at a time: what `write`
+ * reads from stdin is never held in memory whole.
+ */
+int	fsx_write_atomic_stream(int dirfd, const char *name, int srcfd,
+	    mode_t mode, int flags);
 
 /*
  * Create or replace the symlink dirfd/name pointing at target, atomically
- * (symlinkat to a temp name, rename, fsync of dirfd); noreplace as for
+ * (symlinkat to a temp name, rename, fsync of dirfd); flags as for
  * fsx_write_atomic. The temp link never survives a failure.
  */
 int	fsx_symlink_atomic(int dirfd, const char *name, const char *target,
-	    int noreplace);
+	    int flags);
+
+/*
+ * The pieces for a caller that puts the new object in place itself (apply
+ * swaps it in with os_rename_exchange and checks what it moved aside).
+ * Each makes a new object under a fresh temp name in dirfd (tmp gets the
+ * name) and leaves it there (a file's bytes fsynced; the caller fsyncs
+ * dirfd once the object is in place):
+ *
+ *   fsx_tmp_file	a regular file with srcfd's bytes (as
+ *			fsx_write_atomic_fd) and mode; *st its stat
+ *   fsx_tmp_symlink	a symlink to target
+ *   fsx_tmp_fifo	a fifo with mode (not masked by umask)
+ *   fsx_tmp_link	a hard link to fromdir/from (a regular file)
+ *
+ * Nothing is left on failure. fsx_rename_noreplace renames dirfd/from to
+ * dirfd/to unless to exists (EEXIST), with link+unlink where the system
+ * lacks the exclusive rename (regular files and symlinks only).
+ */
+int	fsx_tmp_file(int dirfd, int srcfd, mode_t mode,
+	    char tmp[FSX_TMP_NAMELEN + 1], struct stat *st);
+int	fsx_tmp_symlink(int dirfd, const char *target, char tmp[FSX_TMP_NAMELEN + 1]);
+int	fsx_tmp_fifo(int dirfd, mode_t mode, char tmp[FSX_TMP_NAMELEN + 1]);
+int	fsx_tmp_link(int fromdir, const char *from, int dirfd, char tmp[FSX_TMP_NAMELEN + 1]);
+int	fsx_rename_noreplace(int dirfd, const char *from, const char *to);
+
+/* fsync a directory; one opened O_PATH (search only) counts as done. */
+int	fsx_sync_dir(int dirfd);
 
 /* A fresh random temp name (FSX_TMP_PREFIX...), for any other object. */
 int	fsx_tmp_name(char name[FSX_TMP_NAMELEN + 1]);

@@ -113,8 +113,8 @@ create_tmp(int dirfd, char name[FSX_TMP_NAMELEN + 1])
 	return -1;
 }
 
-static int
-sync_dir(int dirfd)
+int
+fsx_sync_dir(int dirfd)
 {
 	if (fsync(dirfd) == 0)
 		return 0;
@@ -124,11 +124,9 @@ sync_dir(int dirfd)
 	return -1;
 }
 
-static int
-rename_into(int dirfd, const char *from, const char *to, int noreplace)
+int
+fsx_rename_noreplace(int dirfd, const char *from, const char *to)
 {
-	if (!noreplace)
-		return renameat(dirfd, from, dirfd, to);
 	if (os_rename_noreplace(dirfd, from, to) == 0)
 		return 0;
 	if (errno != ENOSYS)
@@ -146,20 +144,28 @@ rename_into(int dirfd, const char *from, const char *to, int noreplace)
 	return 0;
 }
 
+static int
+rename_into(int dirfd, const char *from, const char *to, int flags)
+{
+	if (flags & FSX_NOREPLACE)
+		return fsx_rename_noreplace(dirfd, from, to);
+	return renameat(dirfd, from, dirfd, to);
+}
+
 /* Rename the finished temp file into place and make it durable. */
 static int
 finish_tmp(int dirfd, int fd, const char *tmp, const char *name,
-    mode_t mode, int noreplace)
+    mode_t mode, int flags)
 {
-	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+	if (fchmod(fd, mode) < 0 || (!(flags & FSX_NOSYNC) && fsync(fd) < 0)) {
 		fsx_close(fd);
 		return -1;
 	}
 	if (close(fd) < 0 && errno != EINTR)
 		return -1;
-	if (rename_into(dirfd, tmp, name, noreplace) < 0)
+	if (rename_into(dirfd, tmp, name, flags) < 0)
 		return -1;
-	return sync_dir(dirfd);
+	return (flags & FSX_NOSYNC) ? 0 : fsx_sync_dir(dirfd);
 }
 
 static int
@@ -230,28 +236,59 @@ out:
 	return r;
 }
 
+/* Copy srcfd to dst from where srcfd stands to its end. */
+static int
+copy_stream(int src, int dst)
+{
+	char *buf;
+	ssize_t n;
+	int r = -1;
+
+	if ((buf = mem_alloc(COPY_BUF)) == NULL)
+		return -1;
+	for (;;) {
+		n = read(src, buf, COPY_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (n == 0) {
+			r = 0;
+			break;
+		}
+		if (fsx_write_full(dst, buf, (size_t)n) < 0)
+			break;
+	}
+	mem_free(buf);
+	return r;
+}
+
+enum { FROM_BUF, FROM_FILE, FROM_STREAM };
+
 /*
- * A temp file in dirfd, filled from buf (or, when buf is NULL, with the
- * len bytes of the regular file srcfd), then renamed to name. The temp
- * file never survives a failure.
+ * A temp file in dirfd, filled from buf, from the len bytes of the
+ * regular file srcfd, or from the stream srcfd to its end, then renamed
+ * to name. The temp file never survives a failure.
  */
 static int
-replace(int dirfd, const char *name, const void *buf, size_t len, int srcfd,
-    mode_t mode, int noreplace)
+replace(int dirfd, const char *name, int from, const void *buf, size_t len,
+    int srcfd, mode_t mode, int flags)
 {
 	char tmp[FSX_TMP_NAMELEN + 1];
 	int fd, rc, saved;
 
 	if ((fd = create_tmp(dirfd, tmp)) < 0)
 		return -1;
-	if (buf != NULL)
+	if (from == FROM_BUF)
 		rc = fsx_write_full(fd, buf, len);
-	else
+	else if (from == FROM_FILE)
 		rc = copy_sparse(srcfd, fd, (off_t)len);
+	else
+		rc = copy_stream(srcfd, fd);
 	if (rc < 0)
 		fsx_close(fd);
 	else
-		rc = finish_tmp(dirfd, fd, tmp, name, mode, noreplace);
+		rc = finish_tmp(dirfd, fd, tmp, name, mode, flags);
 	if (rc < 0) {
 		saved = errno;
 		unlinkat(dirfd, tmp, 0);
@@ -262,15 +299,22 @@ replace(int dirfd, const char *name, const void *buf, size_t len, int srcfd,
 
 int
 fsx_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
-    mode_t mode, int noreplace)
+    mode_t mode, int flags)
 {
-	return replace(dirfd, name, buf == NULL ? "" : buf, len, -1, mode,
-	    noreplace);
+	return replace(dirfd, name, FROM_BUF, buf == NULL ? "" : buf, len, -1,
+	    mode, flags);
+}
+
+int
+fsx_write_atomic_stream(int dirfd, const char *name, int srcfd, mode_t mode,
+    int flags)
+{
+	return replace(dirfd, name, FROM_STREAM, NULL, 0, srcfd, mode, flags);
 }
 
 int
 fsx_write_atomic_fd(int dirfd, const char *name, int srcfd, mode_t mode,
-    int noreplace)
+    int flags)
 {
 	struct stat st;
 
@@ -280,27 +324,44 @@ fsx_write_atomic_fd(int dirfd, const char *name, int srcfd, mode_t mode,
 		errno = EINVAL;
 		return -1;
 	}
-	return replace(dirfd, name, NULL, (size_t)st.st_size, srcfd, mode,
-	    noreplace);
+	return replace(dirfd, name, FROM_FILE, NULL, (size_t)st.st_size, srcfd,
+	    mode, flags);
 }
 
-int
-fsx_symlink_atomic(int dirfd, const char *name, const char *target,
-    int noreplace)
+/* Make a temp object with make(dirfd, tmp, arg), retrying name clashes. */
+static int
+make_tmp(int dirfd, char tmp[FSX_TMP_NAMELEN + 1],
+    int (*make)(int, const char *, const void *), const void *arg)
 {
-	char tmp[FSX_TMP_NAMELEN + 1];
-	int tries, saved;
+	int tries;
 
 	for (tries = 0; ; tries++) {
 		if (fsx_tmp_name(tmp) < 0)
 			return -1;
-		if (symlinkat(target, dirfd, tmp) == 0)
-			break;
+		if (make(dirfd, tmp, arg) == 0)
+			return 0;
 		if (errno != EEXIST || tries == 8)
 			return -1;
 	}
-	if (rename_into(dirfd, tmp, name, noreplace) < 0 ||
-	    sync_dir(dirfd) < 0) {
+}
+
+static int
+make_symlink(int dirfd, const char *tmp, const void *target)
+{
+	return symlinkat(target, dirfd, tmp);
+}
+
+int
+fsx_symlink_atomic(int dirfd, const char *name, const char *target,
+    int flags)
+{
+	char tmp[FSX_TMP_NAMELEN + 1];
+	int saved;
+
+	if (make_tmp(dirfd, tmp, make_symlink, target) < 0)
+		return -1;
+	if (rename_into(dirfd, tmp, name, flags) < 0 ||
+	    (!(flags & FSX_NOSYNC) && fsx_sync_dir(dirfd) < 0)) {
 		saved = errno;
 		unlinkat(dirfd, tmp, 0);
 		errno = saved;
@@ -331,4 +392,89 @@ fsx_sweep_tmp(int dirfd)
 	}
 	closedir(d);
 	return n;
+}
+
+/* Keep the finished temp object, or remove it (errno kept). */
+static int
+tmp_done(int dirfd, const char *tmp, int rc)
+{
+	int saved;
+
+	if (rc == 0)
+		return 0;
+	saved = errno;
+	unlinkat(dirfd, tmp, 0);
+	errno = saved;
+	return -1;
+}
+
+int
+fsx_tmp_file(int dirfd, int srcfd, mode_t mode,
+    char tmp[FSX_TMP_NAMELEN + 1], struct stat *st)
+{
+	struct stat sst;
+	int fd, rc;
+
+	if (fstat(srcfd, &sst) < 0)
+		return -1;
+	if (!S_ISREG(sst.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = create_tmp(dirfd, tmp)) < 0)
+		return -1;
+	rc = copy_sparse(srcfd, fd, sst.st_size);
+	if (rc == 0 && (fchmod(fd, mode) < 0 || fsync(fd) < 0 ||
+	    fstat(fd, st) < 0))
+		rc = -1;
+	if (close(fd) < 0 && errno != EINTR)
+		rc = -1;
+	return tmp_done(dirfd, tmp, rc);
+}
+
+int
+fsx_tmp_symlink(int dirfd, const char *target, char tmp[FSX_TMP_NAMELEN + 1])
+{
+	if (make_tmp(dirfd, tmp, make_symlink, target) < 0)
+		return -1;
+	return tmp_done(dirfd, tmp, 0);
+}
+
+static int
+make_fifo(int dirfd, const char *tmp, const void *arg)
+{
+	return mknodat(dirfd, tmp, S_IFIFO | 0600, 0);
+}
+
+int
+fsx_tmp_fifo(int dirfd, mode_t mode, char tmp[FSX_TMP_NAMELEN + 1])
+{
+	if (make_tmp(dirfd, tmp, make_fifo, NULL) < 0)
+		return -1;
+	/* the fifo is new and under a random name: chmod by name is safe */
+	return tmp_done(dirfd, tmp, fchmodat(dirfd, tmp, mode & 07777, 0));
+}
+
+struct linkarg {
+	int		 fromdir;
+	const char	*from;
+};
+
+static int
+make_link(int dirfd, const char *tmp, const void *arg)
+{
+	const struct linkarg *l = arg;
+
+	return linkat(l->fromdir, l->from, dirfd, tmp, 0);
+}
+
+int
+fsx_tmp_link(int fromdir, const char *from, int dirfd,
+    char tmp[FSX_TMP_NAMELEN + 1])
+{
+	struct linkarg l = { fromdir, from };
+
+	if (make_tmp(dirfd, tmp, make_link, &l) < 0)
+		return -1;
+	return tmp_done(dirfd, tmp, 0);
 }

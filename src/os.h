@@ -40,6 +40,14 @@ int	os_open_beneath(int rootfd, const char *rel, int flags, mode_t mode);
 int	os_rename_noreplace(int dirfd, const char *from, const char *to);
 
 /*
+ * Swap dirfd/a and dirfd/b atomically: each name ends up with the other's
+ * object (renameat2 RENAME_EXCHANGE; renameatx_np RENAME_SWAP on macOS).
+ * Both must exist (ENOENT). ENOSYS where the system or the file system
+ * lacks it: the caller re-checks and renames instead.
+ */
+int	os_rename_exchange(int dirfd, const char *a, const char *b);
+
+/*
  * chmod dirfd/name through an fd that pins the inode (O_PATH and its
  * /proc/self/fd name), never following a symlink: EOPNOTSUPP for a
  * symlink; ENOSYS without O_PATH or /proc.

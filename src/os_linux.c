@@ -19,6 +19,9 @@
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE	(1 << 0)
 #endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE		(1 << 1)
+#endif
 
 const int os_o_path = O_PATH;
 
@@ -71,6 +74,17 @@ os_rename_noreplace(int dirfd, const char *from, const char *to)
 	    RENAME_NOREPLACE) == 0)
 		return 0;
 	if (errno == EINVAL)
+		errno = ENOSYS;
+	return -1;
+}
+
+int
+os_rename_exchange(int dirfd, const char *a, const char *b)
+{
+	if (syscall(SYS_renameat2, dirfd, a, dirfd, b, RENAME_EXCHANGE) == 0)
+		return 0;
+	/* a file system without it (EINVAL), or a seccomp profile (EPERM) */
+	if (errno == EINVAL || errno == ENOSYS || errno == EPERM)
 		errno = ENOSYS;
 	return -1;
 }

@@ -1,7 +1,7 @@
 /*
- * os on macOS (os.h): no openat2, renameat2 or O_PATH (the callers take
- * their portable paths), no syncfs (sync(2) instead), Darwin's xattr
- * calls and stat field names.
+ * os on macOS (os.h): no openat2 or O_PATH (the callers take their
+ * portable paths), renameatx_np for the exclusive and swapping renames,
+ * no syncfs (sync(2) instead), Darwin's xattr calls and stat field names.
  */
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -12,6 +12,15 @@
 #include <unistd.h>
 
 #include "os.h"
+
+/* <stdio.h> declares these only with _DARWIN_C_SOURCE (macOS 10.12+). */
+#ifndef RENAME_SWAP
+#define RENAME_SWAP	0x00000002
+#endif
+#ifndef RENAME_EXCL
+#define RENAME_EXCL	0x00000004
+#endif
+int	renameatx_np(int, const char *, int, const char *, unsigned int);
 
 const int os_o_path = O_RDONLY;
 
@@ -25,7 +34,20 @@ os_open_beneath(int rootfd, const char *rel, int flags, mode_t mode)
 int
 os_rename_noreplace(int dirfd, const char *from, const char *to)
 {
-	errno = ENOSYS;
+	if (renameatx_np(dirfd, from, dirfd, to, RENAME_EXCL) == 0)
+		return 0;
+	if (errno == ENOTSUP || errno == EINVAL)
+		errno = ENOSYS;
+	return -1;
+}
+
+int
+os_rename_exchange(int dirfd, const char *a, const char *b)
+{
+	if (renameatx_np(dirfd, a, dirfd, b, RENAME_SWAP) == 0)
+		return 0;
+	if (errno == ENOTSUP || errno == EINVAL)
+		errno = ENOSYS;
 	return -1;
 }
 

@@ -52,6 +52,21 @@ select_parents(struct changes *c, size_t i, int *sel)
 	}
 }
 
+/* A hard link needs the file it links to (and what that one needs). */
+static void
+select_link(struct changes *c, size_t i, int *sel)
+{
+	size_t k;
+
+	for (k = changes_find(c, c->v[i].link_to);
+	    k < c->n && strcmp(c->v[k].path, c->v[i].link_to) == 0; k++)
+		if (c->v[k].status != CHANGE_DELETED &&
+		    c->v[k].status != CHANGE_RMDIR && !sel[k]) {
+			sel[k] = 1;
+			select_parents(c, k, sel);
+		}
+}
+
 int
 plan_select(struct changes *c, char *const *paths, size_t np,
     int *sel, long *unmatched)
@@ -75,10 +90,13 @@ plan_select(struct changes *c, char *const *paths, size_t np,
 		if (!any && *unmatched < 0)
 			*unmatched = (long)j;
 	}
-	for (i = 0; np > 0 && i < c->n; i++)
+	for (i = 0; np > 0 && i < c->n; i++) {
+		if (sel[i] && c->v[i].link_to != NULL)
+			select_link(c, i, sel);
 		if (sel[i] && c->v[i].status != CHANGE_DELETED &&
 		    c->v[i].status != CHANGE_RMDIR)
 			select_parents(c, i, sel);
+	}
 	return 0;
 }
 
@@ -207,16 +225,23 @@ plan_build(struct session *s, int rootfd, struct changes *c,
 
 	memset(p, 0, sizeof *p);
 	memset(caps, 0, sizeof caps);
+	p->c = c;
+	if ((p->refused = mem_calloc(c->n + 1, sizeof *p->refused)) == NULL)
+		return -1;
 	for (i = 0; i < c->n; i++) {
 		ch = &c->v[i];
 		if (!sel[i])
 			continue;
+		if (ch->refuse != NULL) {
+			p->refused[p->nrefused++] = i;
+			continue;
+		}
 		switch (ch->status) {
 		case CHANGE_DELETED:
 			phase = PLAN_DELETE;
 			break;
 		case CHANGE_RMDIR:
-			phase = PLAN_RMTREE;
+			phase = PLAN_RMDIR;
 			break;
 		case CHANGE_MKDIR:
 			phase = PLAN_MKDIR;
@@ -225,7 +250,8 @@ plan_build(struct session *s, int rootfd, struct changes *c,
 			phase = PLAN_DIRMODE;
 			break;
 		default:
-			phase = PLAN_FILES;
+			phase = ch->link_to != NULL &&
+			    ch->status != CHANGE_MODE ? PLAN_LINKS : PLAN_FILES;
 			break;
 		}
 		if (push_item(p, phase, caps, i, &it) < 0)
@@ -238,7 +264,7 @@ plan_build(struct session *s, int rootfd, struct changes *c,
 			it->kind = APPLY_DELETE;
 			break;
 		case CHANGE_RMDIR:
-			it->kind = APPLY_RMTREE;
+			it->kind = APPLY_RMDIR;
 			break;
 		case CHANGE_MKDIR:
 			it->kind = APPLY_MKDIR;
@@ -249,15 +275,18 @@ plan_build(struct session *s, int rootfd, struct changes *c,
 			break;
 		default:
 			it->kind = ch->new_kind == SHADOW_SYMLINK ?
-			    APPLY_SYMLINK : APPLY_FILE;
+			    APPLY_SYMLINK : ch->new_kind == SHADOW_FIFO ?
+			    APPLY_FIFO : phase == PLAN_LINKS ? APPLY_LINK :
+			    APPLY_FILE;
 			it->src = ch->path;
+			it->link = ch->link_to;
 			break;
 		}
 		/* What the earlier phases removed is absent by then. */
-		if (ch->status == CHANGE_MKDIR || (phase == PLAN_FILES &&
-		    ch->old_kind == SHADOW_DIR))
+		if (ch->status == CHANGE_MKDIR || ((phase == PLAN_FILES ||
+		    phase == PLAN_LINKS) && ch->old_kind == SHADOW_DIR))
 			it->base.absent = 1;
-		else if (shadow_base(s, rootfd, ch->path, &it->base) < 0)
+		else if (changes_base(s, c, i, &it->base) < 0)
 			goto fail;
 		if (ch->status == CHANGE_MKDIR && (it->mode & 0700) != 0700) {
 			it->mode |= 0700;
@@ -273,12 +302,12 @@ plan_build(struct session *s, int rootfd, struct changes *c,
 	}
 	reverse(p->items[PLAN_DELETE], p->owner[PLAN_DELETE],
 	    p->n[PLAN_DELETE]);
-	reverse(p->items[PLAN_RMTREE], p->owner[PLAN_RMTREE],
-	    p->n[PLAN_RMTREE]);
+	reverse(p->items[PLAN_RMDIR], p->owner[PLAN_RMDIR],
+	    p->n[PLAN_RMDIR]);
 	reverse(p->items[PLAN_DIRMODE], p->owner[PLAN_DIRMODE],
 	    p->n[PLAN_DIRMODE]);
 	if (group_by_dir(p, PLAN_DELETE) < 0 ||
-	    group_by_dir(p, PLAN_FILES) < 0)
+	    group_by_dir(p, PLAN_FILES) < 0 || group_by_dir(p, PLAN_LINKS) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -295,12 +324,25 @@ plan_free(struct plan *p)
 		mem_free(p->items[i]);
 		mem_free(p->owner[i]);
 	}
+	mem_free(p->refused);
 	memset(p, 0, sizeof *p);
+}
+
+size_t
+plan_items(const struct plan *p)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < PLAN_NPHASE; i++)
+		n += p->n[i];
+	return n;
 }
 struct chunk {
 	int			 rootfd;
 	struct apply_item	*it;
 	size_t			 n;
+	const struct apply_env	*env;
 	long			 rc;
 	int			 err;
 };
@@ -310,14 +352,15 @@ chunk_run(void *arg)
 {
 	struct chunk *c = arg;
 
-	c->rc = apply_run(c->rootfd, c->it, c->n);
+	c->rc = apply_run(c->rootfd, c->it, c->n, c->env);
 	c->err = errno;
 	return NULL;
 }
 
 /* Run one phase's items through apply_run, in parallel where allowed. */
 static void
-run_phase(int rootfd, struct apply_item *it, size_t n, int parallel)
+run_phase(int rootfd, struct apply_item *it, size_t n, int parallel,
+    const struct apply_env *env)
 {
 	struct chunk ck[APPLY_THREADS];
 	pthread_t th[APPLY_THREADS];
@@ -341,6 +384,7 @@ run_phase(int rootfd, struct apply_item *it, size_t n, int parallel)
 		ck[i].rootfd = rootfd;
 		ck[i].it = it + off;
 		ck[i].n = end - off;
+		ck[i].env = env;
 		ck[i].rc = 0;
 		started[i] = i > 0 && ck[i].n > 0 &&
 		    pthread_create(&th[i], NULL, chunk_run, &ck[i]) == 0;
@@ -371,28 +415,108 @@ beneath(const char *path, const char *dir)
 	return t != NULL && *t != '\0';
 }
 
+/* Fail it without trying: what it needs did not happen. */
+static void
+skip(struct apply_item *it, const char *why)
+{
+	it->failed = 1;
+	it->err = 0;
+	snprintf(it->reason, sizeof it->reason, "%s", why);
+}
+
+/* Whether path is, or lies beneath, the path of a failed item of ph. */
+static int
+failed_at(const struct plan *p, int ph, const char *path, int below)
+{
+	const struct apply_item *it;
+	size_t i;
+
+	for (i = 0; i < p->n[ph]; i++) {
+		it = &p->items[ph][i];
+		if (it->failed && (below ? beneath(path, it->path) :
+		    strcmp(path, it->path) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a refused change lies beneath dir. */
+static int
+refused_beneath(const struct plan *p, const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrefused; i++)
+		if (beneath(p->c->v[p->refused[i]].path, dir))
+			return 1;
+	return 0;
+}
+
+/* Skip the items of phase ph that stand where an earlier removal failed. */
+static void
+skip_blocked(struct plan *p, int ph)
+{
+	struct apply_item *it;
+	size_t k;
+
+	for (k = 0; k < p->n[ph]; k++) {
+		it = &p->items[ph][k];
+		if (failed_at(p, PLAN_DELETE, it->path, 0) ||
+		    failed_at(p, PLAN_RMDIR, it->path, 0))
+			skip(it, "what stands there was not removed; kept");
+		else if (ph != PLAN_MKDIR &&
+		    failed_at(p, PLAN_MKDIR, it->path, 1))
+			skip(it, "its directory was not created; kept");
+	}
+}
+
+/* Run the items of ph not skipped already. */
+static void
+run_rest(int rootfd, struct plan *p, int ph, int parallel,
+    const struct apply_env *env)
+{
+	struct apply_item *it = p->items[ph];
+	size_t k, start, n = p->n[ph];
+
+	for (k = 0; k < n; k = start) {
+		while (k < n && it[k].failed)
+			k++;
+		for (start = k; start < n && !it[start].failed; start++)
+			;
+		if (start > k)
+			run_phase(rootfd, it + k, start - k, parallel, env);
+	}
+}
+
 void
-plan_run(int rootfd, struct plan *p)
+plan_run(int rootfd, struct plan *p, const struct apply_env *env)
 {
 	struct apply_item *rm, *del = p->items[PLAN_DELETE];
 	size_t i, k, ndel = p->n[PLAN_DELETE];
+	int ph;
 
-	run_phase(rootfd, del, ndel, 1);
-	for (k = 0; k < p->n[PLAN_RMTREE]; k++) {
-		rm = &p->items[PLAN_RMTREE][k];
+	for (ph = 0; ph < PLAN_NPHASE; ph++)
+		for (k = 0; k < p->n[ph]; k++)
+			p->items[ph][k].failed = 0;
+	run_phase(rootfd, del, ndel, 1, env);
+	for (k = 0; k < p->n[PLAN_RMDIR]; k++) {
+		rm = &p->items[PLAN_RMDIR][k];
 		for (i = 0; i < ndel; i++)
 			if (del[i].failed && beneath(del[i].path, rm->path))
 				break;
-		if (i < ndel) {
-			rm->failed = 1;
-			snprintf(rm->reason, sizeof rm->reason,
-			    "a file beneath it was not applied; kept");
-		} else
-			run_phase(rootfd, rm, 1, 0);
+		if (i < ndel || failed_at(p, PLAN_RMDIR, rm->path, 1) ||
+		    refused_beneath(p, rm->path))
+			skip(rm, "a file beneath it was not applied; kept");
+		else
+			run_phase(rootfd, rm, 1, 0, env);
 	}
-	run_phase(rootfd, p->items[PLAN_MKDIR], p->n[PLAN_MKDIR], 0);
-	run_phase(rootfd, p->items[PLAN_FILES], p->n[PLAN_FILES], 1);
-	run_phase(rootfd, p->items[PLAN_DIRMODE], p->n[PLAN_DIRMODE], 0);
+	skip_blocked(p, PLAN_MKDIR);
+	run_rest(rootfd, p, PLAN_MKDIR, 0, env);
+	skip_blocked(p, PLAN_FILES);
+	run_rest(rootfd, p, PLAN_FILES, 1, env);
+	skip_blocked(p, PLAN_LINKS);
+	run_rest(rootfd, p, PLAN_LINKS, 1, env);
+	run_phase(rootfd, p->items[PLAN_DIRMODE], p->n[PLAN_DIRMODE], 0, env);
 }
 
 /* How many counted (not implied) selected changes are in a state. */
@@ -420,7 +544,8 @@ plan_count(const struct changes *c, const int *sel)
 
 int
 plan_apply(struct session *s, int rootfd, struct changes *c,
-    const int *sel, plan_fail_fn *failfn, void *arg, struct plan_result *r)
+    const int *sel, const struct apply_env *env, plan_fail_fn *failfn,
+    void *arg, struct plan_result *r)
 {
 	struct apply_item *it;
 	struct plan p;
@@ -430,13 +555,18 @@ plan_apply(struct session *s, int rootfd, struct changes *c,
 	memset(r, 0, sizeof *r);
 	if (plan_build(s, rootfd, c, sel, &p) < 0)
 		return -1;
-	plan_run(rootfd, &p);
+	plan_run(rootfd, &p, env);
 	for (i = 0; i < c->n; i++)
 		c->v[i].applied = sel[i] != 0;
+	for (k = 0; k < p.nrefused; k++)
+		c->v[p.refused[k]].applied = 0;
 	for (ph = 0; ph < PLAN_NPHASE; ph++)
 		for (k = 0; k < p.n[ph]; k++)
 			if (p.items[ph][k].failed)
 				c->v[p.owner[ph][k]].applied = 0;
+	for (k = 0; failfn != NULL && k < p.nrefused; k++)
+		failfn(c->v[p.refused[k]].path, 0, c->v[p.refused[k]].refuse,
+		    arg);
 	for (ph = 0; failfn != NULL && ph < PLAN_NPHASE; ph++)
 		for (k = 0; k < p.n[ph]; k++) {
 			it = &p.items[ph][k];
@@ -485,7 +615,9 @@ prune_dirs(int ufd, char *path, size_t plen, const struct keys *pending,
 	struct stat st;
 	int sub, rc = 0;
 
-	if (depth > SHADOW_DEPTH_MAX || shadow_list(ufd, &names, &n) < 0)
+	if (depth > SHADOW_DEPTH_MAX)
+		return 0;	/* a refused change holds it (changes.h) */
+	if (shadow_list(ufd, &names, &n) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
 		if (fstatat(ufd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||

@@ -8,7 +8,9 @@
  *	changes_list(s, rootfd, &c, ...);
  *	plan_select(&c, paths, npaths, sel, &unmatched);
  *	n = plan_count(&c, sel);		(to ask "Apply n file(s)?")
- *	plan_apply(s, rootfd, &c, sel, failfn, arg, &result);
+ *	keep_open(s, &k);			(keep.h)
+ *	env.keep = keep_keeper(k);
+ *	plan_apply(s, rootfd, &c, sel, &env, failfn, arg, &result);
  *
  * plan_apply builds the plan, runs its phases (a few threads where the
  * order does not matter), marks each change applied or not, reports each
@@ -17,22 +19,26 @@
  *
  * The phases, run one after the other:
  *
- *	PLAN_DELETE	files and symlinks removed (deepest first)
- *	PLAN_RMTREE	directories removed (deepest first); run one only
- *			when nothing beneath it failed
+ *	PLAN_DELETE	files, symlinks, fifos removed (deepest first)
+ *	PLAN_RMDIR	directories removed (deepest first) when empty by
+ *			then; tried only when nothing beneath it failed
  *	PLAN_MKDIR	new directories (parents first), made with owner rwx
  *			so the files can go in
- *	PLAN_FILES	files, symlinks, file modes (path order)
+ *	PLAN_FILES	files, symlinks, fifos, file modes (path order)
+ *	PLAN_LINKS	hard links to files of the change set (changes.h)
  *	PLAN_DIRMODE	directory modes, new dirs' exact modes (deepest
  *			first)
  *
- * Within PLAN_DELETE and PLAN_FILES no item depends on another; their
- * items are grouped by parent directory, and different groups run
+ * Within PLAN_DELETE, PLAN_FILES and PLAN_LINKS no item depends on another;
+ * their items are grouped by parent directory, and different groups run
  * concurrently (never one directory in two runs at once: apply_run sweeps
- * a directory's leftover temp files when it enters it). items[ph][k]
- * belongs to change owner[ph][k]; one change may own two items (a new dir
- * with a mode lacking u+rwx). Bases come from the base records, else from
- * the real path now.
+ * a directory's leftover temp files when it enters it). An item whose
+ * path stood where a removal failed, or beneath a new directory that
+ * failed, is not tried. items[ph][k] belongs to change owner[ph][k]; one
+ * change may own two items (a new dir with a mode lacking u+rwx). Bases
+ * come from the base records (changes_base): a change without one is
+ * refused, never applied blind. A change with refuse set (changes.h) gets
+ * no item: it fails with that reason and stays pending.
  *
  * Functions return 0 or -1 with errno unless said otherwise.
  */
@@ -47,9 +53,10 @@
 
 enum {
 	PLAN_DELETE,
-	PLAN_RMTREE,
+	PLAN_RMDIR,
 	PLAN_MKDIR,
 	PLAN_FILES,
+	PLAN_LINKS,
 	PLAN_DIRMODE,
 	PLAN_NPHASE
 };
@@ -58,12 +65,16 @@ struct plan {
 	struct apply_item	*items[PLAN_NPHASE];
 	size_t			*owner[PLAN_NPHASE];
 	size_t			 n[PLAN_NPHASE];
+	size_t			*refused;	/* changes with refuse set */
+	size_t			 nrefused;
+	const struct changes	*c;
 };
 
 /*
  * Select changes: with npaths == 0 all, else those whose path is one of
  * paths[] (workspace-relative) or beneath one, and the new directories
- * they need. A dir change is selected with the files under it.
+ * and hard-link targets they need. A dir change is selected with the
+ * files under it.
  * *unmatched is the index of a path that selects nothing, or -1.
  */
 int	plan_select(struct changes *, char *const *paths, size_t npaths,
@@ -93,18 +104,23 @@ struct plan_result {
 /*
  * Apply the selected changes (plan_build, plan_run), mark each change's
  * applied, call failfn (may be NULL) for every failed item in phase
- * order, and settle the session (plan_settle). -1 with errno only when
- * nothing was tried (the plan could not be built).
+ * order (refused changes first), and settle the session (plan_settle).
+ * env (apply.h: the keeper, progress; may be NULL) goes to apply_run.
+ * -1 with errno only when nothing was tried (the plan could not be
+ * built).
  */
 int	plan_apply(struct session *, int rootfd, struct changes *,
-	    const int *sel, plan_fail_fn *failfn, void *arg,
-	    struct plan_result *);
+	    const int *sel, const struct apply_env *env, plan_fail_fn *failfn,
+	    void *arg, struct plan_result *);
 
 /* The steps of plan_apply, for tests. Free a plan with plan_free. */
 int	plan_build(struct session *, int rootfd, struct changes *,
 	    const int *sel, struct plan *);
-void	plan_run(int rootfd, struct plan *);
+void	plan_run(int rootfd, struct plan *, const struct apply_env *env);
 void	plan_free(struct plan *);
+
+/* How many items a plan holds (for progress: apply_env.progress). */
+size_t	plan_items(const struct plan *);
 
 /* Whether two workspace-relative paths have the same parent directory. */
 int	plan_same_dir(const char *, const char *);

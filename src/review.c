@@ -167,6 +167,59 @@ digest_shas(struct hash_ctx *d, struct side *o, struct side *n)
 	hash_update(d, "\n", 1);
 }
 
+static const char *
+kind_word(enum shadow_kind k)
+{
+	switch (k) {
+	case SHADOW_FIFO:
+		return "fifo";
+	case SHADOW_SPECIAL:
+		return "socket or device";
+	case SHADOW_SYMLINK:
+		return "symlink";
+	case SHADOW_DIR:
+		return "directory";
+	default:
+		return "file";
+	}
+}
+
+/*
+ * What a git-style section cannot say (a fifo, a socket or device, a
+ * hard link, a change apply will refuse) as one line of its own, which
+ * `git apply` and `patch` pass over: `# arcturn: PATH: what`.
+ */
+static int
+note(const struct change *ch, udiff_out_fn *out, void *arg)
+{
+	char line[PATH_MAX + 256], *q;
+	int n = 0;
+
+	if ((q = udiff_quote("", ch->path)) == NULL)
+		return -1;
+	if (ch->new_kind == SHADOW_FIFO || ch->new_kind == SHADOW_SPECIAL)
+		n = snprintf(line, sizeof line, "# arcturn: %s: %s %s, mode "
+		    "%o%s%s\n", q, ch->old_kind == SHADOW_ABSENT ? "new" :
+		    "now a", kind_word(ch->new_kind), ch->new_mode,
+		    ch->refuse != NULL ? "; " : "",
+		    ch->refuse != NULL ? ch->refuse : "");
+	else if ((ch->old_kind == SHADOW_FIFO ||
+	    ch->old_kind == SHADOW_SPECIAL) && ch->status == CHANGE_DELETED)
+		n = snprintf(line, sizeof line, "# arcturn: %s: %s deleted\n",
+		    q, kind_word(ch->old_kind));
+	else if (ch->refuse != NULL)
+		n = snprintf(line, sizeof line, "# arcturn: %s: %s\n", q,
+		    ch->refuse);
+	else if (ch->link_to != NULL)
+		n = snprintf(line, sizeof line, "# arcturn: %s: a hard link of "
+		    "%s\n", q, ch->link_to);
+	mem_free(q);
+	if (n <= 0)
+		return 0;
+	return out(line, (size_t)n < sizeof line ? (size_t)n :
+	    sizeof line - 1, arg);
+}
+
 int
 review_diff(struct session *s, int rootfd, struct changes *c,
     const struct udiff_opts *opts, udiff_out_fn *out, void *arg,
@@ -191,6 +244,8 @@ review_diff(struct session *s, int rootfd, struct changes *c,
 		ch->gone = 0;
 		if (digest != NULL)
 			digest_line(digest, ch);
+		if (note(ch, out, arg) < 0)
+			return -1;
 		if (ch->status == CHANGE_MKDIR || ch->status == CHANGE_RMDIR ||
 		    ch->status == CHANGE_DIRMODE)
 			continue;
@@ -421,6 +476,9 @@ mode_json(enum shadow_kind k, unsigned int perm)
 	case SHADOW_DIR:
 		t = 040000;
 		break;
+	case SHADOW_FIFO:
+		t = 010000;
+		break;
 	default:
 		return cJSON_CreateNull();
 	}
@@ -452,6 +510,11 @@ json_file(cJSON *files, const struct change *e)
 		cJSON_Delete(m);
 		return -1;
 	}
+	if ((e->refuse != NULL &&
+	    cJSON_AddStringToObject(f, "refused", e->refuse) == NULL) ||
+	    (e->link_to != NULL &&
+	    cJSON_AddStringToObject(f, "link_to", e->link_to) == NULL))
+		return -1;
 	if (cJSON_AddNumberToObject(f, "added", (double)e->st.added) == NULL ||
 	    cJSON_AddNumberToObject(f, "removed",
 	    (double)e->st.removed) == NULL ||

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,9 @@
 #define META		"meta.json"
 #define META_MAX	65536
 #define BASE_MAX	(8192 + 4096)
-#define RMTREE_DEPTH	1024
+#define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define WAIT_NOTE_NS	1000000000L	/* say that we wait after this */
+#define WAIT_STEP_NS	10000000L
 
 static void
 json_hooks(void)
@@ -269,7 +272,7 @@ meta_parse(struct session *s, const char *buf, size_t len)
 			errno = ENOMEM;
 			return -1;
 		}
-		return bad(s, "%s: not valid JSON", META);
+		return bad(s, "%s", META " truncated or not valid JSON");
 	}
 	v = cJSON_GetObjectItemCaseSensitive(o, "version");
 	id = cJSON_GetObjectItemCaseSensitive(o, "id");
@@ -387,9 +390,10 @@ session_open(int storefd, const char *id, const char *workspace,
 		created = 1;
 	}
 	if (fsx_read_all(s->dirfd, META, META_MAX, &buf, &len) < 0) {
-		if (errno == ENOENT || errno == EFBIG || errno == EINVAL ||
-		    errno == ELOOP)
-			bad(s, "%s: missing or not a regular file", META);
+		if (errno == ENOENT)
+			bad(s, "%s", META " missing");
+		else if (errno == EFBIG || errno == EINVAL || errno == ELOOP)
+			bad(s, "%s", META " not a regular file of JSON");
 		goto fail;
 	}
 	if (meta_parse(s, buf, len) < 0) {
@@ -400,31 +404,65 @@ session_open(int storefd, const char *id, const char *workspace,
 	s->upperfd = openat(s->dirfd, "upper", O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC);
 	if (s->upperfd < 0) {
-		bad(s, "%s", "upper/: missing");
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+			bad(s, "%s", "upper/ missing");
 		goto fail;
 	}
 	s->basefd = openat(s->dirfd, "base", O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC);
 	if (s->basefd < 0) {
-		bad(s, "%s", "base/: missing");
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+			bad(s, "%s", "base/ missing");
 		goto fail;
 	}
 	s->lockfd = openat(s->dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
-	if (s->lockfd < 0)
+	if (s->lockfd < 0) {
+		if (errno == EISDIR || errno == ELOOP)
+			bad(s, "%s", "lock not a regular file");
 		goto fail;
+	}
 	return 0;
 fail:
 	session_close(s);
 	return -1;
 }
 
+/* flock, waiting; after a second, tell waiting(arg) once. */
+static int
+flock_wait(int fd, int op, void (*waiting)(void *), void *arg)
+{
+	struct timespec step = { 0, WAIT_STEP_NS };
+	long waited;
+
+	for (waited = 0; waited < WAIT_NOTE_NS; waited += WAIT_STEP_NS) {
+		if (flock(fd, op | LOCK_NB) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK)
+			return -1;
+		if (waiting == NULL)
+			return flock_retry(fd, op);
+		nanosleep(&step, NULL);
+	}
+	waiting(arg);
+	return flock_retry(fd, op);
+}
+
 int
 session_lock(struct session *s, int op)
 {
+	return session_lock_wait(s, op, NULL, NULL);
+}
+
+int
+session_lock_wait(struct session *s, int op, void (*waiting)(void *),
+    void *arg)
+{
 	struct stat a, b;
 
-	if (flock_retry(s->lockfd, op) < 0)
+	if (flock_wait(s->lockfd, op, waiting, arg) < 0)
 		return -1;
 	if (fstat(s->dirfd, &a) < 0 ||
 	    fstatat(s->storefd, s->id, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
@@ -523,6 +561,84 @@ session_remove(struct session *s)
 	return rc;
 }
 
+/* Drop every .default record that names id (under the global lock). */
+static void
+drop_defaults(int storefd, const char *id)
+{
+	char cur[SESSION_IDMAX + 1];
+	struct dirent *e;
+	DIR *d;
+	int fd, lfd;
+
+	if ((lfd = global_lock(storefd)) < 0)
+		return;
+	if ((fd = openat(storefd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) >= 0 && (d = fdopendir(fd)) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (strncmp(e->d_name, ".default-", 9) == 0 &&
+			    default_read(storefd, e->d_name, cur) == 0 &&
+			    strcmp(cur, id) == 0)
+				unlinkat(storefd, e->d_name, 0);
+		closedir(d);
+	} else
+		fsx_close(fd);
+	close(lfd);
+}
+
+int
+session_remove_id(int storefd, const char *id, void (*waiting)(void *),
+    void *arg)
+{
+	char trash[7 + 32 + 1];
+	struct stat a, b;
+	int dfd, lfd, tries, rc;
+
+	if (!session_id_valid(id)) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (tries = 0; ; tries++) {
+		dfd = openat(storefd, id, DFLAGS);
+		if (dfd < 0) {
+			/* not a directory: nothing of a session, but ours */
+			if (errno != ENOTDIR && errno != ELOOP)
+				return -1;
+			if (unlinkat(storefd, id, 0) < 0)
+				return -1;
+			drop_defaults(storefd, id);
+			return 0;
+		}
+		lfd = openat(dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (lfd >= 0 && flock_wait(lfd, LOCK_EX, waiting, arg) < 0) {
+			fsx_close(lfd);
+			lfd = -1;
+		}
+		/* still the session we locked? */
+		if (fstat(dfd, &a) == 0 &&
+		    fstatat(storefd, id, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			break;
+		fsx_close(lfd);
+		close(dfd);
+		if (tries == 8) {
+			errno = ESTALE;
+			return -1;
+		}
+	}
+	memcpy(trash, ".trash-", 7);
+	rc = random_hex(trash + 7, 16);
+	if (rc == 0)
+		rc = renameat(storefd, id, storefd, trash);
+	fsx_close(lfd);
+	fsx_close(dfd);
+	if (rc < 0)
+		return -1;
+	drop_defaults(storefd, id);
+	rc = session_rmtree(storefd, trash);
+	sweep_store(storefd);
+	return rc;
+}
 
 void
 session_ids_free(char **ids, size_t n)
@@ -570,19 +686,38 @@ unhex(const char *p, unsigned char out[HASH_LEN])
 	return 0;
 }
 
+/* Record kinds: the type bits they stand for (0: absent, ~0: none). */
+static const struct {
+	const char	*name;
+	unsigned int	 fmt;
+} kinds[] = {
+	{ "absent", 0 }, { "file", S_IFREG }, { "link", S_IFLNK },
+	{ "dir", S_IFDIR }, { "fifo", S_IFIFO }, { "sock", S_IFSOCK },
+	{ "chr", S_IFCHR }, { "blk", S_IFBLK }, { "none", ~0U }
+};
+
 int
 session_base_get(struct session *s, const char *rel, struct apply_base *b)
 {
 	char name[HASH_HEXLEN + 1], kind[8], *buf, *nl, *end;
-	size_t len, plen = strlen(rel);
+	size_t len, plen = strlen(rel), i;
 	unsigned long mode;
 
 	base_name(rel, name);
-	if (fsx_read_all(s->basefd, name, BASE_MAX, &buf, &len) < 0)
+	if (fsx_read_all(s->basefd, name, BASE_MAX, &buf, &len) < 0) {
+		if (errno == EINVAL || errno == EFBIG || errno == ELOOP) {
+			snprintf(s->why, sizeof s->why, "base record for %s "
+			    "not a regular file", rel);
+			errno = EBADMSG;
+		}
 		return -1;
+	}
 	memset(b, 0, sizeof *b);
 	nl = memchr(buf, '\n', len);
-	if (nl == NULL || (size_t)(nl - buf) < 6 + HASH_HEXLEN ||
+	/* what a crash before the data reached the disk leaves */
+	if (nl == NULL || (size_t)(buf + len - nl - 1) < plen)
+		goto truncated;
+	if ((size_t)(nl - buf) < 6 + HASH_HEXLEN ||
 	    (size_t)(buf + len - nl - 1) != plen ||
 	    memcmp(nl + 1, rel, plen) != 0)
 		goto corrupt;
@@ -597,20 +732,63 @@ session_base_get(struct session *s, const char *rel, struct apply_base *b)
 	if (errno != 0 || *end != ' ' || mode > 07777 ||
 	    strlen(end + 1) != HASH_HEXLEN || unhex(end + 1, b->sha) < 0)
 		goto corrupt;
-	b->mode = (unsigned int)mode;
-	if (strcmp(kind, "absent") == 0)
-		b->absent = 1;
-	else if (strcmp(kind, "link") == 0)
-		b->is_link = 1;
-	else if (strcmp(kind, "dir") == 0)
-		b->is_dir = 1;
-	else if (strcmp(kind, "file") != 0)
+	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(kind, kinds[i].name) == 0)
+			break;
+	if (i == sizeof kinds / sizeof kinds[0])
 		goto corrupt;
+	switch (kinds[i].fmt) {
+	case 0:
+		b->absent = 1;
+		break;
+	case ~0U:
+		b->unrecorded = 1;
+		b->why = (int)mode;
+		mode = 0;
+		break;
+	case S_IFLNK:
+		b->is_link = 1;
+		break;
+	case S_IFDIR:
+		b->is_dir = 1;
+		break;
+	case S_IFREG:
+		break;
+	default:
+		b->special = kinds[i].fmt;
+	}
+	b->mode = (unsigned int)mode;
 	mem_free(buf);
 	return 0;
+truncated:
+	mem_free(buf);
+	snprintf(s->why, sizeof s->why, "base record for %s truncated", rel);
+	errno = EBADMSG;
+	return -1;
 corrupt:
 	mem_free(buf);
-	return bad(s, "base record for %s is corrupt", rel);
+	snprintf(s->why, sizeof s->why, "base record for %s corrupt", rel);
+	errno = EBADMSG;
+	return -1;
+}
+
+static const char *
+kind_name(const struct apply_base *b)
+{
+	size_t i;
+
+	if (b->unrecorded)
+		return "none";
+	if (b->absent)
+		return "absent";
+	if (b->is_link)
+		return "link";
+	if (b->is_dir)
+		return "dir";
+	for (i = 0; b->special != 0 && i < sizeof kinds / sizeof kinds[0]; i++)
+		if (kinds[i].fmt == b->special)
+			return kinds[i].name;
+	return "file";
 }
 
 int
@@ -618,20 +796,20 @@ session_base_put(struct session *s, const char *rel,
     const struct apply_base *b)
 {
 	char name[HASH_HEXLEN + 1], hex[HASH_HEXLEN + 1], *buf;
-	const char *kind;
 	size_t plen = strlen(rel), hlen;
+	unsigned int mode;
 	int rc;
 
 	base_name(rel, name);
-	kind = b->absent ? "absent" : b->is_link ? "link" : b->is_dir ? "dir" :
-	    "file";
 	hash_hex(b->sha, hex);
+	mode = b->unrecorded ? (unsigned int)b->why : b->mode;
 	if ((buf = mem_alloc(64 + HASH_HEXLEN + plen)) == NULL)
 		return -1;
-	hlen = (size_t)snprintf(buf, 64 + HASH_HEXLEN, "%s %o %s\n", kind,
-	    b->mode & 07777, hex);
+	hlen = (size_t)snprintf(buf, 64 + HASH_HEXLEN, "%s %o %s\n",
+	    kind_name(b), mode & 07777, hex);
 	memcpy(buf + hlen, rel, plen);
-	rc = fsx_write_atomic(s->basefd, name, buf, hlen + plen, 0600, 1);
+	rc = fsx_write_atomic(s->basefd, name, buf, hlen + plen, 0600,
+	    FSX_NOREPLACE | (s->nosync ? FSX_NOSYNC : 0));
 	mem_free(buf);
 	if (rc < 0 && errno == EEXIST)
 		rc = 0;
@@ -649,75 +827,253 @@ session_base_del(struct session *s, const char *rel)
 	return 0;
 }
 
+/*
+ * Open the directory pfd/name to empty it, opening up a directory a dry
+ * run left without permissions (overlayfs leaves work/work at mode 0, a
+ * command may leave 0500 dirs); only on dev; its stat in *st.
+ */
 static int
-rmtree_at(int pfd, const char *name, dev_t dev, int depth)
+open_rmdir(int pfd, const char *name, dev_t dev, struct stat *st)
 {
-	struct stat st;
-	struct dirent *e;
-	DIR *d;
-	int fd, rc = 0, pass;
+	int fd;
 
-	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(pfd, name, 0) < 0 && errno != ENOENT)
-			return -1;
-		return 0;
+	if (fstatat(pfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (!S_ISDIR(st->st_mode)) {
+		errno = ENOTDIR;
+		return -1;
 	}
-	if (st.st_dev != dev) {
+	if (st->st_dev != dev) {
 		errno = EXDEV;
 		return -1;
 	}
-	if (depth > RMTREE_DEPTH) {
-		errno = ELOOP;
+	fd = openat(pfd, name, DFLAGS);
+	/*
+	 * The session dir is ours alone (0700, read-only to confined
+	 * commands), so the name cannot have been swapped since the fstatat.
+	 */
+	if (fd < 0 && errno == EACCES && st->st_uid == geteuid() &&
+	    fchmodat(pfd, name, 0700, 0) == 0)
+		fd = openat(pfd, name, DFLAGS);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0) {
+		fsx_close(fd);
 		return -1;
 	}
-	for (pass = 0; pass < 3; pass++) {
-		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		/*
-		 * overlayfs leaves work/work at mode 0: an unprivileged owner
-		 * must make it readable first. The session dir is ours alone
-		 * (0700, read-only to confined commands), so the name cannot
-		 * have been swapped since the fstatat above.
-		 */
-		if (fd < 0 && errno == EACCES && st.st_uid == geteuid() &&
-		    fchmodat(pfd, name, 0700, 0) == 0)
-			fd = openat(pfd, name, O_RDONLY | O_DIRECTORY |
-			    O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return errno == ENOENT ? 0 : -1;
-		if ((st.st_mode & 0700) != 0700)
-			fchmod(fd, 0700);
-		if ((d = fdopendir(fd)) == NULL) {
-			fsx_close(fd);
-			return -1;
-		}
-		rc = 0;
-		while ((e = readdir(d)) != NULL) {
-			if (strcmp(e->d_name, ".") == 0 ||
-			    strcmp(e->d_name, "..") == 0)
-				continue;
-			if (rmtree_at(dirfd(d), e->d_name, dev, depth + 1) < 0)
-				rc = -1;
-		}
-		closedir(d);
-		if (rc < 0)
-			return -1;
-		if (unlinkat(pfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
-			return 0;
-		if (errno != ENOTEMPTY && errno != EEXIST)
-			return -1;
+	if ((st->st_mode & 0700) != 0700)
+		fchmod(fd, 0700);
+	return fd;
+}
+
+/* One directory being emptied: its name, identity, subdirs still to do. */
+struct rmframe {
+	char		*name;
+	dev_t		 dev;
+	ino_t		 ino;
+	char		**subs;
+	size_t		 nsub, isub;
+	int		 tries;
+};
+
+/* Unlink every non-directory in fd; list the directories in f->subs. */
+static int
+rm_scan(int fd, dev_t dev, struct rmframe *f)
+{
+	struct dirent *e;
+	struct stat st;
+	char **nv;
+	size_t cap = 0;
+	DIR *d;
+	int dfd, rc = 0;
+
+	fsx_names_free(f->subs, f->nsub);
+	f->subs = NULL;
+	f->nsub = f->isub = 0;
+	if ((dfd = dup(fd)) < 0)
+		return -1;
+	if ((d = fdopendir(dfd)) == NULL) {
+		fsx_close(dfd);
+		return -1;
 	}
-	return -1;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT)
+				rc = -1;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			if (unlinkat(fd, e->d_name, 0) < 0 && errno != ENOENT)
+				rc = -1;
+			continue;
+		}
+		if (st.st_dev != dev) {
+			errno = EXDEV;
+			rc = -1;
+			continue;
+		}
+		if (f->nsub == cap) {
+			cap = cap ? cap * 2 : 8;
+			if ((nv = mem_reallocarray(f->subs, cap,
+			    sizeof *nv)) == NULL) {
+				rc = -1;
+				break;
+			}
+			f->subs = nv;
+		}
+		if ((f->subs[f->nsub] = mem_strdup(e->d_name)) == NULL) {
+			rc = -1;
+			break;
+		}
+		f->nsub++;
+	}
+	{
+		int saved = errno;
+
+		closedir(d);
+		errno = saved;
+	}
+	return rc;
+}
+
+/*
+ * Depth-first, one directory fd at a time: a directory is left through
+ * "..", checked to be the parent we came from (dev and inode), so a tree
+ * of any depth goes without running out of fds.
+ */
+static int
+rmtree_iter(int top, const char *name, dev_t dev)
+{
+	struct rmframe *fr = NULL, *f, *nf;
+	struct stat st;
+	size_t n = 0, cap = 0;
+	int cur = -1, parent, rc = -1, err = 0;
+
+	if ((cur = open_rmdir(top, name, dev, &st)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	cap = 16;
+	if ((fr = mem_calloc(cap, sizeof *fr)) == NULL)
+		goto out;
+	if ((fr[0].name = mem_strdup(name)) == NULL)
+		goto out;
+	fr[0].dev = st.st_dev;
+	fr[0].ino = st.st_ino;
+	n = 1;
+	if (rm_scan(cur, dev, &fr[0]) < 0)
+		err = errno;
+	while (n > 0) {
+		f = &fr[n - 1];
+		if (f->isub < f->nsub) {
+			const char *sub = f->subs[f->isub++];
+			int fd = open_rmdir(cur, sub, dev, &st);
+
+			if (fd < 0) {
+				if (errno != ENOENT)
+					err = errno;
+				continue;
+			}
+			if (n == cap) {
+				nf = mem_reallocarray(fr, cap * 2, sizeof *fr);
+				if (nf == NULL) {
+					fsx_close(fd);
+					goto out;
+				}
+				memset(nf + cap, 0, cap * sizeof *nf);
+				fr = nf;
+				cap *= 2;
+				f = &fr[n - 1];
+			}
+			fr[n].name = mem_strdup(sub);
+			fr[n].dev = st.st_dev;
+			fr[n].ino = st.st_ino;
+			if (fr[n].name == NULL) {
+				fsx_close(fd);
+				goto out;
+			}
+			n++;
+			close(cur);
+			cur = fd;
+			if (rm_scan(cur, dev, &fr[n - 1]) < 0)
+				err = errno;
+			continue;
+		}
+		/* f is empty but for what failed: go up and remove it */
+		if (n == 1)
+			parent = top;
+		else {
+			parent = openat(cur, "..", DFLAGS);
+			if (parent < 0 || fstat(parent, &st) < 0 ||
+			    st.st_dev != fr[n - 2].dev ||
+			    st.st_ino != fr[n - 2].ino) {
+				fsx_close(parent);
+				errno = ESTALE;
+				goto out;
+			}
+		}
+		close(cur);
+		cur = -1;
+		if (unlinkat(parent, f->name, AT_REMOVEDIR) < 0 &&
+		    errno != ENOENT) {
+			if ((errno == ENOTEMPTY || errno == EEXIST) &&
+			    err == 0 && f->tries++ < 3) {
+				/* something appeared meanwhile: again */
+				if ((cur = open_rmdir(parent, f->name, dev,
+				    &st)) < 0) {
+					if (parent != top)
+						close(parent);
+					goto out;
+				}
+				if (parent != top)
+					close(parent);
+				if (rm_scan(cur, dev, f) < 0)
+					err = errno;
+				continue;
+			}
+			if (err == 0)
+				err = errno;
+		}
+		mem_free(f->name);
+		fsx_names_free(f->subs, f->nsub);
+		memset(f, 0, sizeof *f);
+		n--;
+		cur = parent == top ? -1 : parent;
+	}
+	if (err != 0) {
+		errno = err;
+		goto out;
+	}
+	rc = 0;
+out:
+	{
+		int saved = errno;
+		size_t i;
+
+		fsx_close(cur);
+		for (i = 0; fr != NULL && i < n; i++) {
+			mem_free(fr[i].name);
+			fsx_names_free(fr[i].subs, fr[i].nsub);
+		}
+		mem_free(fr);
+		errno = saved;
+	}
+	return rc;
 }
 
 int
 session_rmtree(int dirfd, const char *name)
 {
-	struct stat st;
+	struct stat st, top;
 
-	if (fstat(dirfd, &st) < 0)
+	if (fstat(dirfd, &top) < 0)
 		return -1;
-	return rmtree_at(dirfd, name, st.st_dev, 0);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+			return -1;
+		return 0;
+	}
+	return rmtree_iter(dirfd, name, top.st_dev);
 }

@@ -21,20 +21,27 @@
  *   overlays/<id>/work/       overlayfs's work dir
  *   overlays/<id>/work.old/   the last run's work/work, being deleted
  *   overlays/<id>/running     while a dry-run command runs: a symlink to
- *                             the boot id (`idle` between runs)
+ *                             the boot id (`idle` between runs,
+ *                             `incomplete` after a run whose base records
+ *                             could not be written; session_run.h)
  *   overlays/<id>/interrupted a restart cut a dry-run command short
  *   overlays/<id>/base/<P>    one base record per captured path, named by
  *                             the SHA-256 (hex) of the workspace-relative
  *                             path P
+ *   overlays/<id>/replaced/<N>/  what apply N replaced or deleted (keep.h)
  *
  * A base record is the state of the real path when it was first captured
  * (first write, edit or removal through the session), written once and
  * never replaced: one line `<kind> <mode> <sha256-hex>\n` followed by the
  * raw path bytes (so a path may hold any byte but NUL). kind is absent,
- * file, link or dir; mode is octal permission bits; the hash is of the
- * content (file) or the link target (link), zeros otherwise. A flat
- * directory keyed by hash keeps records of "a" (a file) and "a/b" (after
- * a became a directory) apart, which a mirror tree could not.
+ * file, link, dir, fifo, sock, chr or blk; mode is octal permission bits;
+ * the hash is of the content (file) or the link target (link), zeros
+ * otherwise. kind `none` says that no state could be recorded for the
+ * path (apply refuses it; struct apply_base, unrecorded): its mode field
+ * holds the reason, an errno value, or 0 when the run that changed the
+ * path never ended. A flat directory keyed by hash keeps records of "a"
+ * (a file) and "a/b" (after a became a directory) apart, which a mirror
+ * tree could not.
  *
  * Ids match [a-z0-9][a-z0-9-]{0,63}; every function that takes an id
  * refuses anything else (EINVAL) before a path is built from it. New ids
@@ -43,12 +50,16 @@
  * Functions return 0 or -1 with errno. Besides the usual:
  *	EINVAL	 invalid id
  *	ENOENT	 no such session
- *	EBADMSG	 meta.json or a base record is corrupt (s->why says how)
+ *	EBADMSG	 a part of the session is missing or damaged, or a base
+ *		 record is (s->why says which, e.g. "base/ missing",
+ *		 "meta.json truncated (not valid JSON)", "base record for
+ *		 src/a.c truncated")
  *	ESTALE	 the session was removed while we waited for its lock
  */
 #ifndef ARCTURN_SESSION_H
 #define ARCTURN_SESSION_H
 
+#include <limits.h>
 #include <stddef.h>
 
 #include "apply.h"
@@ -66,7 +77,9 @@ struct session {
 	int		 basefd;	/* overlays/<id>/base */
 	int		 lockfd;	/* overlays/<id>/lock */
 	int		 locked;	/* 0, or LOCK_SH / LOCK_EX */
-	char		 why[160];	/* detail for EBADMSG */
+	int		 nosync;	/* base records without fsync: the
+					   caller syncs the file system */
+	char		 why[PATH_MAX + 64]; /* detail for EBADMSG */
 };
 
 /* 1 when id is a valid session id, else 0. */
@@ -106,6 +119,14 @@ int	session_open(int storefd, const char *id, const char *workspace,
 int	session_lock(struct session *s, int op);
 void	session_unlock(struct session *s);
 
+/*
+ * As session_lock, and when the lock is not free within a second, call
+ * waiting(arg) once (a front end says that it waits, and for what), then
+ * go on waiting.
+ */
+int	session_lock_wait(struct session *s, int op,
+	    void (*waiting)(void *), void *arg);
+
 /* Close fds and free; s may be a zeroed or half-opened struct. */
 void	session_close(struct session *s);
 
@@ -118,14 +139,26 @@ void	session_close(struct session *s);
  */
 int	session_remove(struct session *s);
 
+/*
+ * Remove session id however damaged it is (meta.json, upper/, base/ or
+ * the lock file missing or unreadable): under its lock when one can be
+ * had (waiting as session_lock_wait does), renamed to trash and deleted
+ * as session_remove does; a .default record naming it is dropped.
+ * ENOENT when there is no such session.
+ */
+int	session_remove_id(int storefd, const char *id,
+	    void (*waiting)(void *), void *arg);
+
 /* Every session id in the store, sorted; free with session_ids_free. */
 int	session_list(int storefd, char ***ids, size_t *n);
 void	session_ids_free(char **ids, size_t n);
 
 /*
- * Base records. session_base_get fills *b (ENOENT: none). session_base_put
+ * Base records. session_base_get fills *b (ENOENT: none; EBADMSG: a
+ * truncated or corrupt record, s->why says which). session_base_put
  * writes the record unless one exists (then it does nothing: the first
- * capture wins). session_base_del drops it (no record: 0).
+ * capture wins), without fsync when s->nosync is set. session_base_del
+ * drops it (no record: 0).
  */
 int	session_base_get(struct session *s, const char *rel,
 	    struct apply_base *b);
@@ -135,7 +168,9 @@ int	session_base_del(struct session *s, const char *rel);
 
 /*
  * Delete dirfd/name and everything beneath it without following symlinks
- * or leaving dirfd's file system. A missing name is not an error.
+ * or leaving dirfd's file system, however deep the tree (one directory fd
+ * open at a time; directories a dry run left without permissions are
+ * opened up first). A missing name is not an error.
  */
 int	session_rmtree(int dirfd, const char *name);
 

@@ -87,7 +87,43 @@ kind_from_st(const struct stat *st)
 		return SHADOW_SYMLINK;
 	if (S_ISDIR(st->st_mode))
 		return SHADOW_DIR;
+	if (S_ISFIFO(st->st_mode))
+		return SHADOW_FIFO;
 	return SHADOW_SPECIAL;
+}
+
+const char *
+shadow_path_problem(const char *rel)
+{
+	const char *p, *q;
+	size_t depth = 0;
+
+	if (strlen(rel) > SHADOW_PATH_MAX)
+		return "longer than 4095 bytes";
+	for (p = rel;; p = q + 1) {
+		q = strchr(p, '/');
+		if (q == NULL)
+			q = p + strlen(p);
+		if (q == p || (q - p == 1 && p[0] == '.') ||
+		    (q - p == 2 && p[0] == '.' && p[1] == '.'))
+			return "empty, or a component is empty, . or ..";
+		if ((size_t)(q - p) > NAME_MAX)
+			return "a name in it is longer than 255 bytes";
+		if ((size_t)(q - p) == FSX_TMP_NAMELEN) {
+			char c[FSX_TMP_NAMELEN + 1];
+
+			memcpy(c, p, FSX_TMP_NAMELEN);
+			c[FSX_TMP_NAMELEN] = '\0';
+			if (fsx_is_tmp_name(c))
+				return "a name in it is reserved for arcturn's "
+				    "temp files";
+		}
+		if (*q == '\0')
+			break;
+		if (++depth > SHADOW_DEPTH_MAX)
+			return "nested deeper than 512 directories";
+	}
+	return NULL;
 }
 
 int
@@ -149,6 +185,14 @@ struct walk {
 	int		 rfd;	/* real dir holding name, or -1 */
 	int		 hidden; /* the real side is hidden by upper */
 	const char	*name;	/* last component, inside rel */
+	/* what a walk with mkdirs made, to undo on failure */
+	size_t		 nmade;
+	struct made {
+		size_t	 len;	/* prefix of rel */
+		int	 white;	/* it replaced a whiteout */
+		int	 rec;	/* its base record is new */
+	}		 made[16];
+	int		 overflow; /* made more than the array holds */
 };
 
 static void
@@ -208,22 +252,74 @@ fail:
 	return -1;
 }
 
-/* Record the base of rel's first plen bytes: rfd/name now (rfd -1: absent). */
+/*
+ * Record the base of rel's first plen bytes: rfd/name now (rfd -1:
+ * absent). *isnew: whether the record is new (else one was there).
+ */
 static int
 put_prefix_base(struct session *s, const char *rel, size_t plen, int rfd,
-    const char *name)
+    const char *name, int *isnew)
 {
 	struct apply_base b;
 	char *pre;
 	int rc;
 
-	if (shadow_base_now(rfd, name, &b) < 0)
-		return -1;
 	if ((pre = mem_strndup(rel, plen)) == NULL)
 		return -1;
-	rc = session_base_put(s, pre, &b);
+	*isnew = session_base_get(s, pre, &b) < 0 && errno == ENOENT;
+	if (*isnew && shadow_base_now(rfd, name, &b) < 0)
+		rc = -1;
+	else
+		rc = *isnew ? session_base_put(s, pre, &b) : 0;
 	mem_free(pre);
 	return rc;
+}
+
+/* Note that the walk made rel's first len bytes (a dir) in upper/. */
+static void
+note_made(struct walk *w, size_t len, int white, int rec)
+{
+	if (w->nmade == sizeof w->made / sizeof w->made[0]) {
+		w->overflow = 1;
+		return;
+	}
+	w->made[w->nmade].len = len;
+	w->made[w->nmade].white = white;
+	w->made[w->nmade].rec = rec;
+	w->nmade++;
+}
+
+/*
+ * Undo what a walk made (deepest first): its dirs go (a whiteout comes
+ * back where one was), and the base records it wrote. Best effort, errno
+ * kept.
+ */
+static void
+undo_made(struct session *s, const char *rel, struct walk *w)
+{
+	const char *name;
+	char *pre;
+	int saved = errno, pfd;
+	size_t i;
+
+	for (i = w->nmade; i-- > 0;) {
+		if ((pre = mem_strndup(rel, w->made[i].len)) == NULL)
+			break;
+		pfd = fsx_open_parent(s->upperfd, pre, 0, &name);
+		if (pfd >= 0) {
+			if (w->made[i].white) {
+				if (session_rmtree(pfd, name) == 0)
+					(void)make_whiteout(pfd, name);
+			} else
+				(void)unlinkat(pfd, name, AT_REMOVEDIR);
+			close(pfd);
+		}
+		if (w->made[i].rec)
+			(void)session_base_del(s, pre);
+		mem_free(pre);
+	}
+	w->nmade = 0;
+	errno = saved;
 }
 
 /*
@@ -238,12 +334,14 @@ walk_parent(struct session *s, int rootfd, const char *rel, int mkdirs,
 	struct stat us, rs;
 	char c[NAME_MAX + 1];
 	const char *p, *q;
-	int uk, rk, nufd, nrfd, depth = 0;
+	int uk, rk, nufd, nrfd, rec, depth = 0;
 
 	w->ufd = dup(s->upperfd);
 	w->rfd = dup(rootfd);
 	w->hidden = 0;
 	w->name = NULL;
+	w->nmade = 0;
+	w->overflow = 0;
 	if (w->ufd < 0 || w->rfd < 0)
 		goto fail;
 	for (p = rel;; p = q + 1) {
@@ -279,12 +377,13 @@ walk_parent(struct session *s, int rootfd, const char *rel, int mkdirs,
 				goto fail2;
 			}
 			if (put_prefix_base(s, rel, (size_t)(q - rel),
-			    rk == SHADOW_ABSENT ? -1 : w->rfd, c) < 0)
+			    rk == SHADOW_ABSENT ? -1 : w->rfd, c, &rec) < 0)
 				goto fail2;
 			nufd = unwhite_dir(w->ufd, c, w->hidden ? -1 : w->rfd,
 			    newdirmode);
 			if (nufd < 0)
 				goto fail2;
+			note_made(w, (size_t)(q - rel), 1, rec);
 			if (rk != SHADOW_DIR)
 				w->hidden = 1;
 		} else if (uk != SHADOW_ABSENT) {
@@ -294,9 +393,10 @@ walk_parent(struct session *s, int rootfd, const char *rel, int mkdirs,
 			if (mkdirs) {
 				/* A copy-up parent: its base says "dir". */
 				if (put_prefix_base(s, rel, (size_t)(q - rel),
-				    w->rfd, c) < 0 || (nufd = mkdir_upper(w->ufd,
-				    c, PERM(rs.st_mode))) < 0)
+				    w->rfd, c, &rec) < 0 || (nufd = mkdir_upper(
+				    w->ufd, c, PERM(rs.st_mode))) < 0)
 					goto fail2;
+				note_made(w, (size_t)(q - rel), 0, rec);
 			}
 		} else if (rk == SHADOW_ABSENT || w->hidden) {
 			if (!mkdirs) {
@@ -304,9 +404,10 @@ walk_parent(struct session *s, int rootfd, const char *rel, int mkdirs,
 				goto fail2;
 			}
 			if (put_prefix_base(s, rel, (size_t)(q - rel),
-			    rk == SHADOW_ABSENT ? -1 : w->rfd, c) < 0 ||
+			    rk == SHADOW_ABSENT ? -1 : w->rfd, c, &rec) < 0 ||
 			    (nufd = mkdir_upper(w->ufd, c, newdirmode & 07777)) < 0)
 				goto fail2;
+			note_made(w, (size_t)(q - rel), 0, rec);
 			w->hidden = 1;
 		} else if (rk == SHADOW_SYMLINK) {
 			errno = ELOOP;
@@ -340,6 +441,8 @@ fail2:
 	w->name = p;
 	return 0;
 fail:
+	if (mkdirs)
+		undo_made(s, rel, w);
 	walk_done(w);
 	return -1;
 }
@@ -381,31 +484,55 @@ shadow_base_now(int rfd, const char *name, struct apply_base *b)
 		fsx_close(fd);
 		return rc;
 	}
-	/* A special file keeps a zero hash: apply sees a conflict. */
+	/* a fifo, socket or device: its kind and mode */
+	b->special = st.st_mode & S_IFMT;
 	return 0;
 }
 
 int
-shadow_base(struct session *s, int rootfd, const char *path,
+shadow_base_real(int rootfd, const char *rel, const struct timespec *since,
     struct apply_base *b)
 {
-	const char *name;
-	int fd, rc;
+	char c[NAME_MAX + 1];
+	const char *p, *q;
+	struct stat st;
+	struct timespec ct;
+	int cur, fd, rc;
 
-	if (session_base_get(s, path, b) == 0)
-		return 0;
-	if (errno != ENOENT)
+	if ((cur = dup(rootfd)) < 0)
 		return -1;
-	fd = fsx_open_parent(rootfd, path, 0, &name);
-	if (fd < 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
+	for (p = rel; (q = strchr(p, '/')) != NULL; p = q + 1) {
+		if ((size_t)(q - p) > NAME_MAX) {
+			close(cur);
+			errno = ENAMETOOLONG;
 			return -1;
-		memset(b, 0, sizeof *b);
-		b->absent = 1;
-		return 0;
+		}
+		memcpy(c, p, (size_t)(q - p));
+		c[q - p] = '\0';
+		fd = openat(cur, c, DFLAGS);
+		close(cur);
+		if (fd < 0) {
+			/* no real directory there: nothing beneath it either */
+			if (errno != ENOENT && errno != ENOTDIR &&
+			    errno != ELOOP)
+				return -1;
+			memset(b, 0, sizeof *b);
+			b->absent = 1;
+			return 0;
+		}
+		cur = fd;
 	}
-	rc = shadow_base_now(fd, name, b);
-	fsx_close(fd);
+	rc = shadow_base_now(cur, p, b);
+	if (rc == 0 && since != NULL && !b->absent && !b->is_dir &&
+	    fstatat(cur, p, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		ct = os_ctime(&st);
+		if (ct.tv_sec > since->tv_sec || (ct.tv_sec == since->tv_sec &&
+		    ct.tv_nsec >= since->tv_nsec)) {
+			errno = EAGAIN;
+			rc = -1;
+		}
+	}
+	fsx_close(cur);
 	return rc;
 }
 
@@ -510,16 +637,93 @@ walk_to(struct session *s, int rootfd, const char *rel, mode_t newdirmode,
 	return 0;
 }
 
+/*
+ * The base of rel for a write or remove that found uk in upper/ and the
+ * real dir rfd: the real state now, unless upper/ already holds rel
+ * without a record (then it says "unrecorded": a killed dry run made it,
+ * on a real file we never saw).
+ */
+static int
+capture(struct session *s, const char *rel, int uk, int rfd,
+    const char *name)
+{
+	struct apply_base b;
+
+	if (uk != SHADOW_ABSENT) {
+		if (session_base_get(s, rel, &b) == 0 || errno == EBADMSG)
+			return 0;
+		if (errno != ENOENT)
+			return -1;
+		memset(&b, 0, sizeof b);
+		b.unrecorded = 1;
+		return session_base_put(s, rel, &b);
+	}
+	if (shadow_base_now(rfd, name, &b) < 0)
+		return -1;
+	return session_base_put(s, rel, &b);
+}
+
 int
-shadow_write(struct session *s, int rootfd, const char *rel,
-    const void *buf, size_t len, mode_t newmode, mode_t newdirmode)
+shadow_lookup(struct session *s, int rootfd, const char *rel,
+    struct stat *st)
+{
+	struct walk w;
+	int k;
+
+	if (walk_parent(s, rootfd, rel, 0, 0, &w) < 0)
+		return errno == ENOENT ? SHADOW_ABSENT : -1;
+	k = w.ufd >= 0 ? shadow_kind(w.ufd, w.name, st, 1) : SHADOW_ABSENT;
+	if (k == SHADOW_WHITEOUT)
+		k = SHADOW_ABSENT;
+	else if (k == SHADOW_ABSENT && !w.hidden && w.rfd >= 0)
+		k = shadow_kind(w.rfd, w.name, st, 0);
+	walk_done(&w);
+	return k;
+}
+
+/* shadow_path_problem as an errno: ENAMETOOLONG, ELOOP, EINVAL. */
+static int
+path_check(const char *rel)
+{
+	const char *why = shadow_path_problem(rel);
+
+	if (why == NULL)
+		return 0;
+	errno = strstr(why, "deeper") != NULL ? ELOOP :
+	    strstr(why, "longer") != NULL ? ENAMETOOLONG : EINVAL;
+	return -1;
+}
+
+/* Where shadow_write takes the new content from. */
+struct source {
+	const void	*buf;
+	size_t		 len;
+	int		 fd;	/* >= 0: stream from it instead */
+};
+
+static int
+write_src(struct session *s, int rootfd, const char *rel,
+    const struct source *src, mode_t newmode, mode_t newdirmode)
 {
 	struct walk w;
 	struct stat us, rs;
-	struct apply_base b;
 	int uk, rk, rc = -1;
 	mode_t mode = newmode & 07777;
 
+	if (path_check(rel) < 0)
+		return -1;
+	/* what stands there: refused before anything is made */
+	switch (shadow_lookup(s, rootfd, rel, &us)) {
+	case -1:
+		return -1;
+	case SHADOW_DIR:
+		errno = EISDIR;
+		return -1;
+	case SHADOW_FIFO:
+	case SHADOW_SPECIAL:
+		errno = EINVAL;
+		return -1;
+	}
 	if (walk_to(s, rootfd, rel, newdirmode, &w, &uk, &us, &rk, &rs) < 0)
 		return -1;
 	if (uk == SHADOW_DIR || (uk == SHADOW_ABSENT && !w.hidden &&
@@ -527,8 +731,8 @@ shadow_write(struct session *s, int rootfd, const char *rel,
 		errno = EISDIR;
 		goto out;
 	}
-	if (uk == SHADOW_SPECIAL || (uk == SHADOW_ABSENT && !w.hidden &&
-	    rk == SHADOW_SPECIAL)) {
+	if (uk == SHADOW_SPECIAL || uk == SHADOW_FIFO || (uk == SHADOW_ABSENT &&
+	    !w.hidden && (rk == SHADOW_SPECIAL || rk == SHADOW_FIFO))) {
 		errno = EINVAL;
 		goto out;
 	}
@@ -537,13 +741,36 @@ shadow_write(struct session *s, int rootfd, const char *rel,
 	else if (uk == SHADOW_ABSENT && !w.hidden && rk == SHADOW_FILE)
 		mode = PERM(rs.st_mode);
 	/* The base goes first: a crash leaves a record, never a bare copy. */
-	if (shadow_base_now(w.rfd, w.name, &b) < 0 ||
-	    session_base_put(s, rel, &b) < 0)
+	if (capture(s, rel, uk, w.hidden ? -1 : w.rfd, w.name) < 0)
 		goto out;
-	rc = fsx_write_atomic(w.ufd, w.name, buf, len, mode, 0);
+	if (src->fd >= 0)
+		rc = fsx_write_atomic_stream(w.ufd, w.name, src->fd, mode, 0);
+	else
+		rc = fsx_write_atomic(w.ufd, w.name, src->buf, src->len, mode,
+		    0);
 out:
+	if (rc < 0)
+		undo_made(s, rel, &w);
 	walk_done(&w);
 	return rc;
+}
+
+int
+shadow_write(struct session *s, int rootfd, const char *rel,
+    const void *buf, size_t len, mode_t newmode, mode_t newdirmode)
+{
+	struct source src = { buf, len, -1 };
+
+	return write_src(s, rootfd, rel, &src, newmode, newdirmode);
+}
+
+int
+shadow_write_fd(struct session *s, int rootfd, const char *rel, int fd,
+    mode_t newmode, mode_t newdirmode)
+{
+	struct source src = { NULL, 0, fd };
+
+	return write_src(s, rootfd, rel, &src, newmode, newdirmode);
 }
 
 int
@@ -551,10 +778,10 @@ shadow_remove(struct session *s, int rootfd, const char *rel)
 {
 	struct walk w;
 	struct stat us, rs;
-	struct apply_base b;
 	int uk, rk, rc = -1;
 
-	if (walk_to(s, rootfd, rel, 0755, &w, &uk, &us, &rk, &rs) < 0)
+	if (path_check(rel) < 0 ||
+	    walk_to(s, rootfd, rel, 0755, &w, &uk, &us, &rk, &rs) < 0)
 		return -1;
 	if (uk == SHADOW_WHITEOUT || (uk == SHADOW_ABSENT &&
 	    (w.hidden || rk == SHADOW_ABSENT))) {
@@ -565,14 +792,15 @@ shadow_remove(struct session *s, int rootfd, const char *rel)
 		errno = EISDIR;
 		goto out;
 	}
-	if (shadow_base_now(w.rfd, w.name, &b) < 0 ||
-	    session_base_put(s, rel, &b) < 0)
+	if (capture(s, rel, uk, w.hidden ? -1 : w.rfd, w.name) < 0)
 		goto out;
 	if (!w.hidden && rk != SHADOW_ABSENT)
 		rc = make_whiteout(w.ufd, w.name);
 	else if ((rc = unlinkat(w.ufd, w.name, 0)) == 0)
 		rc = session_base_del(s, rel);
 out:
+	if (rc < 0)
+		undo_made(s, rel, &w);
 	walk_done(&w);
 	return rc;
 }

@@ -27,22 +27,36 @@
  * components (wsview_resolve makes one).
  *
  * Base records (session.h) are written on the first capture of a path,
- * before the shadow copy: a crash leaves a record, never a bare copy.
+ * before the shadow copy: a crash leaves a record, never a bare copy. A
+ * path that upper/ already holds without a record (a dry run that was
+ * killed before it could record its bases) gets an unrecorded one: its
+ * real state now is not what the change was made on.
+ *
+ * Limits are checked before anything is made (shadow_path_problem), and
+ * a write or remove that fails leaves nothing behind in upper/: the
+ * directories it made, and their base records, go again.
  *
  * Functions return 0 (or an fd) or -1 with errno.
  */
 #ifndef ARCTURN_SHADOW_H
 #define ARCTURN_SHADOW_H
 
-#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+
+#include <limits.h>
+#include <stddef.h>
 
 #include "apply.h"
 #include "session.h"
 
-/* Nesting deeper than this in upper/ or the workspace gives ELOOP. */
+/*
+ * The limits of a path in a session: components (directories nested) and
+ * bytes. Deeper or longer paths are refused before anything is made; a
+ * dry-run command that makes one anyway gets it refused at apply.
+ */
 #define SHADOW_DEPTH_MAX	512
+#define SHADOW_PATH_MAX		(PATH_MAX - 1)
 
 /* What a name is, in upper/ or in the real tree. */
 enum shadow_kind {
@@ -50,9 +64,19 @@ enum shadow_kind {
 	SHADOW_FILE,
 	SHADOW_SYMLINK,
 	SHADOW_DIR,
-	SHADOW_SPECIAL,		/* fifo, socket, device */
+	SHADOW_SPECIAL,		/* socket, device */
+	SHADOW_FIFO,
 	SHADOW_WHITEOUT = 100	/* upper/ only: either form */
 };
+
+/*
+ * Why rel cannot be a path in a session, or NULL: "a name in it is
+ * longer than 255 bytes", "longer than 4095 bytes", "nested deeper than
+ * 512 directories", "empty, or a component is empty, . or ..", "a name in
+ * it is reserved for arcturn's temp files" (fsx.h: FSX_TMP_PREFIX and 16
+ * hex digits, which listings skip and sweeps remove).
+ */
+const char *shadow_path_problem(const char *rel);
 
 /*
  * Open rel for reading as the session sees it: the shadow copy if there
@@ -75,10 +99,23 @@ int	shadow_read(struct session *, int rootfd, const char *rel,
  * touch records the base and keeps the real file's mode (a copy-up whose
  * content is replaced); a new file gets newmode; missing parents are made
  * in upper/ with the real directories' modes, or newdirmode for new ones.
- * EISDIR for a directory, EINVAL for a special file.
+ * EISDIR for a directory, EINVAL for a special file (shadow_lookup says
+ * which), ENAMETOOLONG or ELOOP when shadow_path_problem has a reason.
  */
 int	shadow_write(struct session *, int rootfd, const char *rel,
 	    const void *buf, size_t len, mode_t newmode, mode_t newdirmode);
+
+/* As shadow_write, the content read from fd to its end (a pipe is fine). */
+int	shadow_write_fd(struct session *, int rootfd, const char *rel, int fd,
+	    mode_t newmode, mode_t newdirmode);
+
+/*
+ * What rel is as the session sees it (*st its lstat): SHADOW_ABSENT
+ * (also beneath a whiteout), FILE, SYMLINK, DIR, FIFO or SPECIAL; -1
+ * with errno (ENOTDIR: a parent is not a directory).
+ */
+int	shadow_lookup(struct session *, int rootfd, const char *rel,
+	    struct stat *st);
 
 /*
  * Delete rel (a file or symlink) in the shadow tree: a whiteout when the
@@ -106,12 +143,16 @@ int	shadow_list(int dirfd, char ***names, size_t *n);
 
 /*
  * Bases. shadow_base_now: the real state of rfd/name now, as a base
- * record (rfd -1, or a missing name: absent; a special file keeps a zero
- * hash, so that apply sees a conflict). shadow_base: rel's base record,
- * else the real state of rel beneath rootfd now.
+ * record (rfd -1, or a missing name: absent; a fifo, socket or device:
+ * its kind and mode). shadow_base_real: the real state of rel beneath
+ * rootfd now, walking real directories only: a parent that is a symlink
+ * or no directory makes rel absent (the change then stands where that
+ * non-directory was removed first). With since non-NULL, a real object
+ * whose ctime is at or after *since is not what a dry run saw when it
+ * started: EAGAIN.
  */
 int	shadow_base_now(int rfd, const char *name, struct apply_base *);
-int	shadow_base(struct session *, int rootfd, const char *rel,
-	    struct apply_base *);
+int	shadow_base_real(int rootfd, const char *rel,
+	    const struct timespec *since, struct apply_base *);
 
 #endif

@@ -146,9 +146,15 @@ wsview_read(const struct wsview *v, const char *path, size_t max,
 	return rc;
 }
 
-int
-wsview_write(const struct wsview *v, const char *path, const void *buf,
-    size_t len)
+/* Where write's content comes from: a buffer, or fd to its end. */
+struct wsrc {
+	const void	*buf;
+	size_t		 len;
+	int		 fd;
+};
+
+static int
+write_src(const struct wsview *v, const char *path, const struct wsrc *src)
 {
 	struct stat st;
 	const char *name;
@@ -160,8 +166,11 @@ wsview_write(const struct wsview *v, const char *path, const void *buf,
 			errno = EXDEV;
 			return -1;
 		}
-		return shadow_write(v->s, v->rootfd, path, buf, len, 0666 & ~um,
-		    0777 & ~um);
+		if (src->fd >= 0)
+			return shadow_write_fd(v->s, v->rootfd, path, src->fd,
+			    0666 & ~um, 0777 & ~um);
+		return shadow_write(v->s, v->rootfd, path, src->buf, src->len,
+		    0666 & ~um, 0777 & ~um);
 	}
 	if ((fd = real_parent(v, path, 1, &name)) < 0)
 		return -1;
@@ -177,8 +186,70 @@ wsview_write(const struct wsview *v, const char *path, const void *buf,
 			goto out;
 		}
 	}
-	rc = fsx_write_atomic(fd, name, buf, len, mode, 0);
+	if (src->fd >= 0)
+		rc = fsx_write_atomic_stream(fd, name, src->fd, mode, 0);
+	else
+		rc = fsx_write_atomic(fd, name, src->buf, src->len, mode, 0);
 out:
 	fsx_close(fd);
 	return rc;
+}
+
+int
+wsview_write(const struct wsview *v, const char *path, const void *buf,
+    size_t len)
+{
+	struct wsrc src = { buf, len, -1 };
+
+	return write_src(v, path, &src);
+}
+
+int
+wsview_write_fd(const struct wsview *v, const char *path, int fd)
+{
+	struct wsrc src = { NULL, 0, fd };
+
+	return write_src(v, path, &src);
+}
+
+int
+wsview_kind(const struct wsview *v, const char *path)
+{
+	struct stat st;
+	const char *name;
+	int fd, k;
+
+	if (v->s != NULL) {
+		if (path[0] == '/') {
+			errno = EXDEV;
+			return -1;
+		}
+		if ((k = shadow_lookup(v->s, v->rootfd, path, &st)) < 0)
+			return errno == ENOTDIR ? 0 : -1;
+		return k == SHADOW_ABSENT ? 0 : (int)(st.st_mode & S_IFMT);
+	}
+	if ((fd = real_parent(v, path, 0, &name)) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	k = fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW);
+	fsx_close(fd);
+	if (k < 0)
+		return errno == ENOENT ? 0 : -1;
+	return (int)(st.st_mode & S_IFMT);
+}
+
+void
+wsview_sweep(const struct wsview *v, const char *path)
+{
+	const char *name;
+	int fd;
+
+	if (v->s != NULL)
+		fd = path[0] == '/' ? -1 : fsx_open_parent(v->s->upperfd, path,
+		    0, &name);
+	else
+		fd = real_parent(v, path, 0, &name);
+	if (fd >= 0) {
+		fsx_sweep_tmp(fd);
+		close(fd);
+	}
 }

@@ -50,4 +50,21 @@ int	wsview_read(const struct wsview *, const char *path, size_t max,
 int	wsview_write(const struct wsview *, const char *path, const void *buf,
 	    size_t len);
 
+/* As wsview_write, the content read from fd to its end (stdin, a pipe). */
+int	wsview_write_fd(const struct wsview *, const char *path, int fd);
+
+/*
+ * What path is in the view, not following a final symlink: 0 absent,
+ * else its S_IFMT bits (S_IFREG, S_IFDIR, S_IFIFO, S_IFSOCK, S_IFCHR,
+ * S_IFBLK, S_IFLNK); -1 with errno.
+ */
+int	wsview_kind(const struct wsview *, const char *path);
+
+/*
+ * Remove the temp files a killed arcturn left (fsx.h, FSX_TMP_PREFIX) in
+ * the directory that holds path, in the view (upper/ for a session).
+ * Best effort.
+ */
+void	wsview_sweep(const struct wsview *, const char *path);
+
 #endif

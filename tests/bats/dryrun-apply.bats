@@ -3,6 +3,7 @@
 # symlink escapes, re-running after a crash, round trip against git apply).
 
 load common
+load dryrun_helpers
 
 setup() { common_setup; }
 
@@ -150,6 +151,7 @@ on_tty() {
 	mkdir -p tree/sub && printf '1\n' >tree/a && printf '2\n' >tree/sub/b
 	ln -s gone tree/link
 	dw keep <<<"k"
+	record_base "$(sess_dir)" gone tree
 	whiteout "$(upper)/gone"
 	whiteout "$(upper)/tree"
 	run arcturn apply --yes
@@ -189,6 +191,7 @@ on_tty() {
 	ARCTURN_DRY_RUN=1 arcturn edit "docs/ü.txt" --old unicode --new Unicode
 	printf 'fresh\nfile\n' | dw new/deep/fresh.txt
 	printf 'no eol' | dw new/noeol
+	record_base "$(sess_dir)" docs/old.txt
 	whiteout "$(upper)/docs/old.txt"
 	arcturn diff --full >"$T/p.diff"
 	(cd "$T/git" && git apply "$T/p.diff")

@@ -3,12 +3,14 @@
 # vanish while diff runs, a 2 GB sparse file.
 
 load common
+load dryrun_helpers
 bats_require_minimum_version 1.5.0
 
 setup() { common_setup; }
 
 sess_id() { "$ARCTURN_BIN" --json session show | jq -r .id; }
-upper() { echo "$HOME/.arcturn/overlays/$(sess_id)/upper"; }
+sess_dir() { echo "$HOME/.arcturn/overlays/$(sess_id)"; }
+upper() { echo "$(sess_dir)/upper"; }
 dw() { ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" write "$@"; }
 
 @test "8 parallel writers into one (not yet existing) session lose nothing" {
@@ -77,20 +79,29 @@ dw() { ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" write "$@"; }
 	dw f <<<"b"
 	dw g <<<"c"
 	rm f && mkfifo f
-	mkfifo "$(upper)/upipe"
+	record_base "$(sess_dir)" upipe usock
+	mkfifo -m 640 "$(upper)/upipe"
 	perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die;
 	    bind(S, pack_sockaddr_un($ARGV[0])) or die' "$(upper)/usock"
 	run timeout 10 "$ARCTURN_BIN" diff
 	assert_success
-	assert_output --partial "arcturn: diff: upipe: special file in the session; left out"
-	assert_output --partial "arcturn: diff: usock: special file in the session; left out"
+	assert_line "# arcturn: upipe: new fifo, mode 640"
+	assert_line --partial "# arcturn: usock: new socket or device, mode "
+	assert_line --partial "; a socket: arcturn does not apply sockets; kept"
 	assert_output --partial "diff --git a/g b/g"
 	run timeout 10 "$ARCTURN_BIN" diff --stat
 	assert_success
 	run timeout 10 "$ARCTURN_BIN" apply --yes
 	[ "$status" -ne 124 ]
+	assert_failure 1
 	assert_line "arcturn: apply: f: changed since capture; refused"
+	assert_line "arcturn: apply: usock: a socket: arcturn does not apply sockets; kept"
+	# the fifo is applied as a fifo; the socket stays pending, never dropped
 	[ -p f ] && [ "$(cat g)" = c ]
+	[ -p upipe ] && [ "$(stat -c %a upipe)" = 640 ]
+	[ ! -e usock ]
+	run arcturn session show
+	assert_line --partial "  A usock  (a socket: arcturn does not apply sockets; kept)"
 }
 
 @test "files vanishing while diff runs give one-line warnings, never a crash" {

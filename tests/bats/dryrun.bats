@@ -3,6 +3,7 @@
 # dryrun-apply.bats, races and odd files in dryrun-stress.bats.
 
 load common
+load dryrun_helpers
 
 setup() { common_setup; }
 
@@ -238,6 +239,7 @@ whiteout() {
 	mkdir -p tree/sub && printf '1\n' >tree/one && printf '2\n' >tree/sub/two
 	ARCTURN_DRY_RUN=1 arcturn edit m --old x --new x
 	chmod 755 "$(upper)/m"
+	record_base "$(sess_dir)" d tree
 	whiteout "$(upper)/d"
 	whiteout "$(upper)/tree"
 	run arcturn diff
@@ -332,10 +334,10 @@ whiteout() {
 	printf '{ "version": 1, "id": ' >"$d/meta.json"
 	run arcturn diff
 	assert_failure 2
-	assert_output "arcturn: diff: session $(basename "$d"): meta.json: not valid JSON"
+	assert_output "arcturn: diff: session $(basename "$d"): meta.json truncated or not valid JSON; it is damaged: remove it with \`arcturn session rm $(basename "$d")\`"
 	run arcturn session list
 	assert_failure 1
-	assert_output --partial "meta.json: not valid JSON"
+	assert_output --partial "meta.json truncated or not valid JSON"
 	printf '{"version": 7, "id": "%s", "workspace": "/", "created": "x"}' "$(basename "$d")" >"$d/meta.json"
 	run arcturn --session "$(basename "$d")" apply --yes
 	assert_failure 2

@@ -264,15 +264,24 @@ wait_upper() {
 	run arcturn exec --dry-run -- true
 	assert_success
 	refute_output --partial 'restart'
+	# what the killed run changed was never recorded: the settling run
+	# says so, and never takes the real file now as what it was made on
+	assert_output --partial "1 change(s) of an earlier run that never ended have no record"
 	[ ! -e "$d/running" ]
 	[ ! -e "$d/interrupted" ]
 	run changes
 	assert_output 'f modified'
-	# the settling run recorded what f was made on
+	run arcturn session show
+	assert_line --partial "  M f  (no record of the file at capture; refused)"
+	# refused at apply whatever the real file holds: never applied blind
+	run arcturn apply --yes
+	assert_failure 1
+	assert_output --partial 'f: no record of the file at capture; refused'
 	echo theirs >f
 	run arcturn apply --yes
 	assert_failure 1
-	assert_output --partial 'f: changed since capture; refused'
+	assert_output --partial 'f: no record of the file at capture; refused'
+	assert_equal "$(cat f)" theirs
 }
 
 @test "a run a restart cut short is reported until the session goes" {

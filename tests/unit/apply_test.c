@@ -38,8 +38,10 @@
 #define R_CHANGED	"changed since capture; refused"
 #define R_CREATED	"created since capture; refused"
 #define R_DELETED	"deleted since capture; refused"
+#define R_NOTEMPTY	"not empty: holds entries created since capture; kept"
 
 static char g_base[PATH_MAX], g_ws[PATH_MAX], g_up[PATH_MAX], g_out[PATH_MAX];
+static char g_kept[PATH_MAX];
 static int g_root = -1, g_upfd = -1;
 static const char *g_tmproot;	/* instead of $TMPDIR */
 
@@ -136,6 +138,8 @@ setup(void)
 	snprintf(g_ws, sizeof g_ws, "%s/ws", g_base);
 	snprintf(g_up, sizeof g_up, "%s/up", g_base);
 	snprintf(g_out, sizeof g_out, "%s/out", g_base);
+	snprintf(g_kept, sizeof g_kept, "%s/kept", g_base);
+	CHECK(mkdir(g_kept, 0700) == 0);
 	CHECK(mkdir(g_ws, 0755) == 0);
 	CHECK(mkdir(g_up, 0755) == 0);
 	CHECK(mkdir(g_out, 0755) == 0);
@@ -186,20 +190,28 @@ struct spec {
 	unsigned int	 new_mode;
 };
 
+/* A tree with a file deep down, a file, and a link out. */
 static void
-lay_old(const struct spec *s)
+lay_tree(const char *rel)
 {
 	char p[PATH_MAX];
 
+	mkd(g_ws, rel);
+	snprintf(p, sizeof p, "%s/sub/deep/f", rel);
+	put(g_ws, p, "deep", 0644);
+	snprintf(p, sizeof p, "%s/out", rel);
+	lnk(g_ws, p, g_out);
+	snprintf(p, sizeof p, "%s/f", rel);
+	put(g_ws, p, "f", 0644);
+}
+
+static void
+lay_old(const struct spec *s)
+{
 	switch (s->kind) {
-	case APPLY_RMTREE:
+	case APPLY_RMDIR:
+		/* what capture recorded beneath it went by earlier items */
 		mkd(g_ws, s->path);
-		snprintf(p, sizeof p, "%s/sub/deep/f", s->path);
-		put(g_ws, p, "deep", 0644);
-		snprintf(p, sizeof p, "%s/out", s->path);
-		lnk(g_ws, p, g_out);
-		snprintf(p, sizeof p, "%s/f", s->path);
-		put(g_ws, p, "f", 0644);
 		break;
 	case APPLY_MKDIR:
 	case APPLY_SYMLINK:
@@ -335,9 +347,12 @@ state(const struct spec *s)
 		old = file_is(s->path, s->old, s->old_mode);
 		new = absent(s->path);
 		break;
-	case APPLY_RMTREE:
-		old = tree_whole(s->path);
+	case APPLY_RMDIR:
+		old = mode_is(s->path, 0755, 1);
 		new = absent(s->path);
+		break;
+	case APPLY_FIFO:
+	case APPLY_LINK:
 		break;
 	case APPLY_CHMOD:
 		old = file_is(s->path, s->old, s->old_mode);
@@ -356,7 +371,7 @@ static const struct spec mix[] = {
 	{ APPLY_SYMLINK, "a/file2link", "was a file\n", 0644, "../top", 0 },
 	{ APPLY_MKDIR, "a/newdir", NULL, 0, NULL, 0750 },
 	{ APPLY_DELETE, "a/gone", "bye\n", 0644, NULL, 0 },
-	{ APPLY_RMTREE, "tree", NULL, 0, NULL, 0 },
+	{ APPLY_RMDIR, "tree", NULL, 0, NULL, 0 },
 	{ APPLY_CHMOD, "a/exec", "#!/bin/sh\n", 0644, NULL, 0755 },
 };
 #define NMIX	(sizeof mix / sizeof mix[0])
@@ -373,7 +388,7 @@ t_all_kinds(void)
 	for (i = 0; i < NMIX; i++)
 		CHECK(state(&mix[i]) == 0);
 	fds = fx_count_fds();
-	CHECK(apply_run(g_root, it, NMIX) == 0);
+	CHECK(apply_run(g_root, it, NMIX, NULL) == 0);
 	for (i = 0; i < NMIX; i++) {
 		if (it[i].failed)
 			fprintf(stderr, "# %s: %s\n", it[i].path, it[i].reason);
@@ -384,14 +399,14 @@ t_all_kinds(void)
 	CHECK(count_tmp() == 0);
 	CHECK(fx_count(AT_FDCWD, g_out, "") == 0);
 	/* Again: everything is already in place, so all count as applied. */
-	CHECK(apply_run(g_root, it, NMIX) == 0);
+	CHECK(apply_run(g_root, it, NMIX, NULL) == 0);
 	for (i = 0; i < NMIX; i++)
 		CHECK(!it[i].failed && state(&mix[i]) == 1);
 	CHECK(fx_count_fds() == fds);
 	/* Bad arguments fail before any item. */
-	CHECK(apply_run(g_upfd, it, 0) == 0);
-	CHECK(apply_run(-1, it, NMIX) == -1 && errno == EBADF);
-	CHECK(apply_run(g_root, NULL, 1) == -1 && errno == EINVAL);
+	CHECK(apply_run(g_upfd, it, 0, NULL) == 0);
+	CHECK(apply_run(-1, it, NMIX, NULL) == -1 && errno == EBADF);
+	CHECK(apply_run(g_root, NULL, 1, NULL) == -1 && errno == EINVAL);
 }
 
 static void
@@ -405,7 +420,7 @@ t_symlink_escape(void)
 		{ APPLY_SYMLINK, "abs/l", NULL, 0, "x", 0 },
 		{ APPLY_MKDIR, "abs/dir", NULL, 0, NULL, 0755 },
 		{ APPLY_DELETE, "abs/victim", "v\n", 0644, NULL, 0 },
-		{ APPLY_RMTREE, "abs/vdir", NULL, 0, NULL, 0 },
+		{ APPLY_RMDIR, "abs/vdir", NULL, 0, NULL, 0 },
 		{ APPLY_CHMOD, "rel/victim", "v\n", 0644, NULL, 0777 },
 		{ APPLY_FILE, "ok/new", NULL, 0, "fine\n", 0644 },
 		{ APPLY_FILE, "inlink/new", NULL, 0, "through an inside link\n", 0644 },
@@ -437,7 +452,7 @@ t_symlink_escape(void)
 	lnk(g_ws, "d/viarel", "../../out");
 	for (w = 0; w < 2; w++) {
 		fsx_force_walk(w);
-		CHECK(apply_run(g_root, it, N) == N - 2);
+		CHECK(apply_run(g_root, it, N, NULL) == N - 2);
 		for (i = 0; i < N - 2; i++) {
 			CHECK(it[i].failed && it[i].err == 0);
 			CHECK_STR(it[i].reason, R_ESCAPE);
@@ -499,7 +514,7 @@ race(int walk, const char *linkto)
 		it.src = "src";
 		it.mode = 0644;
 		it.base.absent = 1;
-		CHECK(apply_run(g_root, &it, 1) >= 0);
+		CHECK(apply_run(g_root, &it, 1, NULL) >= 0);
 		if (!it.failed)
 			applied++;
 		else if (strcmp(it.reason, R_ESCAPE) == 0)
@@ -564,7 +579,7 @@ t_conflicts(void)
 		{ APPLY_FILE, "same-as-new", NULL, 0, "mine\n", 0644 },
 		{ APPLY_FILE, "fine", "v1\n", 0644, "mine\n", 0644 },
 		{ APPLY_DELETE, "del-deleted", "v1\n", 0644, NULL, 0 },
-		{ APPLY_RMTREE, "rmtree-swapped", NULL, 0, NULL, 0 },
+		{ APPLY_RMDIR, "rmtree-swapped", NULL, 0, NULL, 0 },
 	};
 	enum { N = sizeof s / sizeof s[0] };
 	static const char *why[N] = {
@@ -600,7 +615,7 @@ t_conflicts(void)
 	put(g_out, "keep", "keep\n", 0644);
 	lnk(g_ws, "rmtree-swapped", g_out);
 
-	CHECK(apply_run(g_root, it, N) == 10);
+	CHECK(apply_run(g_root, it, N, NULL) == 10);
 	for (i = 0; i < N; i++) {
 		CHECK_STR(it[i].reason, why[i]);
 		CHECK(it[i].failed == (why[i][0] != '\0'));
@@ -646,7 +661,7 @@ t_hardlink_and_final_symlink(void)
 	path_in(p, g_ws, "linked");
 	path_in(q, g_ws, "other-name");
 	CHECK(link(p, q) == 0);
-	CHECK(apply_run(g_root, it, 3) == 0);
+	CHECK(apply_run(g_root, it, 3, NULL) == 0);
 	CHECK(file_is("linked", "new\n", 0644));
 	CHECK(file_is("other-name", "old\n", 0644));
 	CHECK(file_is("was-link", "regular now\n", 0644));
@@ -691,7 +706,7 @@ t_target_became_dir(void)
 	it[3].src = "z";
 	it[3].mode = 0644;
 	capture("z", &it[3].base);
-	CHECK(apply_run(g_root, it, 4) == 3);
+	CHECK(apply_run(g_root, it, 4, NULL) == 3);
 	CHECK(it[0].failed && it[0].err == 0);
 	CHECK_STR(it[0].reason, R_CHANGED);
 	CHECK(it[1].failed && it[1].err == 0);
@@ -722,7 +737,7 @@ readonly_dir(void)
 	setup_specs(s, 4, it, 1);
 	path_in(p, g_ws, "ro");
 	CHECK(chmod(p, 0555) == 0);
-	CHECK(apply_run(g_root, it, 4) == 3);
+	CHECK(apply_run(g_root, it, 4, NULL) == 3);
 	for (i = 0; i < 3; i++) {
 		CHECK(it[i].failed && it[i].err == EACCES);
 		CHECK_STR(it[i].reason, strerror(EACCES));
@@ -768,6 +783,9 @@ t_readonly_dir(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+static const struct apply_env tenv;
+static int kept_is(const char *, const char *);
+
 /* The fault loops: for n = 0, 1, ... the nth allocation (or write) fails. */
 static const struct spec faulty[] = {
 	{ APPLY_FILE, "a/replace", "old contents\n", 0644, "new contents\n", 0644 },
@@ -775,7 +793,7 @@ static const struct spec faulty[] = {
 	{ APPLY_SYMLINK, "a/newlink", NULL, 0, "replace", 0 },
 	{ APPLY_MKDIR, "a/newdir", NULL, 0, NULL, 0750 },
 	{ APPLY_DELETE, "a/gone", "bye\n", 0644, NULL, 0 },
-	{ APPLY_RMTREE, "tree", NULL, 0, NULL, 0 },
+	{ APPLY_RMDIR, "tree", NULL, 0, NULL, 0 },
 	{ APPLY_CHMOD, "a/exec", "#!/bin/sh\n", 0644, NULL, 0755 },
 	{ APPLY_FILE, "a/big", "small\n", 0644, NULL, 0600 },
 };
@@ -805,7 +823,7 @@ fault_loop(int writes)
 			fsx_fail_write_after(n);
 		else
 			mem_fail_after(n);
-		failed = apply_run(g_root, it, NFAULTY);
+		failed = apply_run(g_root, it, NFAULTY, NULL);
 		happened = writes ? fsx_write_failed() : mem_failed();
 		fsx_fail_write_after(-1);
 		mem_fail_after(-1);
@@ -822,7 +840,7 @@ fault_loop(int writes)
 		CHECK(count_tmp() == 0);
 		CHECK(fx_count_fds() == fds);
 		/* a second run lands the rest */
-		CHECK(apply_run(g_root, it, NFAULTY) == 0);
+		CHECK(apply_run(g_root, it, NFAULTY, NULL) == 0);
 		for (i = 0; i < NFAULTY; i++)
 			CHECK(state(&s[i]) == 1);
 		if (!happened)
@@ -871,7 +889,7 @@ t_crash_kill9(void)
 	static char paths[NCRASH][32], olds[NCRASH][32];
 	static char news[NCRASH][8200];
 	unsigned int seed = 12345;
-	double t0, full;
+	double t0, full = 0;
 	int k, i, st, partial = 0, nold, nnew;
 	pid_t pid;
 
@@ -909,6 +927,8 @@ t_crash_kill9(void)
 	for (k = 0; k <= KILLS; k++) {
 		double delay;
 
+		fx_rm_rf(g_kept);
+		CHECK(mkdir(g_kept, 0700) == 0);
 		if (k > 0) {
 			fx_rm_rf(g_ws);
 			CHECK(mkdir(g_ws, 0755) == 0);
@@ -922,7 +942,7 @@ t_crash_kill9(void)
 		pid = fork();
 		CHECK(pid >= 0);
 		if (pid == 0)
-			_exit(apply_run(g_root, it, NCRASH) == 0 ? 0 : 1);
+			_exit(apply_run(g_root, it, NCRASH, &tenv) == 0 ? 0 : 1);
 		if (k == 0) {
 			/* calibration: a full run, not killed */
 			CHECK(waitpid(pid, &st, 0) == pid);
@@ -949,11 +969,14 @@ t_crash_kill9(void)
 				nnew++;
 			else
 				nold++;
+			/* what it replaced is kept, whenever it was killed */
+			if (r && s[i].old != NULL)
+				CHECK(kept_is(s[i].path, s[i].old) == 1);
 		}
 		if (nold && nnew)
 			partial++;
 		CHECK(count_tmp() <= 1);
-		CHECK(apply_run(g_root, it, NCRASH) == 0);
+		CHECK(apply_run(g_root, it, NCRASH, &tenv) == 0);
 		for (i = 0; i < NCRASH; i++)
 			CHECK(state(&s[i]) == 1);
 		CHECK(count_tmp() == 0);
@@ -990,7 +1013,7 @@ t_sparse_2g(void)
 	it.mode = 0644;
 	it.base.absent = 1;
 	CHECK(getrusage(RUSAGE_SELF, &ru0) == 0);
-	CHECK(apply_run(g_root, &it, 1) == 0);
+	CHECK(apply_run(g_root, &it, 1, NULL) == 0);
 	CHECK(getrusage(RUSAGE_SELF, &ru1) == 0);
 	printf("# 2 GB apply: peak RSS grew by %ld KB\n",
 	    ru1.ru_maxrss - ru0.ru_maxrss);
@@ -1004,6 +1027,345 @@ t_sparse_2g(void)
 	    memcmp(buf, "\0\0\0\0", 4) == 0);
 	close(fd);
 	CHECK(count_tmp() == 0);
+}
+
+
+/*
+ * A keeper for tests: kept/<rel with '/' as '%'>, a hard link of what is
+ * kept. fail_keep makes put fail with that errno.
+ */
+static int g_fail_keep;
+
+static void
+flat(const char *rel, char *out)
+{
+	size_t i;
+
+	for (i = 0; rel[i] != '\0' && i < PATH_MAX - 1; i++)
+		out[i] = rel[i] == '/' ? '%' : rel[i];
+	out[i] = '\0';
+}
+
+static int
+tk_put(void *arg, const char *rel, int dirfd, const char *name,
+    struct apply_kept *k)
+{
+	char f[PATH_MAX];
+	struct stat st;
+	int kfd, rc = -1;
+
+	if (g_fail_keep) {
+		errno = g_fail_keep;
+		return -1;
+	}
+	memset(k, 0, sizeof *k);
+	flat(rel, f);
+	if ((kfd = open(g_kept, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	unlinkat(kfd, f, 0);
+	if (linkat(dirfd, name, kfd, f, 0) == 0 &&
+	    fstatat(kfd, f, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		k->linked = 1;
+		k->dev = st.st_dev;
+		k->ino = st.st_ino;
+		rc = 0;
+	}
+	fsx_close(kfd);
+	return rc;
+}
+
+static void
+tk_drop(void *arg, const char *rel)
+{
+	char f[PATH_MAX], p[PATH_MAX];
+
+	flat(rel, f);
+	snprintf(p, sizeof p, "%s/%s", g_kept, f);
+	unlink(p);
+}
+
+static const struct apply_keeper tkeeper = { tk_put, tk_drop, NULL };
+static const struct apply_env tenv = { &tkeeper, NULL, NULL };
+
+/* What kept/ holds for rel: 1 a file with data, 0 nothing, -1 other. */
+static int
+kept_is(const char *rel, const char *data)
+{
+	char f[PATH_MAX], buf[256];
+	int kfd;
+	ssize_t n;
+
+	flat(rel, f);
+	CHECK((kfd = open(g_kept, O_RDONLY | O_DIRECTORY)) >= 0);
+	n = fx_read(kfd, f, buf, sizeof buf - 1);
+	close(kfd);
+	if (n < 0)
+		return errno == ENOENT ? 0 : -1;
+	buf[n] = '\0';
+	return strcmp(buf, data) == 0 ? 1 : -1;
+}
+
+/* A directory that holds entries nobody recorded stays, with them. */
+static void
+t_rmdir_keeps_content(void)
+{
+	struct apply_item it[2];
+
+	setup();
+	lay_tree("t");
+	mkd(g_ws, "e");
+	memset(it, 0, sizeof it);
+	it[0].path = "t";
+	it[0].kind = APPLY_RMDIR;
+	capture("t", &it[0].base);
+	it[1].path = "e";
+	it[1].kind = APPLY_RMDIR;
+	capture("e", &it[1].base);
+	CHECK(apply_run(g_root, it, 2, &tenv) == 1);
+	CHECK(it[0].failed && it[0].err == 0);
+	CHECK_STR(it[0].reason, R_NOTEMPTY);
+	CHECK(tree_whole("t"));
+	CHECK(!it[1].failed && absent("e"));
+	CHECK(fx_count(AT_FDCWD, g_out, "") == 0);
+}
+
+/* What apply replaces or deletes is kept; what it creates needs nothing. */
+static void
+t_keeps_replaced(void)
+{
+	static const struct spec s[] = {
+		{ APPLY_FILE, "a/replace", "old a\n", 0644, "new a\n", 0644 },
+		{ APPLY_DELETE, "b", "old b\n", 0600, NULL, 0 },
+		{ APPLY_SYMLINK, "c", "old c\n", 0644, "a/replace", 0 },
+		{ APPLY_FILE, "d", NULL, 0, "new d\n", 0644 },
+		{ APPLY_FILE, "e", "old e\n", 0644, "new e\n", 0644 },
+	};
+	enum { N = sizeof s / sizeof s[0] };
+	struct apply_item it[N];
+	int w;
+
+	for (w = 0; w < 2; w++) {
+		setup();
+		apply_force_rename(w);
+		setup_specs(s, N, it, 1);
+		/* the keeper fails for e: nothing of e is replaced */
+		g_fail_keep = 0;
+		CHECK(apply_run(g_root, it, N - 1, &tenv) == 0);
+		g_fail_keep = EACCES;
+		CHECK(apply_run(g_root, it + N - 1, 1, &tenv) == 1);
+		g_fail_keep = 0;
+		apply_force_rename(0);
+		CHECK(state(&s[0]) == 1 && state(&s[1]) == 1 &&
+		    state(&s[2]) == 1 && state(&s[3]) == 1);
+		CHECK(it[0].kept && it[1].kept && it[2].kept && !it[3].kept);
+		CHECK(kept_is("a/replace", "old a\n") == 1);
+		CHECK(kept_is("b", "old b\n") == 1);
+		CHECK(kept_is("c", "old c\n") == 1);
+		CHECK(kept_is("d", "") == 0);
+		CHECK(it[4].failed && it[4].err == EACCES);
+		CHECK_STR(it[4].reason, "cannot keep what it replaces: "
+		    "Permission denied");
+		CHECK(state(&s[4]) == 0 && kept_is("e", "") == 0);
+		CHECK(count_tmp() == 0);
+	}
+}
+
+/*
+ * Compare and swap: while apply replaces f, another process rewrites it
+ * at a random moment, in place (O_TRUNC) or by renaming a new file over
+ * it. Whatever the interleaving, the user's version ends up in place.
+ */
+static void
+t_swap_race(void)
+{
+	static const struct spec s[] = {
+		{ APPLY_FILE, "f", "base\n", 0644, "applied\n", 0644 },
+	};
+	struct apply_item it;
+	char user[64], p[PATH_MAX], q[PATH_MAX];
+	unsigned int seed = 4242;
+	int round, st, fd, applied = 0, refused = 0, w;
+	double t0, full = 0;
+	pid_t pid;
+
+	for (round = 0; round < 400; round++) {
+		w = round % 4 == 3;	/* a quarter without exchange */
+		setup();
+		setup_specs(s, 1, &it, 1);
+		snprintf(user, sizeof user, "user %d\n", round);
+		path_in(p, g_ws, "f");
+		path_in(q, g_ws, "f.new");
+		t0 = now();
+		pid = fork();
+		CHECK(pid >= 0);
+		if (pid == 0) {
+			usleep(full > 0 ? (useconds_t)(full * 1e6 *
+			    (rand_r(&seed) % 1200) / 1000.0) : 0);
+			if (round % 2 == 0) {
+				fd = open(p, O_WRONLY | O_TRUNC);
+				if (fd >= 0) {
+					(void)!write(fd, user, strlen(user));
+					close(fd);
+				}
+			} else {
+				fd = open(q, O_WRONLY | O_CREAT | O_TRUNC,
+				    0644);
+				(void)!write(fd, user, strlen(user));
+				close(fd);
+				rename(q, p);
+			}
+			_exit(0);
+		}
+		rand_r(&seed);
+		apply_force_rename(w);
+		CHECK(apply_run(g_root, &it, 1, &tenv) >= 0);
+		apply_force_rename(0);
+		if (round < 8)
+			full = full > now() - t0 ? full : now() - t0;
+		CHECK(waitpid(pid, &st, 0) == pid);
+		if (it.failed) {
+			refused++;
+			CHECK_STR(it.reason, R_CHANGED);
+		} else
+			applied++;
+		/* never lost: the user's version is the one in place */
+		if (!w || !file_is("f", "applied\n", 0644)) {
+			if (!file_is("f", user, 0644))
+				fprintf(stderr, "# round %d: lost\n", round);
+			CHECK(file_is("f", user, 0644));
+		} else
+			/* no exchange: the window is kept, never lost */
+			CHECK(kept_is("f", user) == 1 ||
+			    kept_is("f", "base\n") == 1);
+		CHECK(count_tmp() == 0);
+	}
+	printf("# swap race: %d applied (then rewritten), %d refused\n",
+	    applied, refused);
+}
+
+/* Fifos are made as fifos; a command's hard link stays a hard link. */
+static void
+t_fifo_and_link(void)
+{
+	struct apply_item it[5];
+	struct stat a, b;
+
+	setup();
+	put(g_ws, "q", "a file\n", 0644);
+	put(g_up, "lead", "shared\n", 0640);
+	put(g_ws, "other", "not shared\n", 0640);
+	memset(it, 0, sizeof it);
+	it[0].path = "p";
+	it[0].kind = APPLY_FIFO;
+	it[0].mode = 0640;
+	it[0].base.absent = 1;
+	it[1].path = "q";
+	it[1].kind = APPLY_FIFO;
+	it[1].mode = 0600;
+	capture("q", &it[1].base);
+	it[2].path = "d/lead";
+	it[2].kind = APPLY_FILE;
+	it[2].srcdir = g_upfd;
+	it[2].src = "lead";
+	it[2].mode = 0640;
+	it[2].base.absent = 1;
+	it[3].path = "e/follow";
+	it[3].kind = APPLY_LINK;
+	it[3].srcdir = g_upfd;
+	it[3].src = "lead";
+	it[3].link = "d/lead";
+	it[3].mode = 0640;
+	it[3].base.absent = 1;
+	it[4] = it[3];
+	it[4].path = "e/wrong";
+	it[4].link = "other";
+	apply_run(g_root, it, 5, &tenv);
+	for (int i = 0; i < 5; i++)
+		if (it[i].failed)
+			fprintf(stderr, "# %s: %s\n", it[i].path, it[i].reason);
+	CHECK(it[4].failed && !it[0].failed && !it[1].failed &&
+	    !it[2].failed && !it[3].failed);
+	CHECK(fstatat(g_root, "p", &a, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISFIFO(a.st_mode) && (a.st_mode & 07777) == 0640);
+	CHECK(fstatat(g_root, "q", &a, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISFIFO(a.st_mode) && (a.st_mode & 07777) == 0600);
+	CHECK(kept_is("q", "a file\n") == 1);
+	CHECK(fstatat(g_root, "d/lead", &a, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(fstatat(g_root, "e/follow", &b, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(a.st_ino == b.st_ino && a.st_dev == b.st_dev &&
+	    a.st_nlink == 2);
+	CHECK(it[4].failed && it[4].err == 0);
+	CHECK_STR(it[4].reason, "the file it is a hard link of does not hold "
+	    "its content; kept");
+	CHECK(absent("e/wrong") && file_is("other", "not shared\n", 0640));
+	/* again: all in place already */
+	CHECK(apply_run(g_root, it, 4, &tenv) == 0);
+	CHECK(count_tmp() == 0);
+}
+
+/* No record at capture: refused, never applied blind. */
+static void
+t_unrecorded(void)
+{
+	static const struct spec s[] = {
+		{ APPLY_FILE, "f", "user's\n", 0644, "mine\n", 0644 },
+		{ APPLY_DELETE, "g", "user's\n", 0644, NULL, 0 },
+		{ APPLY_FILE, "h", "user's\n", 0644, "mine\n", 0644 },
+		{ APPLY_FILE, "done", "mine\n", 0644, "mine\n", 0644 },
+	};
+	struct apply_item it[4];
+	int i;
+
+	setup();
+	setup_specs(s, 4, it, 1);
+	for (i = 0; i < 4; i++) {
+		memset(&it[i].base, 0, sizeof it[i].base);
+		it[i].base.unrecorded = 1;
+	}
+	it[2].base.why = ESTALE;
+	CHECK(apply_run(g_root, it, 4, &tenv) == 3);
+	CHECK_STR(it[0].reason, "no record of the file at capture; refused");
+	CHECK_STR(it[1].reason, "no record of the file at capture; refused");
+	CHECK_STR(it[2].reason, "no record of the file at capture (it changed "
+	    "while the command ran); refused");
+	CHECK(!it[3].failed);
+	CHECK(file_is("f", "user's\n", 0644) && file_is("g", "user's\n", 0644));
+	CHECK(file_is("h", "user's\n", 0644));
+}
+
+/* Deleting a recorded fifo; a fifo where a file was recorded: conflict. */
+static void
+t_special_bases(void)
+{
+	struct apply_item it[2];
+	struct stat st;
+	char p[PATH_MAX];
+
+	setup();
+	path_in(p, g_ws, "pipe");
+	CHECK(mkfifo(p, 0620) == 0 && chmod(p, 0620) == 0);
+	put(g_ws, "was-file", "x\n", 0644);
+	memset(it, 0, sizeof it);
+	it[0].path = "pipe";
+	it[0].kind = APPLY_DELETE;
+	it[0].base.special = S_IFIFO;
+	it[0].base.mode = 0620;
+	it[1].path = "was-file";
+	it[1].kind = APPLY_DELETE;
+	capture("was-file", &it[1].base);
+	path_in(p, g_ws, "was-file");
+	CHECK(unlink(p) == 0 && mkfifo(p, 0644) == 0);
+	apply_run(g_root, it, 2, &tenv);
+	for (int i = 0; i < 2; i++)
+		if (it[i].failed)
+			fprintf(stderr, "# %s: %s\n", it[i].path, it[i].reason);
+	CHECK(!it[0].failed && absent("pipe"));
+	snprintf(p, sizeof p, "%s/pipe", g_kept);
+	CHECK(lstat(p, &st) == 0 && S_ISFIFO(st.st_mode));
+	CHECK(it[1].failed);
+	CHECK_STR(it[1].reason, R_CHANGED);
+	path_in(p, g_ws, "was-file");
+	CHECK(lstat(p, &st) == 0 && S_ISFIFO(st.st_mode));
 }
 
 /* tap.h ends a passing test with _exit(): clean up explicitly. */
@@ -1036,5 +1398,11 @@ main(void)
 	RUN(t_fault_write);
 	RUN(t_crash_kill9);
 	RUN(t_sparse_2g);
+	RUN(t_rmdir_keeps_content);
+	RUN(t_keeps_replaced);
+	RUN(t_swap_race);
+	RUN(t_fifo_and_link);
+	RUN(t_unrecorded);
+	RUN(t_special_bases);
 	return tap_done();
 }

@@ -4,6 +4,7 @@
  */
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -552,6 +553,74 @@ t_chmod_nofollow(void)
 	    errno == ENOENT);
 }
 
+
+/* Streams, temp objects left for the caller, the exclusive rename. */
+static void
+t_stream_and_tmp(void)
+{
+	char tmp[FSX_TMP_NAMELEN + 1], buf[64], p[PATH_MAX];
+	const char *b;
+	struct stat st, a;
+	int fd, pp[2], src;
+	pid_t pid;
+
+	build_tree();
+	CHECK((fd = fsx_open_parent(g_root, "a/b/file", 0, &b)) >= 0);
+	/* a pipe, read to its end in pieces */
+	CHECK(pipe(pp) == 0);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		int i;
+
+		close(pp[0]);
+		for (i = 0; i < 1000; i++)
+			CHECK(write(pp[1], "0123456789", 10) == 10);
+		_exit(0);
+	}
+	close(pp[1]);
+	CHECK(fsx_write_atomic_stream(fd, "piped", pp[0], 0640, 0) == 0);
+	close(pp[0]);
+	waitpid(pid, NULL, 0);
+	CHECK(fstatat(fd, "piped", &st, 0) == 0 && st.st_size == 10000 &&
+	    (st.st_mode & 07777) == 0640);
+	/* a failing write midway leaves nothing */
+	CHECK((src = openat(fd, "piped", O_RDONLY)) >= 0);
+	fsx_fail_write_after(0);
+	CHECK(fsx_write_atomic_stream(fd, "nope", src, 0644, 0) == -1 &&
+	    errno == EIO);
+	fsx_fail_write_after(-1);
+	CHECK(fstatat(fd, "nope", &st, 0) == -1);
+	/* temp objects stay under their names until the caller moves them */
+	CHECK(lseek(src, 0, SEEK_SET) == 0);
+	CHECK(fsx_tmp_file(fd, src, 0604, tmp, &st) == 0);
+	CHECK(fsx_is_tmp_name(tmp) && S_ISREG(st.st_mode) &&
+	    (st.st_mode & 07777) == 0604 && st.st_size == 10000);
+	CHECK(fsx_rename_noreplace(fd, tmp, "piped") == -1 && errno == EEXIST);
+	CHECK(fsx_rename_noreplace(fd, tmp, "copy") == 0);
+	CHECK(fsx_tmp_symlink(fd, "../target", tmp) == 0);
+	CHECK(readlinkat(fd, tmp, buf, sizeof buf) == 9);
+	CHECK(unlinkat(fd, tmp, 0) == 0);
+	CHECK(fsx_tmp_fifo(fd, 0610, tmp) == 0);
+	CHECK(fstatat(fd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISFIFO(st.st_mode) && (st.st_mode & 07777) == 0610);
+	CHECK(unlinkat(fd, tmp, 0) == 0);
+	CHECK(fsx_tmp_link(fd, "copy", fd, tmp) == 0);
+	CHECK(fstatat(fd, tmp, &st, 0) == 0 && fstatat(fd, "copy", &a, 0) == 0 &&
+	    st.st_ino == a.st_ino);
+	CHECK(fsx_sweep_tmp(fd) == 1);
+	CHECK(fsx_tmp_link(fd, "missing", fd, tmp) == -1 && errno == ENOENT);
+	close(src);
+	snprintf(p, sizeof p, "%s/a/b", g_ws);
+	CHECK(fx_count(AT_FDCWD, p, FSX_TMP_PREFIX) == 0);
+	/* FSX_NOSYNC: the same result */
+	CHECK(fsx_write_atomic(fd, "ns", "x", 1, 0600,
+	    FSX_NOSYNC | FSX_NOREPLACE) == 0);
+	CHECK(fsx_write_atomic(fd, "ns", "y", 1, 0600,
+	    FSX_NOSYNC | FSX_NOREPLACE) == -1 && errno == EEXIST);
+	close(fd);
+}
+
 static void
 t_tmp_names(void)
 {
@@ -602,5 +671,6 @@ main(void)
 	RUN(t_read_all);
 	RUN(t_chmod_nofollow);
 	RUN(t_tmp_names);
+	RUN(t_stream_and_tmp);
 	return tap_done();
 }

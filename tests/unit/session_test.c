@@ -1,7 +1,9 @@
 /* session: ids, creation, meta.json parsing, locking, base records. */
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -500,8 +502,9 @@ t_run_marks(void)
 	CHECK(n > 0);
 	link[n > 0 ? n : 0] = '\0';
 	CHECK(strcmp(link, boot) == 0);
-	CHECK(session_run_changed(&s, &r) == 0);
-	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_run_changed(&s, -1, &r) == 0);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
 	CHECK(!fx_exists(s.dirfd, "running"));
 	CHECK(fx_exists(s.dirfd, "idle"));
 	ino = ino_at(s.dirfd, "idle");
@@ -512,24 +515,27 @@ t_run_marks(void)
 	CHECK(!fx_exists(s.dirfd, "idle"));
 	/* a change deep in upper/ is seen */
 	fx_put(s.upperfd, "a/b/new", "new\n", 0600);
-	CHECK(session_run_changed(&s, &r) == 1);
-	CHECK(session_run_end(&s, 1) == 0);
+	CHECK(session_run_changed(&s, -1, &r) == 1);
+	CHECK(session_run_end(&s, 1, 1) == 0);
+	session_run_free(&r);
 	settle();
 
 	/* a clock set back meanwhile: ctimes say nothing, so "changed" */
 	CHECK(session_run_begin(&s, &r) == 0);
-	CHECK(session_run_changed(&s, &r) == 0);
+	CHECK(session_run_changed(&s, -1, &r) == 0);
 	r.clock -= 2000000000LL;
-	CHECK(session_run_changed(&s, &r) == 1);
-	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_run_changed(&s, -1, &r) == 1);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
 
 	/* arcturn killed mid-run (this boot): settled, records forced */
 	CHECK(renameat(s.dirfd, "idle", s.dirfd, "running") == 0);
 	CHECK(session_run_interrupted(&s) == 0);
 	CHECK(session_run_begin(&s, &r) == 0);
 	CHECK(r.stale && !r.cut);
-	CHECK(session_run_changed(&s, &r) == 1);
-	CHECK(session_run_end(&s, 1) == 0);
+	CHECK(session_run_changed(&s, -1, &r) == 1);
+	CHECK(session_run_end(&s, 1, 1) == 0);
+	session_run_free(&r);
 	CHECK(session_run_interrupted(&s) == 0);
 
 	/* a mark from another boot: a restart cut that run short */
@@ -539,7 +545,8 @@ t_run_marks(void)
 	CHECK(session_run_begin(&s, &r) == 0);
 	CHECK(r.cut && r.stale);
 	CHECK(fx_exists(s.dirfd, "interrupted"));
-	CHECK(session_run_end(&s, 1) == 0);
+	CHECK(session_run_end(&s, 1, 1) == 0);
+	session_run_free(&r);
 	CHECK(session_run_interrupted(&s) == 1);	/* until the session goes */
 	/* an idle mark from another boot is made anew, not reused */
 	CHECK(unlinkat(s.dirfd, "idle", 0) == 0);
@@ -550,7 +557,8 @@ t_run_marks(void)
 	link[n > 0 ? n : 0] = '\0';
 	CHECK(strcmp(link, boot) == 0);
 	CHECK(!fx_exists(s.dirfd, "idle"));
-	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
 	CHECK(session_remove(&s) == 0);
 	close(store);
 }
@@ -590,21 +598,317 @@ t_run_sweep(void)
 		session_run_sweep(&s);
 		CHECK(!fx_exists(s.dirfd, "work.old"));
 		CHECK(fx_exists(s.dirfd, "work"));
-		CHECK(session_run_end(&s, 0) == 0);
+		CHECK(session_run_end(&s, 0, 1) == 0);
+		session_run_free(&r);
 	}
 	/* a sweep that never ran: the next begin finishes it */
 	volatile_leftover(s.dirfd, 0);
 	CHECK(session_run_begin(&s, &r) == 0);
-	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
 	volatile_leftover(s.dirfd, 1);
 	CHECK(session_run_begin(&s, &r) == 0);
 	CHECK(fx_exists(s.dirfd, "work.old"));
 	CHECK(!fx_exists(s.dirfd, "work/work"));
 	session_run_sweep(&s);
 	CHECK(!fx_exists(s.dirfd, "work.old"));
-	CHECK(session_run_end(&s, 0) == 0);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
 	CHECK(session_remove(&s) == 0);
 	CHECK(!fx_exists(store, "r2"));
+	close(store);
+}
+
+
+/* Every record kind round-trips; truncated and corrupt ones say which. */
+static void
+t_base_kinds(void)
+{
+	static const unsigned int fmts[] = { S_IFIFO, S_IFSOCK, S_IFCHR,
+	    S_IFBLK };
+	struct apply_base b, g;
+	struct session s;
+	unsigned char d[HASH_LEN];
+	char name[HASH_HEXLEN + 1], rel[16];
+	size_t i;
+	int store = fresh();
+
+	CHECK(session_open(store, "k", ws, &s) == 0);
+	for (i = 0; i < 4; i++) {
+		memset(&b, 0, sizeof b);
+		b.special = fmts[i];
+		b.mode = 0640;
+		snprintf(rel, sizeof rel, "s%zu", i);
+		CHECK(session_base_put(&s, rel, &b) == 0);
+		CHECK(session_base_get(&s, rel, &g) == 0);
+		CHECK(memcmp(&b, &g, sizeof b) == 0);
+	}
+	memset(&b, 0, sizeof b);
+	b.unrecorded = 1;
+	b.why = ESTALE;
+	CHECK(session_base_put(&s, "u", &b) == 0);
+	CHECK(session_base_get(&s, "u", &g) == 0);
+	CHECK(g.unrecorded && g.why == ESTALE && g.mode == 0);
+	/* the first capture wins: a later put changes nothing */
+	memset(&b, 0, sizeof b);
+	CHECK(session_base_put(&s, "u", &b) == 0);
+	CHECK(session_base_get(&s, "u", &g) == 0 && g.unrecorded);
+	/* what a crash before the data reached the disk leaves */
+	hash_buf("t", 1, d);
+	hash_hex(d, name);
+	fx_put(s.basefd, name, "", 0600);
+	CHECK(session_base_get(&s, "t", &g) == -1 && errno == EBADMSG);
+	CHECK_STR(s.why, "base record for t truncated");
+	fx_put(s.basefd, name, "file 644 00000", 0600);
+	CHECK(session_base_get(&s, "t", &g) == -1 && errno == EBADMSG);
+	CHECK(strstr(s.why, "truncated") != NULL);
+	fx_put(s.basefd, name, "pipe 644 0000000000000000000000000000000000"
+	    "000000000000000000000000000000\nt", 0600);
+	CHECK(session_base_get(&s, "t", &g) == -1 && errno == EBADMSG);
+	CHECK_STR(s.why, "base record for t corrupt");
+	/* nosync: the same record, no fsync asked */
+	s.nosync = 1;
+	memset(&b, 0, sizeof b);
+	b.is_dir = 1;
+	b.mode = 0700;
+	CHECK(session_base_put(&s, "d", &b) == 0);
+	CHECK(session_base_get(&s, "d", &g) == 0 && g.is_dir && g.mode == 0700);
+	session_close(&s);
+	close(store);
+}
+
+/* A damaged session says which part, and goes by its id all the same. */
+static void
+t_remove_damaged(void)
+{
+	static const char *part[] = { "base", "upper", "meta.json", "lock" };
+	static const char *why[] = { "base/ missing", "upper/ missing",
+	    "meta.json missing", "lock not a regular file" };
+	char id[8], def[SESSION_IDMAX + 1];
+	struct session s;
+	size_t i;
+	int store = fresh(), dfd;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(id, sizeof id, "dm%zu", i);
+		CHECK(session_open(store, id, ws, &s) == 0);
+		fx_put(s.upperfd, "f", "x", 0644);
+		session_close(&s);
+		CHECK((dfd = openat(store, id, O_RDONLY | O_DIRECTORY)) >= 0);
+		CHECK(session_rmtree(dfd, part[i]) == 0);
+		if (i == 3)
+			CHECK(mkdirat(dfd, "lock", 0700) == 0);
+		close(dfd);
+		CHECK(session_open(store, id, NULL, &s) == -1 &&
+		    errno == EBADMSG);
+		CHECK_STR(s.why, why[i]);
+		CHECK(session_remove_id(store, id, NULL, NULL) == 0);
+		CHECK(!fx_exists(store, id));
+	}
+	/* a default naming a damaged session is dropped with it */
+	CHECK(session_default(store, ws, 1, def) == 0);
+	CHECK((dfd = openat(store, def, O_RDONLY | O_DIRECTORY)) >= 0);
+	CHECK(unlinkat(dfd, "meta.json", 0) == 0);
+	close(dfd);
+	CHECK(session_remove_id(store, def, NULL, NULL) == 0);
+	CHECK(session_default(store, ws, 0, def) == -1 && errno == ENOENT);
+	CHECK(fx_count(store, ".", ".default-") == 0);
+	/* a plain file where a session should be goes too */
+	fx_put(store, "junk", "x", 0600);
+	CHECK(session_remove_id(store, "junk", NULL, NULL) == 0);
+	CHECK(session_remove_id(store, "junk", NULL, NULL) == -1 &&
+	    errno == ENOENT);
+	CHECK(session_remove_id(store, "../x", NULL, NULL) == -1 &&
+	    errno == EINVAL);
+	CHECK(fx_count(store, ".", ".trash-") == 0);
+	close(store);
+}
+
+/* Thousands of levels, dirs at mode 0, 16 fds: rmtree still finishes. */
+static void
+t_rmtree_deep(void)
+{
+	struct rlimit rl, low;
+	int store = fresh(), fd, nfd, i;
+
+	CHECK(mkdirat(store, "deep", 0700) == 0);
+	CHECK((fd = openat(store, "deep", O_RDONLY | O_DIRECTORY)) >= 0);
+	for (i = 0; i < 3000; i++) {
+		CHECK(mkdirat(fd, "d", 0700) == 0);
+		if (i % 100 == 0)
+			fx_put(fd, "f", "x", 0600);
+		CHECK((nfd = openat(fd, "d", O_RDONLY | O_DIRECTORY)) >= 0);
+		if (i % 500 == 0)
+			CHECK(fchmod(fd, 0500) == 0);
+		close(fd);
+		fd = nfd;
+	}
+	close(fd);
+	CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+	low = rl;
+	low.rlim_cur = 16;
+	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	CHECK(session_rmtree(store, "deep") == 0);
+	CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	CHECK(!fx_exists(store, "deep"));
+	close(store);
+}
+
+static void
+note_wait(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+/* A lock held over a second is waited for, and said so once. */
+static void
+t_lock_wait_note(void)
+{
+	struct session s, t;
+	pid_t pid;
+	int store = fresh(), said = 0, st, p[2];
+	char c;
+
+	CHECK(session_open(store, "w", ws, &s) == 0);
+	CHECK(pipe(p) == 0);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		CHECK(session_open(store, "w", NULL, &t) == 0);
+		CHECK(session_lock(&t, LOCK_EX) == 0);
+		CHECK(write(p[1], "x", 1) == 1);
+		usleep(1500 * 1000);
+		_exit(0);
+	}
+	CHECK(read(p[0], &c, 1) == 1);
+	CHECK(session_lock_wait(&s, LOCK_EX, note_wait, &said) == 0);
+	CHECK(said == 1);
+	session_unlock(&s);
+	CHECK(waitpid(pid, &st, 0) == pid);
+	/* a short hold: no word */
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		CHECK(session_open(store, "w", NULL, &t) == 0);
+		CHECK(session_lock(&t, LOCK_EX) == 0);
+		CHECK(write(p[1], "x", 1) == 1);
+		usleep(200 * 1000);
+		_exit(0);
+	}
+	CHECK(read(p[0], &c, 1) == 1);
+	said = 0;
+	CHECK(session_lock_wait(&s, LOCK_SH, note_wait, &said) == 0);
+	CHECK(said == 0);
+	CHECK(waitpid(pid, &st, 0) == pid);
+	session_close(&s);
+	close(store);
+}
+
+/*
+ * "Changed" means something in upper/ differs: `git status` makes and
+ * removes .git/index.lock, which moves ctimes and nothing else.
+ */
+static void
+t_run_changed_precisely(void)
+{
+	struct session s;
+	struct session_run r;
+	int store = fresh(), rootfd, fd;
+
+	CHECK((rootfd = open(ws, O_RDONLY | O_DIRECTORY)) >= 0);
+	CHECK(mkdirat(rootfd, ".git", 0755) == 0);
+	CHECK(fchmodat(rootfd, ".git", 0755, 0) == 0);
+	CHECK(mkdirat(rootfd, "src", 0700) == 0);
+	CHECK(session_open(store, "c", ws, &s) == 0);
+	CHECK(session_lock(&s, LOCK_EX) == 0);
+	fx_put(s.upperfd, "kept", "k", 0644);
+	settle();
+
+	/* first run: .git copied up (empty, same mode), lock made, gone */
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(mkdirat(s.upperfd, ".git", 0755) == 0);
+	CHECK(fchmodat(s.upperfd, ".git", 0755, 0) == 0);
+	fx_put(s.upperfd, ".git/index.lock", "x", 0644);
+	CHECK(unlinkat(s.upperfd, ".git/index.lock", 0) == 0);
+	CHECK(session_run_changed(&s, rootfd, &r) == 0);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
+	settle();
+	/* again, .git already in upper/ */
+	CHECK(session_run_begin(&s, &r) == 0);
+	fx_put(s.upperfd, ".git/index.lock", "x", 0644);
+	CHECK(unlinkat(s.upperfd, ".git/index.lock", 0) == 0);
+	CHECK(session_run_changed(&s, rootfd, &r) == 0);
+	/* ... but a file that stays is a change */
+	fx_put(s.upperfd, ".git/index", "new index", 0644);
+	CHECK(session_run_changed(&s, rootfd, &r) == 1);
+	CHECK(session_run_end(&s, 1, 1) == 0);
+	session_run_free(&r);
+	settle();
+	/* an entry removed that was there before: a change */
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(unlinkat(s.upperfd, "kept", 0) == 0);
+	CHECK(session_run_changed(&s, rootfd, &r) == 1);
+	CHECK(session_run_end(&s, 1, 1) == 0);
+	session_run_free(&r);
+	settle();
+	/* a directory re-moded: a change; a copy-up of another mode too */
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(fchmodat(s.upperfd, ".git", 0700, 0) == 0);
+	CHECK(session_run_changed(&s, rootfd, &r) == 1);
+	CHECK(session_run_end(&s, 1, 1) == 0);
+	session_run_free(&r);
+	settle();
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(mkdirat(s.upperfd, "src", 0755) == 0);
+	CHECK(fchmodat(s.upperfd, "src", 0755, 0) == 0);
+	CHECK(session_run_changed(&s, rootfd, &r) == 1);
+	CHECK(unlinkat(s.upperfd, "src", AT_REMOVEDIR) == 0);
+	/* a new opaque dir over a real one hides its entries: a change */
+	CHECK(mkdirat(s.upperfd, "src", 0700) == 0);
+	CHECK(fchmodat(s.upperfd, "src", 0700, 0) == 0);
+	CHECK(session_run_changed(&s, rootfd, &r) == 0);
+	CHECK((fd = openat(s.upperfd, "src", O_RDONLY | O_DIRECTORY)) >= 0);
+	if (fsetxattr(fd, "user.overlay.opaque", "y", 1, 0) == 0)
+		CHECK(session_run_changed(&s, rootfd, &r) == 1);
+	close(fd);
+	CHECK(session_run_end(&s, 1, 1) == 0);
+	session_run_free(&r);
+	session_close(&s);
+	close(rootfd);
+	close(store);
+}
+
+/* A run that could not record: `incomplete`, and the next one knows. */
+static void
+t_run_incomplete(void)
+{
+	struct session s;
+	struct session_run r;
+	int store = fresh();
+
+	CHECK(session_open(store, "i", ws, &s) == 0);
+	CHECK(session_lock(&s, LOCK_EX) == 0);
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(!r.unrecorded);
+	CHECK(session_run_end(&s, 1, 0) == 0);
+	session_run_free(&r);
+	CHECK(fx_exists(s.dirfd, "incomplete") && !fx_exists(s.dirfd, "idle"));
+	CHECK(session_run_incomplete(&s) == 1);
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(r.unrecorded && !r.stale);
+	CHECK(!fx_exists(s.dirfd, "incomplete") && fx_exists(s.dirfd,
+	    "running"));
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
+	CHECK(session_run_incomplete(&s) == 0);
+	/* killed mid-run: the next run must mark what it left, too */
+	CHECK(renameat(s.dirfd, "idle", s.dirfd, "running") == 0);
+	CHECK(session_run_begin(&s, &r) == 0);
+	CHECK(r.unrecorded && r.stale);
+	CHECK(session_run_end(&s, 0, 1) == 0);
+	session_run_free(&r);
+	session_close(&s);
 	close(store);
 }
 
@@ -635,6 +939,12 @@ main(void)
 	TEST(t_alloc_faults);
 	TEST(t_run_marks);
 	TEST(t_run_sweep);
+	TEST(t_base_kinds);
+	TEST(t_remove_damaged);
+	TEST(t_rmtree_deep);
+	TEST(t_lock_wait_note);
+	TEST(t_run_changed_precisely);
+	TEST(t_run_incomplete);
 	rc = tap_done();
 	session_rmtree(AT_FDCWD, root);
 	return rc;

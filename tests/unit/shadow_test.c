@@ -14,10 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/sysmacros.h>
+
 #include "hash.h"
 #include "mem.h"
 #include "changes.h"
 #include "fixture.h"
+#include "fsx.h"
 #include "plan.h"
 #include "review.h"
 #include "session.h"
@@ -35,6 +38,12 @@ fresh(void)
 {
 	char state[PATH_MAX + 16];
 
+	if (wsfd >= 0) {
+		/* a test that starts over */
+		session_close(&S);
+		close(wsfd);
+		close(store);
+	}
 	snprintf(top, sizeof top, "%s/t.XXXXXX", root);
 	CHECK(mkdtemp(top) != NULL);
 	snprintf(state, sizeof state, "%s/state", top);
@@ -57,6 +66,17 @@ static void
 changes(struct changes *c)
 {
 	CHECK(changes_list(&S, wsfd, c, NULL, NULL) == 0);
+}
+
+/* The bases of what a dry-run command changed, as exec records them. */
+static void
+record(void)
+{
+	struct changes_rec rec;
+
+	CHECK(changes_record_bases(&S, wsfd, NULL, &rec) == 0);
+	CHECK(rec.unrecorded == 0);
+	changes_rec_free(&rec);
 }
 
 static struct change *
@@ -518,6 +538,8 @@ t_plan_and_settle(void)
 	fx_put(wsfd, "mod", "m\n", 0644);
 	CHECK(shadow_remove(&S, wsfd, "del") == 0);
 	CHECK(mknodat(S.upperfd, "tree", S_IFCHR, 0) == 0);
+	/* as exec --dry-run records what overlayfs changed */
+	record();
 	owrite("mod", "M\n");
 	owrite("nd/new", "n\n");
 	changes(&c);
@@ -530,14 +552,14 @@ t_plan_and_settle(void)
 	CHECK(plan_select(&c, paths, 1, sel, &un) == 0 && un == 0);
 	CHECK(plan_select(&c, NULL, 0, sel, &un) == 0);
 	CHECK(plan_build(&S, wsfd, &c, sel, &p) == 0);
-	CHECK(p.n[PLAN_DELETE] == 2 && p.n[PLAN_RMTREE] == 1);
+	CHECK(p.n[PLAN_DELETE] == 2 && p.n[PLAN_RMDIR] == 1);
 	CHECK(p.n[PLAN_MKDIR] == 1 && p.n[PLAN_FILES] == 2);
 	CHECK(p.n[PLAN_DIRMODE] == 0);
 	/* Deletions grouped by directory: "del" (top) before "tree/x". */
 	CHECK(p.items[PLAN_DELETE][0].kind == APPLY_DELETE);
 	CHECK_STR(p.items[PLAN_DELETE][0].path, "del");
 	CHECK_STR(p.items[PLAN_DELETE][1].path, "tree/x");
-	CHECK(p.items[PLAN_RMTREE][0].kind == APPLY_RMTREE);
+	CHECK(p.items[PLAN_RMDIR][0].kind == APPLY_RMDIR);
 	CHECK(p.items[PLAN_MKDIR][0].kind == APPLY_MKDIR);
 	CHECK(p.items[PLAN_MKDIR][0].base.absent);
 	it = p.items[PLAN_FILES];
@@ -548,7 +570,7 @@ t_plan_and_settle(void)
 	CHECK_STR(it[1].path, "nd/new");
 	for (k = 0; k < PLAN_NPHASE; k++)
 		for (i = 0; i < p.n[k]; i++) {
-			CHECK(apply_run(wsfd, &p.items[k][i], 1) == 0);
+			CHECK(apply_run(wsfd, &p.items[k][i], 1, NULL) == 0);
 			c.v[p.owner[k][i]].applied = 1;
 		}
 	/* Leave one change pending: "mod" stays in upper with its base. */
@@ -608,7 +630,7 @@ t_plan_apply(void)
 	CHECK(plan_select(&c, NULL, 0, sel, &un) == 0);
 	CHECK(plan_count(&c, sel) == 4);
 	nfail = 0;
-	CHECK(plan_apply(&S, wsfd, &c, sel, count_fail, NULL, &r) == 0);
+	CHECK(plan_apply(&S, wsfd, &c, sel, NULL, count_fail, NULL, &r) == 0);
 	CHECK(nfail == 1);
 	CHECK_STR(lastfail, "conflict: changed since capture; refused");
 	CHECK(r.applied == 3 && r.failed == 1 && !r.all && r.left == 0);
@@ -627,7 +649,7 @@ t_plan_apply(void)
 	fx_put(wsfd, "conflict", "c\n", 0644);
 	CHECK(plan_select(&c, NULL, 0, sel, &un) == 0);
 	nfail = 0;
-	CHECK(plan_apply(&S, wsfd, &c, sel, count_fail, NULL, &r) == 0);
+	CHECK(plan_apply(&S, wsfd, &c, sel, NULL, count_fail, NULL, &r) == 0);
 	CHECK(nfail == 0 && r.applied == 1 && r.failed == 0 && r.all);
 	CHECK(fx_read(wsfd, "conflict", got, sizeof got) == 2);
 	CHECK_STR(got, "C\n");
@@ -696,7 +718,7 @@ t_record_bases(void)
 	CHECK(mknodat(S.upperfd, "gone", S_IFCHR, 0) == 0);
 	fx_put(wsfd, "gone", "g\n", 0644);
 	owrite("w", "mine too\n");
-	CHECK(changes_record_bases(&S, wsfd) == 0);
+	record();
 	CHECK(session_base_get(&S, "f", &b) == 0 && !b.absent && b.mode == 0644);
 	CHECK(session_base_get(&S, "nd", &b) == 0 && b.absent);
 	CHECK(session_base_get(&S, "gone", &b) == 0 && !b.absent);
@@ -709,11 +731,398 @@ t_record_bases(void)
 	CHECK(plan_build(&S, wsfd, &c, sel, &p) == 0);
 	CHECK(p.n[PLAN_FILES] >= 1);
 	CHECK_STR(p.items[PLAN_FILES][0].path, "f");
-	CHECK(apply_run(wsfd, p.items[PLAN_FILES], 1) == 1);
+	CHECK(apply_run(wsfd, p.items[PLAN_FILES], 1, NULL) == 1);
 	CHECK(p.items[PLAN_FILES][0].failed);
 	plan_free(&p);
 	changes_free(&c);
 	mem_free(sel);
+}
+
+
+static int nfail2;
+static char fails[8][256];
+
+static void
+collect_fail(const char *path, int err, const char *reason, void *arg)
+{
+	if (nfail2 < 8)
+		snprintf(fails[nfail2], sizeof fails[0], "%s: %s", path,
+		    err ? strerror(err) : reason);
+	nfail2++;
+}
+
+static int
+failed_with(const char *line)
+{
+	int i;
+
+	for (i = 0; i < nfail2 && i < 8; i++)
+		if (strcmp(fails[i], line) == 0)
+			return 1;
+	return 0;
+}
+
+/* Apply everything pending; the result in r, failures in fails[]. */
+static void
+apply_all(struct plan_result *r)
+{
+	struct changes c;
+	int *sel;
+	long un;
+
+	changes(&c);
+	CHECK((sel = mem_calloc(c.n + 1, sizeof *sel)) != NULL);
+	CHECK(plan_select(&c, NULL, 0, sel, &un) == 0);
+	nfail2 = 0;
+	CHECK(plan_apply(&S, wsfd, &c, sel, NULL, collect_fail, NULL, r) == 0);
+	changes_free(&c);
+	mem_free(sel);
+}
+
+/*
+ * Issue: `rm -rf sub` under dry run, then the user makes sub/user.txt:
+ * apply removes what was captured, refuses the new file, keeps the dir.
+ * The same when the change set recreates sub, or makes it a file.
+ */
+static void
+t_never_deletes_uncaptured(void)
+{
+	struct plan_result r;
+	char got[64];
+	int round;
+
+	for (round = 0; round < 3; round++) {
+		fresh();
+		fx_put(wsfd, "sub/a", "a\n", 0644);
+		fx_put(wsfd, "sub/deep/b", "b\n", 0644);
+		fx_put(wsfd, "other", "o\n", 0644);
+		/* what overlayfs leaves for rm -rf sub, (re)made */
+		if (round == 0)
+			CHECK(mknodat(S.upperfd, "sub", S_IFCHR, 0) == 0);
+		else if (round == 1) {
+			CHECK(mkdirat(S.upperfd, "sub", 0755) == 0);
+			{
+				int fd = openat(S.upperfd, "sub", O_RDONLY);
+
+				CHECK(fd >= 0);
+				CHECK(fsetxattr(fd, "trusted.overlay.opaque",
+				    "y", 1, 0) == 0 || fsetxattr(fd,
+				    "user.overlay.opaque", "y", 1, 0) == 0);
+				close(fd);
+			}
+			fx_put(S.upperfd, "sub/new", "new\n", 0644);
+		} else
+			fx_put(S.upperfd, "sub", "a file now\n", 0644);
+		fx_put(S.upperfd, "other", "O\n", 0644);
+		record();
+		/* the user, for real, after capture */
+		fx_put(wsfd, "sub/user.txt", "precious\n", 0600);
+		apply_all(&r);
+		CHECK(failed_with("sub/user.txt: created since capture; "
+		    "refused"));
+		CHECK(fx_read(wsfd, "sub/user.txt", got, sizeof got) == 9);
+		CHECK_STR(got, "precious\n");
+		CHECK(!fx_exists(wsfd, "sub/a") && !fx_exists(wsfd,
+		    "sub/deep/b") && !fx_exists(wsfd, "sub/deep"));
+		CHECK(fx_read(wsfd, "other", got, sizeof got) == 2);
+		CHECK_STR(got, "O\n");
+		CHECK(!r.all && r.failed >= 1);
+		if (round == 1) {
+			CHECK(fx_read(wsfd, "sub/new", got, sizeof got) == 4);
+			CHECK_STR(got, "new\n");
+		}
+		/* pending still, and still refused */
+		apply_all(&r);
+		CHECK(failed_with("sub/user.txt: created since capture; "
+		    "refused"));
+		CHECK(fx_read(wsfd, "sub/user.txt", got, sizeof got) == 9);
+	}
+}
+
+/* A change without a base record is refused, never applied blind. */
+static void
+t_no_record_refused(void)
+{
+	struct plan_result r;
+	struct changes_rec rec;
+	struct apply_base b;
+	char got[64];
+	long n;
+
+	fresh();
+	fx_put(wsfd, "f", "real\n", 0644);
+	fx_put(wsfd, "g", "real\n", 0644);
+	/* what a killed exec --dry-run leaves: upper entries, no records */
+	fx_put(S.upperfd, "f", "mine\n", 0644);
+	CHECK(mknodat(S.upperfd, "g", S_IFCHR, 0) == 0);
+	fx_put(S.upperfd, "h", "new\n", 0644);
+	/* the user edits f for real */
+	fx_put(wsfd, "f", "the user's\n", 0644);
+	apply_all(&r);
+	CHECK(failed_with("f: no record of the file at capture; refused"));
+	CHECK(failed_with("g: no record of the file at capture; refused"));
+	CHECK(failed_with("h: no record of the file at capture; refused"));
+	CHECK(r.applied == 0 && r.failed == 3);
+	CHECK(fx_read(wsfd, "f", got, sizeof got) == 11);
+	CHECK(fx_exists(wsfd, "g") && !fx_exists(wsfd, "h"));
+	/* the next run marks them, and its bookkeeping leaves them so */
+	CHECK((n = changes_mark_unrecorded(&S, wsfd)) == 3);
+	CHECK(session_base_get(&S, "f", &b) == 0 && b.unrecorded && !b.why);
+	CHECK(changes_record_bases(&S, wsfd, NULL, &rec) == 0);
+	CHECK(rec.recorded == 0 && rec.unrecorded == 0);
+	changes_rec_free(&rec);
+	CHECK(session_base_get(&S, "f", &b) == 0 && b.unrecorded);
+	/* a write on such a path does not take the real file as its base */
+	fresh();
+	fx_put(wsfd, "f", "real\n", 0644);
+	fx_put(S.upperfd, "f", "mine\n", 0644);
+	owrite("f", "mine, edited\n");
+	CHECK(session_base_get(&S, "f", &b) == 0 && b.unrecorded);
+	apply_all(&r);
+	CHECK(failed_with("f: no record of the file at capture; refused"));
+	/* a truncated record refuses its path alone, with its own words */
+	fresh();
+	fx_put(wsfd, "t", "real\n", 0644);
+	owrite("t", "mine\n");
+	owrite("u", "fine\n");
+	{
+		unsigned char d[HASH_LEN];
+		char name[HASH_HEXLEN + 1];
+
+		hash_buf("t", 1, d);
+		hash_hex(d, name);
+		CHECK(unlinkat(S.basefd, name, 0) == 0);
+		fx_put(S.basefd, name, "file 644 00", 0600);
+		CHECK(session_base_get(&S, "t", &b) == -1 &&
+		    errno == EBADMSG);
+		CHECK(strstr(S.why, "base record for t truncated") != NULL);
+	}
+	apply_all(&r);
+	CHECK(failed_with("t: its base record is truncated or corrupt; "
+	    "refused"));
+	CHECK(r.applied == 1 && fx_exists(wsfd, "u"));
+}
+
+/* Recording: what changed during the run, or lies beyond a link. */
+static void
+t_record_edge_cases(void)
+{
+	struct changes_rec rec;
+	struct apply_base b;
+	struct timespec since;
+	struct stat st;
+
+	fresh();
+	fx_put(wsfd, "old", "o\n", 0644);
+	fx_put(wsfd, "touched", "t\n", 0644);
+	CHECK(symlinkat("/", wsfd, "lnk") == 0);
+	CHECK(fstatat(wsfd, "touched", &st, 0) == 0);
+	since = st.st_ctim;
+	since.tv_sec += 0;
+	fx_put(S.upperfd, "old", "O\n", 0644);
+	fx_put(S.upperfd, "touched", "T\n", 0644);
+	/* the command replaced the symlink lnk by a dir with a file */
+	CHECK(mkdirat(S.upperfd, "lnk", 0755) == 0);
+	fx_put(S.upperfd, "lnk/f", "f\n", 0644);
+	{
+		int fd = openat(S.upperfd, "lnk", O_RDONLY);
+
+		CHECK(fd >= 0);
+		CHECK(fsetxattr(fd, "trusted.overlay.opaque", "y", 1, 0) == 0 ||
+		    fsetxattr(fd, "user.overlay.opaque", "y", 1, 0) == 0);
+		close(fd);
+	}
+	/* "touched" changes while the command runs: after since */
+	{
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	fx_put(wsfd, "touched", "user\n", 0644);
+	CHECK(fstatat(wsfd, "old", &st, 0) == 0);
+	since = st.st_ctim;
+	since.tv_nsec += 1;	/* "old" was there before the run began */
+	if (since.tv_nsec >= 1000000000L) {
+		since.tv_sec++;
+		since.tv_nsec -= 1000000000L;
+	}
+	CHECK(changes_record_bases(&S, wsfd, &since, &rec) == 0);
+	CHECK(rec.unrecorded == 1 && rec.first_why == ESTALE);
+	CHECK_STR(rec.first, "touched");
+	changes_rec_free(&rec);
+	CHECK(session_base_get(&S, "old", &b) == 0 && !b.unrecorded);
+	CHECK(session_base_get(&S, "touched", &b) == 0 && b.unrecorded &&
+	    b.why == ESTALE);
+	/* beneath a real symlink: nothing there to record but "absent" */
+	CHECK(session_base_get(&S, "lnk/f", &b) == 0 && b.absent);
+	CHECK(session_base_get(&S, "lnk", &b) == 0 && b.is_link);
+}
+
+/* Limits come first, and a refused or failed write leaves nothing. */
+static void
+t_write_limits_leave_nothing(void)
+{
+	char *deep, name[300];
+	size_t i, n;
+	struct stat st;
+
+	fresh();
+	n = 0;
+	CHECK((deep = mem_alloc(4096)) != NULL);
+	for (i = 0; i < 600; i++) {
+		deep[n++] = 'd';
+		deep[n++] = '/';
+	}
+	memcpy(deep + n, "f", 2);
+	CHECK(shadow_path_problem(deep) != NULL);
+	CHECK_STR(shadow_path_problem(deep), "nested deeper than 512 "
+	    "directories");
+	CHECK(shadow_write(&S, wsfd, deep, "x", 1, 0644, 0755) == -1 &&
+	    errno == ELOOP);
+	CHECK(!fx_exists(S.upperfd, "d"));
+	CHECK(fx_count(S.basefd, ".", "") == 0);
+	memset(name, 'n', 256);
+	name[256] = '\0';
+	CHECK_STR(shadow_path_problem(name), "a name in it is longer than 255 "
+	    "bytes");
+	CHECK(shadow_write(&S, wsfd, name, "x", 1, 0644, 0755) == -1 &&
+	    errno == ENAMETOOLONG);
+	CHECK(shadow_path_problem("a//b") != NULL);
+	CHECK(shadow_path_problem("a/../b") != NULL);
+	CHECK(shadow_path_problem("a/b/c") == NULL);
+	mem_free(deep);
+	/* a write that fails midway: its new dirs and records go again */
+	fx_put(wsfd, "real/x", "x\n", 0644);
+	fsx_fail_write_after(0);
+	CHECK(shadow_write(&S, wsfd, "real/new/deeper/f", "data", 4, 0644,
+	    0755) == -1 && errno == EIO);
+	fsx_fail_write_after(-1);
+	CHECK(fstatat(S.upperfd, "real", &st, AT_SYMLINK_NOFOLLOW) == -1);
+	CHECK(fx_count(S.basefd, ".", "") == 0);
+	/* and a fifo or a directory is refused before anything is made */
+	CHECK(mkfifoat(wsfd, "p", 0644) == 0);
+	fx_put(wsfd, "dd/in", "x", 0644);
+	CHECK(shadow_write(&S, wsfd, "p", "x", 1, 0644, 0755) == -1 &&
+	    errno == EINVAL);
+	CHECK(shadow_write(&S, wsfd, "dd", "x", 1, 0644, 0755) == -1 &&
+	    errno == EISDIR);
+	CHECK(fx_count(S.upperfd, ".", "") == 0);
+	CHECK(shadow_lookup(&S, wsfd, "p", &st) == SHADOW_FIFO);
+}
+
+/* A dry run's tree deeper than the limit: refused, never stuck. */
+static void
+t_deep_tree_refused(void)
+{
+	struct plan_result r;
+	struct changes c;
+	int fd, nfd, i;
+
+	fresh();
+	CHECK((fd = dup(S.upperfd)) >= 0);
+	for (i = 0; i < 700; i++) {
+		CHECK(mkdirat(fd, "x", 0755) == 0);
+		CHECK((nfd = openat(fd, "x", O_RDONLY | O_DIRECTORY)) >= 0);
+		close(fd);
+		fd = nfd;
+	}
+	fx_put(fd, "leaf", "deep\n", 0644);
+	close(fd);
+	owrite("ok", "fine\n");
+	record();
+	changes(&c);
+	CHECK(c.n >= 2);
+	for (i = 0; i < (int)c.n; i++)
+		if (c.v[i].refuse != NULL)
+			break;
+	CHECK(i < (int)c.n);
+	CHECK_STR(c.v[i].refuse, "holds entries nested deeper than 512 "
+	    "directories; refused");
+	changes_free(&c);
+	apply_all(&r);
+	CHECK(r.applied == 1 && r.failed >= 1 && !r.all && r.left == 0);
+	CHECK(fx_exists(wsfd, "ok"));
+	/* the session goes, however deep */
+	CHECK(session_rmtree(store, "t") == 0);
+	CHECK(!fx_exists(store, "t"));
+}
+
+/* ln a b under dry run: applied as one inode with two names. */
+static void
+t_hardlinks_stay(void)
+{
+	struct plan_result r;
+	struct changes c;
+	struct stat a, b, d;
+
+	fresh();
+	fx_put(wsfd, "existing", "same\n", 0644);
+	fx_put(S.upperfd, "a", "linked\n", 0644);
+	CHECK(linkat(S.upperfd, "a", S.upperfd, "b", 0) == 0);
+	CHECK(mkdirat(S.upperfd, "sub", 0755) == 0);
+	CHECK(linkat(S.upperfd, "a", S.upperfd, "sub/c", 0) == 0);
+	/* ln existing e: overlayfs copies existing up, then links */
+	fx_put(S.upperfd, "existing", "same\n", 0644);
+	CHECK(linkat(S.upperfd, "existing", S.upperfd, "e", 0) == 0);
+	record();
+	changes(&c);
+	CHECK(find(&c, "b", -1) != NULL && find(&c, "b", -1)->link_to != NULL);
+	CHECK_STR(find(&c, "b", -1)->link_to, "a");
+	CHECK_STR(find(&c, "sub/c", -1)->link_to, "a");
+	CHECK(find(&c, "a", -1)->link_to == NULL);
+	CHECK(find(&c, "existing", -1) == NULL);
+	CHECK_STR(find(&c, "e", -1)->link_to, "existing");
+	changes_free(&c);
+	apply_all(&r);
+	CHECK(r.all && r.failed == 0);
+	CHECK(fstatat(wsfd, "a", &a, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(fstatat(wsfd, "b", &b, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(fstatat(wsfd, "sub/c", &d, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(a.st_ino == b.st_ino && a.st_ino == d.st_ino && a.st_nlink == 3);
+	CHECK(fstatat(wsfd, "existing", &a, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(fstatat(wsfd, "e", &b, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(a.st_ino == b.st_ino);
+}
+
+/* Fifos are changes; sockets and devices are refused, kept pending. */
+static void
+t_special_changes(void)
+{
+	struct plan_result r;
+	struct changes c;
+	struct stat st;
+
+	fresh();
+	fx_put(wsfd, "wasfile", "x\n", 0644);
+	CHECK(mkfifoat(wsfd, "oldpipe", 0600) == 0);
+	CHECK(mkfifoat(S.upperfd, "pipe", 0640) == 0);
+	CHECK(fchmodat(S.upperfd, "pipe", 0640, 0) == 0);
+	CHECK(mkfifoat(S.upperfd, "wasfile", 0600) == 0);
+	CHECK(mknodat(S.upperfd, "oldpipe", S_IFCHR, 0) == 0);
+	if (mknodat(S.upperfd, "dev", S_IFCHR | 0600, makedev(1, 3)) < 0)
+		CHECK(errno == EPERM);
+	record();
+	changes(&c);
+	CHECK(find(&c, "pipe", CHANGE_ADDED) != NULL);
+	CHECK(find(&c, "pipe", -1)->new_kind == SHADOW_FIFO);
+	CHECK(find(&c, "wasfile", CHANGE_TYPE) != NULL);
+	CHECK(find(&c, "oldpipe", CHANGE_DELETED) != NULL);
+	if (fx_exists(S.upperfd, "dev"))
+		CHECK_STR(find(&c, "dev", -1)->refuse, "a device node: arcturn "
+		    "does not apply device nodes; kept");
+	changes_free(&c);
+	apply_all(&r);
+	CHECK(fstatat(wsfd, "pipe", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISFIFO(st.st_mode) && (st.st_mode & 07777) == 0640);
+	CHECK(fstatat(wsfd, "wasfile", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISFIFO(st.st_mode));
+	CHECK(!fx_exists(wsfd, "oldpipe"));
+	if (fx_exists(S.upperfd, "dev")) {
+		CHECK(!r.all && r.failed == 1 && !fx_exists(wsfd, "dev"));
+		CHECK(failed_with("dev: a device node: arcturn does not apply "
+		    "device nodes; kept"));
+	} else
+		CHECK(r.all);
 }
 
 static void
@@ -776,6 +1185,13 @@ main(void)
 	TEST(t_plan_groups_and_modes);
 	TEST(t_record_bases);
 	TEST(t_alloc_faults);
+	TEST(t_never_deletes_uncaptured);
+	TEST(t_no_record_refused);
+	TEST(t_record_edge_cases);
+	TEST(t_write_limits_leave_nothing);
+	TEST(t_deep_tree_refused);
+	TEST(t_hardlinks_stay);
+	TEST(t_special_changes);
 	rc = tap_done();
 	session_rmtree(AT_FDCWD, root);
 	return rc;

@@ -66,6 +66,19 @@ t_real(void)
 	CHECK(wsview_write(&v, abs, "o", 1) == 0);
 	CHECK((fd = wsview_open(&v, abs)) >= 0);
 	close(fd);
+	/* kinds, a streamed write, the sweep of leftover temp files */
+	CHECK(wsview_kind(&v, "p") == S_IFIFO);
+	CHECK(wsview_kind(&v, "a") == S_IFDIR);
+	CHECK(wsview_kind(&v, "a/b/y") == S_IFREG);
+	CHECK(wsview_kind(&v, "nothing/here") == 0);
+	CHECK(wsview_kind(&v, "out") == S_IFLNK);
+	CHECK((fd = open(abs, O_RDONLY)) >= 0);
+	CHECK(wsview_write_fd(&v, "a/streamed", fd) == 0);
+	close(fd);
+	CHECK(fx_read(rootfd, "a/streamed", got, sizeof got) == 1);
+	fx_put(rootfd, "a/.arcturn-tmp-0123456789abcdef", "left", 0600);
+	wsview_sweep(&v, "a/new");
+	CHECK(!fx_exists(rootfd, "a/.arcturn-tmp-0123456789abcdef"));
 	fx_rm_rf(top);
 }
 
@@ -92,6 +105,11 @@ t_session(void)
 	CHECK(fx_read(S.upperfd, "x", got, sizeof got) == 6);
 	CHECK((fd = wsview_open(&v, "x")) >= 0);
 	close(fd);
+	/* kinds in the session's view */
+	CHECK(wsview_kind(&v, "x") == S_IFREG);
+	CHECK(mkfifoat(rootfd, "fifo", 0600) == 0);
+	CHECK(wsview_kind(&v, "fifo") == S_IFIFO);
+	CHECK(wsview_kind(&v, "fifo/below") == 0);
 	/* outside paths never reach the shadow tree */
 	CHECK(wsview_write(&v, "/etc/x", "z", 1) == -1 && errno == EXDEV);
 	CHECK(wsview_open(&v, "/etc/hostname") == -1 && errno == EXDEV);
