@@ -150,6 +150,14 @@ int
 wsview_write(const struct wsview *v, const char *path, const void *buf,
     size_t len)
 {
+	return wsview_write_checked(v, path, buf, len, NULL, NULL);
+}
+
+int
+wsview_write_checked(const struct wsview *v, const char *path,
+    const void *buf, size_t len,
+    int (*check)(int dirfd, const char *name, void *arg), void *arg)
+{
 	struct stat st;
 	const char *name;
 	mode_t um = cur_umask(), mode = 0666 & ~um;
@@ -165,6 +173,8 @@ wsview_write(const struct wsview *v, const char *path, const void *buf,
 	}
 	if ((fd = real_parent(v, path, 1, &name)) < 0)
 		return -1;
+	if (check != NULL && check(fd, name, arg) < 0)
+		goto out;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			errno = EISDIR;

@@ -50,4 +50,14 @@ int	wsview_read(const struct wsview *, const char *path, size_t max,
 int	wsview_write(const struct wsview *, const char *path, const void *buf,
 	    size_t len);
 
+/*
+ * wsview_write, and in the real tree, once the parent directory is open
+ * and before anything is written, check(dirfd, name, arg): -1 (errno set)
+ * refuses. The file tools check there that the directory opened is the
+ * one whose path they checked against the policy.
+ */
+int	wsview_write_checked(const struct wsview *, const char *path,
+	    const void *buf, size_t len,
+	    int (*check)(int dirfd, const char *name, void *arg), void *arg);
+
 #endif
