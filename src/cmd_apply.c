@@ -21,8 +21,10 @@
 #include "cmd_dryrun.h"
 #include "hash.h"
 #include "mem.h"
+#include "path.h"
 #include "plan.h"
 #include "review.h"
+#include "roots.h"
 #include "session.h"
 #include "wsview.h"
 
@@ -170,17 +172,56 @@ apply_failed(const char *path, int err, const char *reason, void *arg)
 	warnx("apply: %s: %s", path, reason);
 }
 
+/* The policy at apply (roots.h): what exec's sandbox would refuse. */
+struct veto {
+	struct roots	 r;
+	const char	*ws;
+	char		 why[64];
+};
+
+static const char *
+veto(const char *rel, void *arg)
+{
+	struct veto *v = arg;
+	const char *why;
+	char *abs;
+	int rc;
+
+	if ((abs = path_join(v->ws, rel)) == NULL)
+		return strerror(ENOMEM);
+	rc = roots_check(&v->r, abs, &why);
+	mem_free(abs);
+	if (rc == 0)
+		return NULL;
+	snprintf(v->why, sizeof v->why, "%s; refused", why);
+	return v->why;
+}
+
 /* Apply what sel selects and say how it went (e: the exit status). */
 static void
 run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
     struct dryrun_err *e)
 {
 	struct plan_result res;
+	struct policy q = x->p;
+	struct veto v;
 	char sn[SESSION_IDMAX + 16];
+	int rc;
 
 	snprintf(sn, sizeof sn, "session %s", x->id);
-	if (plan_apply(&x->s, x->rootfd, c, sel, apply_failed, NULL,
-	    &res) < 0) {
+	/* apply writes the workspace: the protected paths are what it asks */
+	q.mode = MODE_WORKSPACE_WRITE;
+	v.ws = x->p.workspace;
+	if (x->p.mode != MODE_OFF && roots_build(&q, ROOTS_PROTECT |
+	    ROOTS_MISSING, NULL, &v.r) < 0) {
+		dryrun_fail(e, EXIT_USAGE, 0, "", "%s", v.r.why);
+		return;
+	}
+	rc = plan_apply_refusing(&x->s, x->rootfd, c, sel, x->p.mode !=
+	    MODE_OFF ? veto : NULL, &v, apply_failed, NULL, &res);
+	if (x->p.mode != MODE_OFF)
+		roots_free(&v.r);
+	if (rc < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
 		return;
 	}

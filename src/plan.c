@@ -422,17 +422,74 @@ int
 plan_apply(struct session *s, int rootfd, struct changes *c,
     const int *sel, plan_fail_fn *failfn, void *arg, struct plan_result *r)
 {
+	return plan_apply_refusing(s, rootfd, c, sel, NULL, NULL, failfn, arg,
+	    r);
+}
+
+/*
+ * The policy's pre-pass: use is sel without what refuse vetoes (why[i]
+ * says why), nor a removed directory with a vetoed change beneath it.
+ */
+static void
+refuse_pass(const struct changes *c, const int *sel, plan_refuse_fn *refuse,
+    void *rarg, int *use, const char **why)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->n; i++) {
+		use[i] = sel[i];
+		why[i] = NULL;
+		if (sel[i] && refuse != NULL &&
+		    (why[i] = refuse(c->v[i].path, rarg)) != NULL)
+			use[i] = 0;
+	}
+	for (i = 0; refuse != NULL && i < c->n; i++) {
+		if (!use[i] || c->v[i].status != CHANGE_RMDIR)
+			continue;
+		for (j = 0; j < c->n; j++)
+			if (why[j] != NULL && beneath(c->v[j].path,
+			    c->v[i].path)) {
+				use[i] = 0;
+				why[i] = "a file beneath it was not applied; "
+				    "kept";
+				break;
+			}
+	}
+}
+
+int
+plan_apply_refusing(struct session *s, int rootfd, struct changes *c,
+    const int *sel, plan_refuse_fn *refuse, void *rarg, plan_fail_fn *failfn,
+    void *arg, struct plan_result *r)
+{
 	struct apply_item *it;
 	struct plan p;
+	const char **why;
 	size_t i, k;
-	int ph;
+	int ph, *use;
 
 	memset(r, 0, sizeof *r);
-	if (plan_build(s, rootfd, c, sel, &p) < 0)
+	use = mem_calloc(c->n + 1, sizeof *use);
+	why = mem_calloc(c->n + 1, sizeof *why);
+	if (use == NULL || why == NULL) {
+		mem_free(use);
+		mem_free(why);
 		return -1;
+	}
+	refuse_pass(c, sel, refuse, rarg, use, why);
+	if (plan_build(s, rootfd, c, use, &p) < 0) {
+		mem_free(use);
+		mem_free(why);
+		return -1;
+	}
 	plan_run(rootfd, &p);
-	for (i = 0; i < c->n; i++)
-		c->v[i].applied = sel[i] != 0;
+	for (i = 0; i < c->n; i++) {
+		c->v[i].applied = use[i] != 0;
+		if (why[i] != NULL && failfn != NULL)
+			failfn(c->v[i].path, 0, why[i], arg);
+	}
+	mem_free(use);
+	mem_free(why);
 	for (ph = 0; ph < PLAN_NPHASE; ph++)
 		for (k = 0; k < p.n[ph]; k++)
 			if (p.items[ph][k].failed)

@@ -100,6 +100,23 @@ int	plan_apply(struct session *, int rootfd, struct changes *,
 	    const int *sel, plan_fail_fn *failfn, void *arg,
 	    struct plan_result *);
 
+/*
+ * The policy's veto (roots.h, through the front end): a reason ("protected
+ * path; refused") for a change that must not land, or NULL.
+ */
+typedef const char *plan_refuse_fn(const char *path, void *arg);
+
+/*
+ * plan_apply, first asking refuse (may be NULL) about each selected
+ * change: a refused one is not applied, stays pending, counts as failed
+ * and goes to failfn with err 0 and refuse's reason (before the plan's
+ * own failures); a removed directory with a refused change beneath it is
+ * kept, as when a file beneath it fails.
+ */
+int	plan_apply_refusing(struct session *, int rootfd, struct changes *,
+	    const int *sel, plan_refuse_fn *refuse, void *rarg,
+	    plan_fail_fn *failfn, void *arg, struct plan_result *);
+
 /* The steps of plan_apply, for tests. Free a plan with plan_free. */
 int	plan_build(struct session *, int rootfd, struct changes *,
 	    const int *sel, struct plan *);
