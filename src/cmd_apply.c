@@ -28,8 +28,10 @@
 #include "hash.h"
 #include "keep.h"
 #include "mem.h"
+#include "path.h"
 #include "plan.h"
 #include "review.h"
+#include "roots.h"
 #include "session.h"
 #include "wsview.h"
 
@@ -211,6 +213,46 @@ progress_step(void *arg)
 	pthread_mutex_unlock(&pr->mu);
 }
 
+/*
+ * The policy at apply (roots.h): mark refused (changes.h) each selected
+ * change that exec's sandbox would refuse, so that plan_apply leaves it
+ * pending and says why. Sandbox mode off is no policy.
+ */
+static int
+veto(struct dryrun *x, struct changes *c, const int *sel,
+    struct dryrun_err *e)
+{
+	struct policy q = x->p;
+	struct roots r;
+	const char *why;
+	char *abs;
+	size_t i;
+	int rc;
+
+	if (x->p.mode == MODE_OFF)
+		return 0;
+	/* apply writes the workspace: the protected paths are what it asks */
+	q.mode = MODE_WORKSPACE_WRITE;
+	if (roots_build(&q, ROOTS_PROTECT | ROOTS_MISSING, NULL, &r) < 0)
+		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", r.why);
+	for (i = 0; i < c->n; i++) {
+		if (!sel[i] || c->v[i].refuse != NULL)
+			continue;
+		if ((abs = path_join(x->p.workspace, c->v[i].path)) == NULL) {
+			roots_free(&r);
+			return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+		}
+		rc = roots_check(&r, abs, &why);
+		mem_free(abs);
+		if (rc < 0)
+			c->v[i].refuse = strcmp(why, "protected path") == 0 ?
+			    "protected path; refused" :
+			    "outside the writable roots; refused";
+	}
+	roots_free(&r);
+	return 0;
+}
+
 /* Apply what sel selects and say how it went (e: the exit status). */
 static void
 run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
@@ -224,6 +266,8 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	size_t i, kept;
 
 	snprintf(sn, sizeof sn, "session %s", x->id);
+	if (veto(x, c, sel, e) != 0)
+		return;
 	if (keep_open(&x->s, &k) < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
 		return;

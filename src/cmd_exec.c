@@ -117,6 +117,13 @@ cmd_exec(struct cli *c)
 		policy_free(&p);
 		return EXIT_OWN;
 	}
+	/* inputs that would widen the roots without a word, any backend */
+	if (p.mode != MODE_OFF && config_check_inputs(&p, err,
+	    sizeof err) < 0) {
+		warnx("exec: %s", err);
+		policy_free(&p);
+		return EXIT_OWN;
+	}
 	if (p.dry_run)
 		return dryrun_exec(&p, c->argv + optind);
 	sandbox_choose(&p, &ch);
@@ -228,6 +235,7 @@ cmd_sandbox(struct cli *c)
 	struct policy p = { 0 };
 	struct sandbox_choice ch;
 	struct sandbox_report r;
+	char err[1024];
 	int json = c->json;
 
 	if (c->argc >= 2 && strcmp(c->argv[1], "status") == 0) {
@@ -237,6 +245,9 @@ cmd_sandbox(struct cli *c)
 			goto usage;
 		if (load(c, &f, &p) < 0)
 			return EXIT_USAGE;
+		if (p.mode != MODE_OFF && config_check_inputs(&p, err,
+		    sizeof err) < 0)
+			warnx("warning: exec refuses to run: %s", err);
 		sandbox_choose(&p, &ch);
 		sandbox_probe(&p, &ch, &r);
 		if (json)
@@ -248,7 +259,6 @@ cmd_sandbox(struct cli *c)
 	}
 	if (c->argc >= 2 && c->argc <= 3 &&
 	    strcmp(c->argv[1], "unstamp") == 0) {
-		char err[1024];
 		int rc;
 
 		if (load(c, &f, &p) < 0)

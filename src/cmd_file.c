@@ -9,6 +9,12 @@
  * shadow tree under dry run (read: also when a session is named and has
  * one), else the real tree. `read` of a path outside the workspace always
  * reads the real file; write and edit refuse one under dry run.
+ *
+ * write and edit obey the policy exec's sandbox does (roots.h), with and
+ * without dry run: a path outside the writable roots, or a protected one
+ * (existing or not), is refused with one line. The check is on the
+ * canonical path, and again, in the real tree, on the directory actually
+ * opened. Sandbox mode off is no policy: nothing is refused.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -16,6 +22,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +33,8 @@
 #include "cmd_dryrun.h"
 #include "fsx.h"
 #include "mem.h"
+#include "path.h"
+#include "roots.h"
 #include "shadow.h"
 #include "wsview.h"
 
@@ -59,14 +68,111 @@ view_open(struct dryrun *x, const char *what, int inside, int want,
 	return 0;
 }
 
-/* The new content of the file the user named path: e says how it went. */
+/* The policy on one path (roots.h): what was checked, for put. */
+struct guard {
+	int	 on;		/* a policy applies (sandbox mode not off) */
+	char	*parent;	/* the canonical folder checked */
+	int	 raced;		/* the folder opened is another one */
+};
+
+/*
+ * Refuse (EXIT_REFUSED, `what: path: protected path; refused`) a path the
+ * policy does not let a command write: rel as begin resolved it
+ * (workspace-relative when inside, else absolute), canonical.
+ */
+static int
+guard_check(struct dryrun *x, const char *path, const char *rel,
+    int inside, struct guard *g, struct dryrun_err *e)
+{
+	struct roots r;
+	const char *why;
+	char *abs;
+	int rc;
+
+	memset(g, 0, sizeof *g);
+	if (x->p.mode == MODE_OFF)
+		return 0;
+	g->on = 1;
+	if ((abs = inside ? path_join(x->p.workspace, rel) :
+	    mem_strdup(rel)) == NULL)
+		return dryrun_fail(e, EXIT_USAGE, errno, path, NULL);
+	if (roots_build(&x->p, ROOTS_PROTECT | ROOTS_MISSING | ROOTS_DEVICES |
+	    ROOTS_GIT, NULL, &r) < 0) {
+		mem_free(abs);
+		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", r.why);
+	}
+	rc = roots_check(&r, abs, &why);
+	roots_free(&r);
+	if (rc < 0) {
+		mem_free(abs);
+		return dryrun_fail(e, EXIT_REFUSED, 0, path, "%s; refused", why);
+	}
+	*strrchr(abs, '/') = '\0';
+	g->parent = abs;
+	return 0;
+}
+
+/*
+ * wsview_write's check: dirfd must be the folder guard_check checked,
+ * reached from / without a symlink (a folder on the way that a command
+ * replaced meanwhile would make it another one).
+ */
+static int
+guard_dir(int dirfd, const char *name, void *arg)
+{
+	struct guard *g = arg;
+	struct stat a, b;
+	const char *p, *q;
+	char comp[NAME_MAX + 1];
+	int fd, sub;
+	size_t n;
+
+	if ((fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	for (p = g->parent; fd >= 0 && *p != '\0'; p = q) {
+		while (*p == '/')
+			p++;
+		q = p + strcspn(p, "/");
+		if ((n = (size_t)(q - p)) == 0 || n > NAME_MAX)
+			continue;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		sub = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		close(fd);
+		fd = sub;
+	}
+	if (fd < 0 || fstat(fd, &a) < 0 || fstat(dirfd, &b) < 0 ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		fsx_close(fd);
+		g->raced = 1;
+		errno = EXDEV;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * The new content of the file the user named path, from buf (len bytes)
+ * or, when fd >= 0, streamed from fd to its end: e says how it went.
+ */
 static void
 put(const struct wsview *v, const char *rel, const void *buf, size_t len,
-    const char *path, struct dryrun_err *e)
+    int fd, const char *path, struct guard *g, struct dryrun_err *e)
 {
-	if (wsview_write(v, rel, buf, len) < 0)
-		dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
-	else
+	wsview_check_fn *chk = g->on ? guard_dir : NULL;
+	int rc;
+
+	rc = fd >= 0 ? wsview_write_fd_checked(v, rel, fd, chk, g) :
+	    wsview_write_checked(v, rel, buf, len, chk, g);
+	if (rc < 0) {
+		if (g->raced)
+			dryrun_fail(e, EXIT_REFUSED, 0, path, "a folder on its "
+			    "way changed while it was written; refused");
+		else
+			dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+	} else
 		e->status = 0;
 }
 
@@ -148,6 +254,7 @@ int
 cmd_write(struct cli *c)
 {
 	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct guard g = { 0, NULL, 0 };
 	struct wsview v;
 	struct dryrun x;
 	const char *path, *why;
@@ -158,7 +265,8 @@ cmd_write(struct cli *c)
 	if (parse_dry(c, &dry, "write") < 0)
 		return EXIT_USAGE;
 	path = c->argv[optind];
-	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0)
+	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
+	    guard_check(&x, path, rel, r == 0, &g, &e) != 0)
 		goto out;
 	/* limits first: a refused write leaves nothing behind */
 	if (x.p.dry_run && (why = shadow_path_problem(rel)) != NULL) {
@@ -171,12 +279,10 @@ cmd_write(struct cli *c)
 	/* what a killed write or apply left next to it */
 	wsview_sweep(&v, rel);
 	/* streamed: the content is never held in memory whole */
-	if (wsview_write_fd(&v, rel, STDIN_FILENO) < 0)
-		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
-	else
-		e.status = 0;
+	put(&v, rel, NULL, 0, STDIN_FILENO, path, &g, &e);
 out:
 	dryrun_report("write", &e);
+	mem_free(g.parent);
 	mem_free(rel);
 	dryrun_done(&x);
 	return e.status;
@@ -261,6 +367,7 @@ cmd_edit(struct cli *c)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct guard g = { 0, NULL, 0 };
 	struct wsview v;
 	struct dryrun x;
 	const char *old = NULL, *new = NULL, *path;
@@ -298,6 +405,7 @@ cmd_edit(struct cli *c)
 		return EXIT_USAGE;
 	}
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
+	    guard_check(&x, path, rel, r == 0, &g, &e) != 0 ||
 	    view_open(&x, "edit", r == 0, x.p.dry_run, 1, LOCK_EX, &v, &e) < 0 ||
 	    check_target(&v, rel, path, &e) != 0)
 		goto out;
@@ -307,9 +415,10 @@ cmd_edit(struct cli *c)
 	}
 	if (edit_text(buf, len, old, new, all, path, &out, &outlen, &e) != 0)
 		goto out;
-	put(&v, rel, out, outlen, path, &e);
+	put(&v, rel, out, outlen, -1, path, &g, &e);
 out:
 	dryrun_report("edit", &e);
+	mem_free(g.parent);
 	mem_free(rel);
 	mem_free(buf);
 	mem_free(out);

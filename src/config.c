@@ -663,6 +663,121 @@ resolve_state(struct ctx *c)
 	return 0;
 }
 
+/*
+ * The home directory, canonical, for the git discovery (roots.h); NULL
+ * when there is none to name (not an error: nothing is looked up there).
+ */
+static int
+resolve_home(struct ctx *c)
+{
+	const char *h;
+
+	if (home_dir(c, &h) != 0) {
+		if (c->err != NULL && c->errlen > 0)
+			c->err[0] = '\0';
+		return 0;
+	}
+	if (path_canon(h, 0, NULL, &c->p->home) != 0 && errno == ENOMEM)
+		return oom(c, "home");
+	return 0;
+}
+
+/* The temp dir, state dir or grant path lies in, or NULL. */
+static const char *
+in_other_root(const struct policy *p, const char *path)
+{
+	size_t i;
+
+	if (path_under(path, p->tmpdir))
+		return p->tmpdir;
+	if (path_under(path, p->state))
+		return p->state;
+	for (i = 0; i < p->grants.n; i++)
+		if (path_under(path, p->grants.v[i]))
+			return p->grants.v[i];
+	return NULL;
+}
+
+/*
+ * -C DIR must not pass through a symlink that lies in another writable
+ * root: one confined run could swap it, and the next run with the same
+ * -C would make the link's target writable. Each component of dir is
+ * looked at as the kernel would walk it (relative to the cwd).
+ */
+static int
+check_ws_link(struct ctx *c, const char *dir)
+{
+	char cur[PATH_MAX], next[PATH_MAX], real[PATH_MAX];
+	const char *q, *root;
+	struct stat st;
+	size_t n;
+
+	if (dir == NULL)
+		return 0;		/* the cwd: an inode, not a path */
+	if (dir[0] == '/')
+		snprintf(cur, sizeof cur, "/");
+	else if (realpath(".", cur) == NULL)
+		return 0;		/* real_dir said what it could */
+	for (; *dir != '\0'; dir = q) {
+		while (*dir == '/')
+			dir++;
+		n = strcspn(dir, "/");
+		q = dir + n;
+		if (n == 0)
+			continue;
+		if ((size_t)snprintf(next, sizeof next, "%s/%.*s",
+		    strcmp(cur, "/") == 0 ? "" : cur, (int)n, dir) >=
+		    sizeof next)
+			return 0;
+		if (lstat(next, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    (root = in_other_root(c->p, next)) != NULL) {
+			seterr(c, ELOOP, "workspace: %s: reached through the "
+			    "symlink %s, which lies in the writable root %s; "
+			    "refused (give the real path)", c->p->workspace,
+			    next, root);
+			return -1;
+		}
+		if (realpath(next, real) == NULL)
+			return 0;
+		snprintf(cur, sizeof cur, "%s", real);
+	}
+	return 0;
+}
+
+int
+config_check_inputs(const struct policy *p, char *err, size_t errlen)
+{
+	const char *t = p->tmpdir, *why = NULL, *what = "";
+	char buf[PATH_MAX + 64];
+
+	if (strcmp(t, "/") == 0)
+		why = "is the whole file system";
+	else if (p->home != NULL && strcmp(t, p->home) == 0)
+		why = "is the home directory";
+	else if (strcmp(t, p->workspace) == 0)
+		why = "is the workspace";
+	else if (path_under(p->workspace, t)) {
+		why = "holds the workspace ";
+		what = p->workspace;
+	} else if (p->home != NULL && path_under(p->home, t)) {
+		why = "holds the home directory ";
+		what = p->home;
+	} else if (path_under(p->state, t)) {
+		why = "holds arcturn's state dir ";
+		what = p->state;
+	} else if (p->user_config != NULL && path_under(p->user_config, t)) {
+		why = "holds the user config ";
+		what = p->user_config;
+	}
+	if (why == NULL)
+		return 0;
+	snprintf(buf, sizeof buf, "%s%s", why, what);
+	snprintf(err, errlen, "TMPDIR: %s: %s; refused: a command could "
+	    "write there (point TMPDIR at a directory of its own)", t, buf);
+	errno = EINVAL;
+	return -1;
+}
+
 int
 config_load(struct policy *p, const struct config_flags *fl, char *err,
     size_t errlen, config_warn_fn *warn, void *arg)
@@ -698,7 +813,9 @@ config_load(struct policy *p, const struct config_flags *fl, char *err,
 	    load_env(&c) != 0 ||
 	    load_flags(&c, fl) != 0 ||
 	    resolve_state(&c) != 0 ||
-	    real_dir(&c, tmp, &p->tmpdir, "tmpdir") != 0)
+	    real_dir(&c, tmp, &p->tmpdir, "tmpdir") != 0 ||
+	    resolve_home(&c) != 0 ||
+	    check_ws_link(&c, fl->dir) != 0)
 		goto fail;
 	return 0;
 fail:
@@ -732,6 +849,7 @@ policy_free(struct policy *p)
 	mem_free(p->state);
 	mem_free(p->tmpdir);
 	mem_free(p->user_config);
+	mem_free(p->home);
 	mem_free(p->session);
 	memset(p, 0, sizeof *p);
 }

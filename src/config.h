@@ -26,6 +26,8 @@
  * - environment: ARCTURN_DRY_RUN=1|0 (empty = unset, else an error),
  *   ARCTURN_SESSION; ARCTURN_HOME must be absolute.
  * - flags win over everything; --grant adds to the user config's grants.
+ * The workspace (-C DIR) must not be reached through a symlink that lies
+ * in the temp dir, the state dir or a grant (an error naming the link).
  * Grants are deduplicated after realpath; protect entries are normalised
  * ("." and empty components dropped) and deduplicated; an absolute entry,
  * one with a ".." component or one naming the workspace root is an error.
@@ -83,6 +85,17 @@ typedef void config_warn_fn(const char *msg, void *arg);
  */
 int	config_load(struct policy *p, const struct config_flags *,
 	    char *err, size_t errlen, config_warn_fn *, void *arg);
+
+/*
+ * The inputs that would widen what exec makes writable without a word,
+ * checked before any backend: the temp dir (TMPDIR, else /tmp) must not
+ * be /, the home directory, the workspace or a folder above it, nor hold
+ * the home directory, arcturn's state dir or the user config. 0, or -1
+ * with one line in err naming TMPDIR. Only exec asks: write, edit, diff,
+ * apply and the rest never use the temp dir. (A workspace reached through
+ * a symlink in another writable root is refused by config_load itself.)
+ */
+int	config_check_inputs(const struct policy *p, char *err, size_t errlen);
 
 /* Parse a sandbox mode name; returns the enum value or -1. */
 int	config_mode(const char *);

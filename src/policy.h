@@ -34,6 +34,7 @@ struct policy {
 	char		*state;		/* $ARCTURN_HOME (~/.arcturn), canonical */
 	char		*tmpdir;	/* $TMPDIR or /tmp, canonical */
 	char		*user_config;	/* path of the user config file */
+	char		*home;		/* the home directory, canonical, or NULL */
 	char		*session;	/* --session / ARCTURN_SESSION, or NULL */
 };
 

@@ -10,6 +10,7 @@
  *	the temp dir
  *	the state dir			(workspace-write, without ROOTS_NOSTATE)
  *	each grant			(workspace-write)
+ *	a linked worktree's git dirs	(ROOTS_GIT, see below)
  *	/dev/null, /dev/zero, ...	(ROOTS_DEVICES: the last ndev entries,
  *					as named; a backend skips those that
  *					do not exist, as the helper does)
@@ -18,18 +19,65 @@
  * so /var/folders/x is /private/var/folders/x on macOS. The state dir is
  * created (0700) first when it is a root.
  *
+ * Linked worktrees and submodules (ROOTS_GIT, workspace-write only): when
+ * the workspace's git admin dir (the gitdir a `.git` file names) lies
+ * outside every writable root, it becomes one, and so do its common dir's
+ * objects/, refs/ and logs/; the common dir itself (its config, hooks,
+ * packed-refs) stays read-only. These come after the grants.
+ *
  * Protected paths (ROOTS_PROTECT), in this order: each `protect` entry
- * beneath the workspace; the state dir's overlays/, checkpoints/ and
- * cache/ (overlays/ and cache/ are created, so they are protected from the
- * first run); and the folder of the user config, created when a root holds
- * it, so that a command cannot plant a config that loosens the next run.
- * Each is canonicalised too (a symlink in the workspace must not turn the
- * protection into a view of somewhere else), and kept only when it lies
- * strictly beneath a writable root other than a device (elsewhere it is
- * read-only anyway) and is not already listed. One that does not exist is
- * left out (a mount can only cover what exists), unless ROOTS_MISSING (a
- * backend that can also refuse its creation); one whose parent is not a
- * directory is left out always (nothing can be created there).
+ * beneath the workspace; the git control files (below); the state dir's
+ * overlays/, checkpoints/ and cache/ (overlays/ and cache/ are created, so
+ * they are protected from the first run); and the folder of the user
+ * config, created when a root holds it, so that a command cannot plant a
+ * config that loosens the next run. Each is canonicalised too (a symlink
+ * in the workspace must not turn the protection into a view of somewhere
+ * else), and kept only when it lies strictly beneath a writable root other
+ * than a device (elsewhere it is read-only anyway) and is not already
+ * listed. One whose parent is not a directory is left out (nothing can be
+ * created there).
+ *
+ * Git control files. A `protect` entry whose first component is `.git`
+ * names that path in every git admin dir of the workspace's repository:
+ * its gitdir (`.git`, or the dir a `.git` file names; found by walking up
+ * from the workspace as git does), the common dir its `commondir` names,
+ * each linked worktree's admin dir (<common>/worktrees/<id>) and each
+ * submodule's (<common>/modules/<name>, nested ones too). Besides:
+ *
+ *	.git/hooks	also the folder core.hooksPath names (in each admin
+ *			dir's config and config.worktree, and in the global
+ *			~/.gitconfig and $XDG_CONFIG_HOME/git/config; a
+ *			relative one from the work tree's top)
+ *	.git/config	also config.worktree and commondir in each admin dir,
+ *			the `.git` file of the workspace, of each linked
+ *			worktree and of each submodule, every file a config
+ *			includes (include.path, includeIf.*.path), and the
+ *			global git config files: everything that decides which
+ *			config git reads
+ *
+ * A linked worktree's own admin dir has no hooks or config of its own:
+ * only the pointers and the entries other than those two apply there. The
+ * entries also hold literally (workspace/.git/...), so that a `.git` the
+ * command creates at the workspace's top cannot shadow the repository
+ * above it. Discovery reads files only (no git binary) and is bounded:
+ * at most ROOTS_GIT_MAX admin dirs besides the gitdir and common dir
+ * (E2BIG beyond: protection would be partial), config files up to
+ * ROOTS_GIT_FILE bytes, includes ROOTS_GIT_DEPTH deep. A repository the
+ * command creates (git init, a new submodule or worktree) is not known.
+ *
+ * Missing protected paths. A protected path that does not exist is in
+ * absent (a mount can only cover what exists), and also in p with
+ * ROOTS_MISSING (a backend that can refuse creating it by name, and the
+ * file tools). With ROOTS_MAKE, a missing hooks folder (either kind) is
+ * created empty (0755, its parent must exist) and then protected as
+ * existing, so that a mount can cover it; missing files cannot be made.
+ *
+ * Watched files. A submodule's config is protected, but `git submodule
+ * update` rewrites it (core.worktree, to the same value) through a rename,
+ * which a read-only mount on it would refuse: it goes to watch instead of
+ * p (and to p as well with ROOTS_MISSING). A mount backend leaves it
+ * writable and puts it back as it was when the command has ended; Seatbelt
+ * and the file tools refuse it like any protected path.
  *
  * Pins: for each protected path that exists, the directories strictly
  * between its root (the longest writable root that holds it) and the path,
@@ -39,7 +87,7 @@
  *
  * Errors: roots_build returns 0, or -1 with errno and one line in r->why,
  * `what: path: reason` (what: workspace, temp dir, state dir, grant,
- * protected path, user config). ENOMEM from the allocator.
+ * protected path, git, user config). ENOMEM from the allocator.
  */
 #ifndef ARCTURN_ROOTS_H
 #define ARCTURN_ROOTS_H
@@ -53,21 +101,37 @@
 
 /*
  * The operating system, behind a seam so that tests on Linux can stand in
- * for macOS's /var -> /private/var. realpath returns a canonical path
- * (mem_alloc'd) or NULL with errno (ENOENT: missing); NULL means
- * realpath(3). mkdir is mkdir(2); NULL means nothing is ever created.
- * NULL ops: realpath(3), and nothing created.
+ * for macOS's /var -> /private/var and for a repository. realpath returns
+ * a canonical path (mem_alloc'd) or NULL with errno (ENOENT: missing);
+ * NULL means realpath(3). mkdir is mkdir(2); NULL means nothing is ever
+ * created. The git discovery's calls come after arg (so that an older
+ * initialiser leaves them NULL: the system's own): isdir is 1 for a
+ * directory, 0 for anything else, -1 with errno (ENOENT: missing), and
+ * follows symlinks as git does (stat(2)); read returns a file's bytes,
+ * NUL-terminated (mem_alloc'd), at most max of them (EFBIG beyond), or
+ * NULL with errno; list pushes the names in a directory (not . and ..)
+ * onto l (strlist.h), 0 or -1 with errno. NULL ops: the system's, and
+ * nothing created.
  */
 struct roots_ops {
 	char	*(*realpath)(const char *, void *);
 	int	 (*mkdir)(const char *, mode_t, void *);
 	void	*arg;
+	int	 (*isdir)(const char *, void *);
+	char	*(*read)(const char *, size_t max, void *);
+	int	 (*list)(const char *, struct strlist *l, void *);
 };
 
 #define ROOTS_PROTECT	1	/* protected paths and their pins */
 #define ROOTS_DEVICES	2	/* the writable device files, as roots */
-#define ROOTS_MISSING	4	/* keep protected paths that do not exist */
+#define ROOTS_MISSING	4	/* missing protected paths in p as well */
 #define ROOTS_NOSTATE	8	/* the state dir is no root (Windows) */
+#define ROOTS_GIT	16	/* a linked worktree's git dirs, as roots */
+#define ROOTS_MAKE	32	/* create missing protected hooks folders */
+
+#define ROOTS_GIT_MAX	64		/* admin dirs beyond gitdir and common */
+#define ROOTS_GIT_FILE	(1 << 20)	/* bytes read of a git file */
+#define ROOTS_GIT_DEPTH	8		/* config includes, nested modules */
 
 /* Caller-allocated; every string is owned and freed by roots_free. */
 struct roots {
@@ -75,6 +139,8 @@ struct roots {
 	size_t		 ndev;		/* the last ndev of w are devices */
 	struct strlist	 p;		/* protected, canonical */
 	struct strlist	 pin;		/* parents to pin, outermost first */
+	struct strlist	 absent;	/* protected, missing when built */
+	struct strlist	 watch;		/* protected files no mount covers */
 	char		 why[PATH_MAX + 64];	/* after a failure */
 };
 
@@ -87,11 +153,19 @@ void	roots_free(struct roots *r);
 
 /*
  * Questions on a canonical path (path_canon). roots_writable: 1 when path
- * is a writable root or lies beneath one. roots_protected: 1 when path is a
- * protected path or lies beneath one. A path the command may write is
- * writable and not protected.
+ * is a writable root or lies beneath one. roots_protected: 1 when path is
+ * a protected path (p or absent) or lies beneath one.
+ *
+ * roots_check is the one policy question every writer asks (exec's
+ * backends answer it with their own means; write, edit and apply ask it
+ * here; so will rewind, undo and the MCP tools): may a command write
+ * path? 0 yes; -1 no, with *why "outside the writable roots" or
+ * "protected path" (static strings). Build r with ROOTS_PROTECT and
+ * ROOTS_MISSING for it, so that a protected path that does not exist yet
+ * is refused too.
  */
 int	roots_writable(const struct roots *r, const char *path);
 int	roots_protected(const struct roots *r, const char *path);
+int	roots_check(const struct roots *r, const char *path, const char **why);
 
 #endif

@@ -28,6 +28,13 @@ const struct sandbox_gdef sandbox_guarantees[SANDBOX_NKEYS] = {
 	[SG_NETWORK_OFF] =	{ "network_off", "--network off" },
 	[SG_LABELS] =		{ "persistent_labels",
 				  "roots unchanged after the command" },
+	/* the policy side of issue 10: git, missing paths, the state dir */
+	[SG_GIT] =		{ "git_control_files",
+				  "git's hooks, config and pointers" },
+	[SG_MISSING] =		{ "protected_missing",
+				  "protected paths that do not exist yet" },
+	[SG_STATE] =		{ "state_dir",
+				  "arcturn's sessions and helper cache" },
 };
 
 void

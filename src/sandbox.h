@@ -79,6 +79,10 @@ enum sandbox_key {
 	SG_TIOCSTI,		/* tiocsti */
 	SG_NETWORK_OFF,		/* network_off */
 	SG_LABELS,		/* persistent_labels */
+	/* the policy side of issue 10: git, missing paths, the state dir */
+	SG_GIT,			/* git_control_files */
+	SG_MISSING,		/* protected_missing */
+	SG_STATE,		/* state_dir */
 	SANDBOX_NKEYS
 };
 

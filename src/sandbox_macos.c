@@ -65,8 +65,8 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
 	/* 127 and 126 from arcturn, not an exit code of sandbox-exec's */
 	if ((rc = posix_check(cmd, err, errlen)) != 0)
 		return rc;
-	if (roots_build(p, ROOTS_PROTECT | ROOTS_MISSING, &posix_roots_ops,
-	    &r) < 0) {
+	if (roots_build(p, ROOTS_PROTECT | ROOTS_MISSING | ROOTS_GIT,
+	    &posix_roots_ops, &r) < 0) {
 		snprintf(err, errlen, "%s", r.why);
 		return EXIT_OWN;
 	}
@@ -135,6 +135,13 @@ static const struct sandbox_claim seatbelt[] = {
 	{ SG_DEVICES, 1, "only /dev/null, /dev/zero, /dev/tty*, /dev/ptmx, "
 	    "/dev/fd and /dev/dtracehelper" },
 	{ SG_NETWORK_OFF, 1, "(deny network*), Unix-domain sockets kept" },
+	/* the policy side of issue 10 */
+	{ SG_GIT, 1, "deny rules: hooks (and core.hooksPath), config, "
+	    "config.worktree, commondir, gitdir files of the repository, its "
+	    "worktrees and submodules (git submodule update fails)" },
+	{ SG_MISSING, 1, "a deny rule names a path: it refuses creating it "
+	    "too" },
+	{ SG_STATE, 1, "deny rules on overlays/, checkpoints/ and cache/" },
 };
 
 void

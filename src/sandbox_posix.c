@@ -105,4 +105,4 @@ sys_mkdir(const char *path, mode_t mode, void *arg)
 	return mkdir(path, mode);
 }
 
-const struct roots_ops posix_roots_ops = { NULL, sys_mkdir, NULL };
+const struct roots_ops posix_roots_ops = { .mkdir = sys_mkdir };

@@ -127,6 +127,18 @@ static const struct sandbox_claim bwrap[] = {
 	{ SG_NETWORK_OFF, 1, "bwrap --unshare-net" },
 };
 
+/* The policy side of issue 10: the same with the mount layer and bwrap. */
+static const struct sandbox_claim mounted[] = {
+	{ SG_GIT, 1, "read-only: hooks (and core.hooksPath), config, "
+	    "config.worktree, commondir, gitdir files of the repository, its "
+	    "worktrees and submodules; a submodule's config is put back "
+	    "after" },
+	{ SG_MISSING, 0, "a mount covers only what exists: a missing hooks "
+	    "folder is made first, but a protected file created during the "
+	    "run exists until the command ends, when arcturn moves it aside" },
+	{ SG_STATE, 1, "overlays/ and cache/ bound read-only" },
+};
+
 static void
 helper_guarantees(struct sandbox_report *r, int abi, int mount)
 {
@@ -158,6 +170,20 @@ helper_guarantees(struct sandbox_report *r, int abi, int mount)
 	    "new network namespace" : abi >= 4 ? "Landlock ABI 4: TCP "
 	    "bind/connect only (UDP and others not covered)" :
 	    "needs user namespaces or Landlock ABI 4");
+	/* the policy side of issue 10 */
+	if (mount)
+		sandbox_claims(r, mounted, sizeof mounted / sizeof mounted[0]);
+	else {
+		sandbox_guarantee(r, SG_GIT, 0, "Landlock cannot make a subpath "
+		    "of the workspace read-only: git's hooks and config stay "
+		    "writable; needs the mount layer");
+		sandbox_guarantee(r, SG_MISSING, 0, "nothing is protected "
+		    "without the mount layer");
+		sandbox_guarantee(r, SG_STATE, 0, "~/.arcturn is writable: a "
+		    "command can change pending sessions (apply shows them "
+		    "in the diff) and the helper cache (verified by SHA-256 "
+		    "before each start)");
+	}
 }
 
 void
@@ -190,8 +216,10 @@ sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
 			snprintf(sys, sizeof sys, "?");
 		sandbox_guarantee(r, SG_TIOCSTI, sys[0] == '0',
 		    "dev.tty.legacy_tiocsti=%s", sys);
-	} else if (ch->backend == LB_BWRAP)
+	} else if (ch->backend == LB_BWRAP) {
 		sandbox_claims(r, bwrap, sizeof bwrap / sizeof bwrap[0]);
+		sandbox_claims(r, mounted, sizeof mounted / sizeof mounted[0]);
+	}
 	else
 		helper_guarantees(r, abi, mount);
 }

@@ -344,7 +344,7 @@ stamp_roots(const struct policy *p, char *tmp, size_t tmplen, char *err,
 		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return -1;
 	}
-	if (roots_build(&q, ROOTS_NOSTATE, NULL, &r) == -1) {
+	if (roots_build(&q, ROOTS_NOSTATE | ROOTS_GIT, NULL, &r) == -1) {
 		snprintf(err, errlen, "%s", r.why);
 		mem_free(q.tmpdir);
 		return -1;
@@ -619,6 +619,12 @@ static const struct sandbox_claim always[] = {
 	{ SG_LABELS, 0, "stamped labels stay until `arcturn sandbox "
 	    "unstamp`: any Low process of this user may write there "
 	    "meanwhile, and a program stored there runs at Low" },
+	/* the policy side of issue 10 */
+	{ SG_GIT, 0, "no protected paths on Windows: git's hooks and config "
+	    "in the workspace stay writable" },
+	{ SG_MISSING, 0, "no protected paths on Windows" },
+	{ SG_STATE, 1, "~\\.arcturn is not stamped: only its tmp folder is "
+	    "writable" },
 };
 
 static const struct sandbox_claim low[] = {

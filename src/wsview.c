@@ -146,11 +146,16 @@ wsview_read(const struct wsview *v, const char *path, size_t max,
 	return rc;
 }
 
-/* Where write's content comes from: a buffer, or fd to its end. */
+/*
+ * Where write's content comes from: a buffer, or fd to its end; and the
+ * check of the real parent directory (wsview_write_checked), or NULL.
+ */
 struct wsrc {
 	const void	*buf;
 	size_t		 len;
 	int		 fd;
+	wsview_check_fn	*check;
+	void		*arg;
 };
 
 static int
@@ -174,6 +179,8 @@ write_src(const struct wsview *v, const char *path, const struct wsrc *src)
 	}
 	if ((fd = real_parent(v, path, 1, &name)) < 0)
 		return -1;
+	if (src->check != NULL && src->check(fd, name, src->arg) < 0)
+		goto out;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			errno = EISDIR;
@@ -199,7 +206,7 @@ int
 wsview_write(const struct wsview *v, const char *path, const void *buf,
     size_t len)
 {
-	struct wsrc src = { buf, len, -1 };
+	struct wsrc src = { buf, len, -1, NULL, NULL };
 
 	return write_src(v, path, &src);
 }
@@ -207,7 +214,25 @@ wsview_write(const struct wsview *v, const char *path, const void *buf,
 int
 wsview_write_fd(const struct wsview *v, const char *path, int fd)
 {
-	struct wsrc src = { NULL, 0, fd };
+	struct wsrc src = { NULL, 0, fd, NULL, NULL };
+
+	return write_src(v, path, &src);
+}
+
+int
+wsview_write_checked(const struct wsview *v, const char *path,
+    const void *buf, size_t len, wsview_check_fn *check, void *arg)
+{
+	struct wsrc src = { buf, len, -1, check, arg };
+
+	return write_src(v, path, &src);
+}
+
+int
+wsview_write_fd_checked(const struct wsview *v, const char *path, int fd,
+    wsview_check_fn *check, void *arg)
+{
+	struct wsrc src = { NULL, 0, fd, check, arg };
 
 	return write_src(v, path, &src);
 }

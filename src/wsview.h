@@ -67,4 +67,16 @@ int	wsview_kind(const struct wsview *, const char *path);
  */
 void	wsview_sweep(const struct wsview *, const char *path);
 
+/*
+ * wsview_write and wsview_write_fd, and in the real tree, once the parent
+ * directory is open and before anything is written, check(dirfd, name,
+ * arg): -1 (errno set) refuses. The file tools check there that the
+ * directory opened is the one whose path they checked against the policy.
+ */
+typedef int wsview_check_fn(int dirfd, const char *name, void *arg);
+int	wsview_write_checked(const struct wsview *, const char *path,
+	    const void *buf, size_t len, wsview_check_fn *check, void *arg);
+int	wsview_write_fd_checked(const struct wsview *, const char *path,
+	    int fd, wsview_check_fn *check, void *arg);
+
 #endif

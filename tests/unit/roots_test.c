@@ -20,7 +20,7 @@
 #include "tap.h"
 
 static struct fakefs fs;
-static struct roots_ops ops = { fake_realpath, fake_mkdir, &fs };
+static struct roots_ops ops = FAKEFS_OPS(&fs);
 
 static void
 fs_init(void)
@@ -67,6 +67,17 @@ policy_init(struct policy *p)
 	p->protect.n = 2;
 }
 
+static int
+in_list(const struct strlist *l, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
 /* l holds exactly want (NULL-terminated), in this order */
 static void
 same(const struct strlist *l, const char **want)
@@ -75,7 +86,9 @@ same(const struct strlist *l, const char **want)
 
 	for (i = 0; want[i] != NULL; i++) {
 		if (i >= l->n) {
-			fprintf(stderr, "# missing %s\n", want[i]);
+			fprintf(stderr, "# missing %s (have %zu)\n", want[i], l->n);
+			for (i = 0; i < l->n; i++)
+				fprintf(stderr, "#  have %s\n", l->v[i]);
 			CHECK(0);
 		}
 		CHECK_STR(l->v[i], want[i]);
@@ -290,10 +303,11 @@ t_read_only(void)
 static void
 t_nostate(void)
 {
-	struct roots_ops nomk = { fake_realpath, NULL, &fs };
+	struct roots_ops nomk = FAKEFS_OPS(&fs);
 	struct policy pol;
 	struct roots r;
 
+	nomk.mkdir = NULL;
 	fs_init();
 	policy_init(&pol);
 	CHECK(roots_build(&pol, ROOTS_NOSTATE, &nomk, &r) == 0);
@@ -462,7 +476,8 @@ t_alloc_faults(void)
 		    ROOTS_MISSING, &ops, &r);
 		if (!mem_failed()) {
 			CHECK(rc == 0);
-			CHECK(r.p.n == 7 && r.pin.n == 5);
+			/* 7, and git's missing config.worktree and commondir */
+			CHECK(r.p.n == 9 && r.pin.n == 5);
 			roots_free(&r);
 			break;
 		}
@@ -508,12 +523,410 @@ t_real_fs(void)
 	CHECK(roots_protected(&r, cmd));
 	snprintf(cmd, sizeof cmd, "%s/.git/hooks", ws);
 	CHECK(roots_protected(&r, cmd));
+	/* missing: no mount can cover it, but it is protected all the same */
 	snprintf(cmd, sizeof cmd, "%s/.git/config", ws);
-	CHECK(!roots_protected(&r, cmd));	/* missing: left out */
+	CHECK(roots_protected(&r, cmd));
+	CHECK(in_list(&r.absent, cmd) && !in_list(&r.p, cmd));
+	/* the global git config beneath the workspace's .config: too */
+	snprintf(cmd, sizeof cmd, "%s/.config/git/config", ws);
+	CHECK(in_list(&r.absent, cmd));
 	roots_free(&r);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", real);
 	CHECK(system(cmd) == 0);
 	free(real);
+}
+
+/* ---- git ---- */
+
+/* fs_init plus a repository layout for the git tests, ws /home/me/proj */
+static void
+git_init(void)
+{
+	fs_init();
+	fakefs_add(&fs, "/home/me/proj/.git/worktrees", 0);
+	fakefs_add(&fs, "/home/me/proj/.git/modules", 0);
+}
+
+/*
+ * The workspace's own repository: hooks, config, and git's pointers
+ * (missing: absent, and in p with ROOTS_MISSING); a hooks folder that is
+ * missing is made with ROOTS_MAKE.
+ */
+static void
+t_git_plain(void)
+{
+	struct policy pol;
+	struct roots r;
+
+	git_init();
+	policy_init(&pol);
+	pol.user_config = NULL;
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
+	CHECK(in_list(&r.p, "/home/me/proj/.git/hooks"));
+	CHECK(in_list(&r.p, "/home/me/proj/.git/config"));
+	CHECK(in_list(&r.absent, "/home/me/proj/.git/commondir"));
+	CHECK(in_list(&r.absent, "/home/me/proj/.git/config.worktree"));
+	CHECK(!in_list(&r.p, "/home/me/proj/.git/commondir"));
+	CHECK(roots_protected(&r, "/home/me/proj/.git/commondir"));
+	CHECK(!roots_protected(&r, "/home/me/proj/.git/HEAD"));
+	CHECK(!roots_protected(&r, "/home/me/proj/.git/objects/ab/cd"));
+	CHECK(r.watch.n == 0);
+	roots_free(&r);
+	/* a hooks folder that is not there: made, then mounted */
+	git_init();
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git/hooks", 24)], 0,
+	    4);
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
+	CHECK(in_list(&r.absent, "/home/me/proj/.git/hooks"));
+	roots_free(&r);
+	CHECK(roots_build(&pol, ROOTS_PROTECT | ROOTS_MAKE, &ops, &r) == 0);
+	CHECK(fakefs_find(&fs, "/home/me/proj/.git/hooks", 24) >= 0);
+	CHECK(in_list(&r.p, "/home/me/proj/.git/hooks"));
+	CHECK(!in_list(&r.absent, "/home/me/proj/.git/hooks"));
+	roots_free(&r);
+	/* no .git/ entry in the list: no git protection at all */
+	git_init();
+	pol.protect.n = 0;
+	CHECK(roots_build(&pol, ROOTS_PROTECT | ROOTS_MISSING, &ops, &r) == 0);
+	CHECK(!roots_protected(&r, "/home/me/proj/.git/config"));
+	CHECK(!roots_protected(&r, "/home/me/proj/.git/commondir"));
+	roots_free(&r);
+}
+
+/*
+ * The workspace is a linked worktree of a repository elsewhere: its admin
+ * dir and the common dir's objects/, refs/, logs/ become roots (ROOTS_GIT,
+ * workspace-write only); the pointers are protected, the common dir's
+ * config and hooks are outside every root.
+ */
+static void
+t_git_linked_worktree(void)
+{
+	const char *w[] = { "/home/me/proj", "/tmp", "/home/me/.arcturn",
+	    "/outside/repo/.git/worktrees/proj",
+	    "/outside/repo/.git/objects", "/outside/repo/.git/refs",
+	    "/outside/repo/.git/logs", NULL };
+	const char *why;
+	struct policy pol;
+	struct roots r;
+
+	fs_init();
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git/hooks", 24)], 0,
+	    4);
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git/config", 25)], 0,
+	    4);
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git", 18)], 0, 4);
+	fakefs_file(&fs, "/home/me/proj/.git",
+	    "gitdir: /outside/repo/.git/worktrees/proj\n");
+	fakefs_add(&fs, "/outside/repo", 0);
+	fakefs_add(&fs, "/outside/repo/.git", 0);
+	fakefs_add(&fs, "/outside/repo/.git/hooks", 0);
+	fakefs_file(&fs, "/outside/repo/.git/config", "[core]\n");
+	fakefs_add(&fs, "/outside/repo/.git/objects", 0);
+	fakefs_add(&fs, "/outside/repo/.git/refs", 0);
+	fakefs_add(&fs, "/outside/repo/.git/worktrees", 0);
+	fakefs_add(&fs, "/outside/repo/.git/worktrees/proj", 0);
+	fakefs_file(&fs, "/outside/repo/.git/worktrees/proj/commondir",
+	    "../..\n");
+	fakefs_file(&fs, "/outside/repo/.git/worktrees/proj/gitdir",
+	    "/home/me/proj/.git\n");
+	fakefs_file(&fs, "/outside/repo/.git/worktrees/proj/HEAD", "ref\n");
+	policy_init(&pol);
+	pol.user_config = NULL;
+	CHECK(roots_build(&pol, ROOTS_PROTECT | ROOTS_GIT, &ops, &r) == 0);
+	same(&r.w, w);
+	CHECK(in_list(&r.p, "/home/me/proj/.git"));	/* the gitdir file */
+	CHECK(in_list(&r.p, "/outside/repo/.git/worktrees/proj/commondir"));
+	CHECK(in_list(&r.absent,
+	    "/outside/repo/.git/worktrees/proj/config.worktree"));
+	/* a linked worktree's admin dir has no hooks or config of its own */
+	CHECK(!in_list(&r.absent, "/outside/repo/.git/worktrees/proj/hooks"));
+	CHECK(roots_check(&r, "/outside/repo/.git/worktrees/proj/index",
+	    &why) == 0);
+	CHECK(roots_check(&r, "/outside/repo/.git/refs/heads/x", &why) == 0);
+	CHECK(roots_check(&r, "/outside/repo/.git/config", &why) == -1);
+	CHECK_STR(why, "outside the writable roots");
+	CHECK(roots_check(&r, "/outside/repo/.git/packed-refs", &why) == -1);
+	CHECK(roots_check(&r, "/home/me/proj/.git", &why) == -1);
+	CHECK_STR(why, "protected path");
+	roots_free(&r);
+	/* without ROOTS_GIT (a dry run), or read-only: no such roots */
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
+	CHECK(r.w.n == 3);
+	roots_free(&r);
+	pol.mode = MODE_READ_ONLY;
+	CHECK(roots_build(&pol, ROOTS_GIT, &ops, &r) == 0);
+	CHECK(r.w.n == 1);
+	roots_free(&r);
+}
+
+/*
+ * Linked worktrees and submodules of the workspace's repository: each
+ * admin dir's control files, each work tree's .git file; a module's
+ * config is watched, not mounted (git submodule update rewrites it).
+ * Module names may hold '/', and modules nest.
+ */
+static void
+t_git_worktrees_modules(void)
+{
+	const char *G = "/home/me/proj/.git";
+	char path[512];
+	struct policy pol;
+	struct roots r;
+
+	git_init();
+	fakefs_add(&fs, "/home/me/proj/.git/worktrees/wt", 0);
+	fakefs_file(&fs, "/home/me/proj/.git/worktrees/wt/gitdir",
+	    "/home/me/proj/wt/.git\n");
+	fakefs_file(&fs, "/home/me/proj/.git/worktrees/wt/commondir",
+	    "../..\n");
+	fakefs_add(&fs, "/home/me/proj/wt", 0);
+	fakefs_file(&fs, "/home/me/proj/wt/.git",
+	    "gitdir: /home/me/proj/.git/worktrees/wt\n");
+	/* a worktree elsewhere: its admin dir is ours, its .git is not */
+	fakefs_add(&fs, "/home/me/proj/.git/worktrees/far", 0);
+	fakefs_file(&fs, "/home/me/proj/.git/worktrees/far/gitdir",
+	    "/outside/far/.git\n");
+	fakefs_add(&fs, "/home/me/proj/.git/modules/lib", 0);
+	fakefs_file(&fs, "/home/me/proj/.git/modules/lib/HEAD", "x\n");
+	fakefs_file(&fs, "/home/me/proj/.git/modules/lib/config",
+	    "[core]\n\tworktree = ../../../lib\n");
+	fakefs_add(&fs, "/home/me/proj/.git/modules/lib/hooks", 0);
+	fakefs_add(&fs, "/home/me/proj/lib", 0);
+	fakefs_file(&fs, "/home/me/proj/lib/.git",
+	    "gitdir: ../.git/modules/lib\n");
+	/* "vendor/x": a name with a slash; and x's own submodule y */
+	fakefs_add(&fs, "/home/me/proj/.git/modules/vendor", 0);
+	fakefs_add(&fs, "/home/me/proj/.git/modules/vendor/x", 0);
+	fakefs_file(&fs, "/home/me/proj/.git/modules/vendor/x/config",
+	    "[core]\n\tworktree = ../../../../vendor/x\n");
+	fakefs_add(&fs, "/home/me/proj/.git/modules/vendor/x/modules", 0);
+	fakefs_add(&fs, "/home/me/proj/.git/modules/vendor/x/modules/y", 0);
+	fakefs_file(&fs, "/home/me/proj/.git/modules/vendor/x/modules/y/HEAD",
+	    "x\n");
+	policy_init(&pol);
+	pol.user_config = NULL;
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
+	CHECK(in_list(&r.p, "/home/me/proj/wt/.git"));
+	CHECK(in_list(&r.p, "/home/me/proj/.git/worktrees/wt/commondir"));
+	CHECK(in_list(&r.p, "/home/me/proj/lib/.git"));
+	CHECK(in_list(&r.p, "/home/me/proj/.git/modules/lib/hooks"));
+	CHECK(in_list(&r.watch, "/home/me/proj/.git/modules/lib/config"));
+	CHECK(!in_list(&r.p, "/home/me/proj/.git/modules/lib/config"));
+	CHECK(in_list(&r.watch,
+	    "/home/me/proj/.git/modules/vendor/x/config"));
+	snprintf(path, sizeof path, "%s/modules/vendor/x/modules/y/config", G);
+	CHECK(in_list(&r.absent, path));
+	CHECK(in_list(&r.absent, "/home/me/proj/.git/worktrees/far/"
+	    "config.worktree"));
+	CHECK(roots_protected(&r, "/home/me/proj/.git/modules/lib/config"));
+	/* pins: renaming modules/ or worktrees/ cannot get around it */
+	CHECK(in_list(&r.pin, "/home/me/proj/.git/modules"));
+	CHECK(in_list(&r.pin, "/home/me/proj/.git/worktrees/wt"));
+	roots_free(&r);
+	/* Seatbelt and the file tools: a watched file is in p as well */
+	CHECK(roots_build(&pol, ROOTS_PROTECT | ROOTS_MISSING, &ops, &r) == 0);
+	CHECK(in_list(&r.p, "/home/me/proj/.git/modules/lib/config"));
+	roots_free(&r);
+}
+
+/*
+ * core.hooksPath, in the repository's config, in a file it includes, and
+ * in the global config; relative ones from the work tree's top; and what
+ * git's config syntax allows around them.
+ */
+static void
+t_git_hooks_path(void)
+{
+	static const char cfg[] =
+	    "# a comment\n"
+	    "[Core]\n"
+	    "\trepositoryformatversion = 0 ; trailing comment\n"
+	    "\tHooksPath = \".husky\" # husky\n"
+	    "\tbare\n"
+	    "[core \"sub\"] hookspath = not/this/one\n"
+	    "[include]\n"
+	    "\tpath = extra.cfg\n"
+	    "[includeIf \"gitdir:~/x/\"]\n"
+	    "\tpath = /home/me/proj/conf/cond.cfg\n";
+	static const char extra[] =
+	    "[core]\n\thooksPath = \"tools/git\\\n-hooks\"\n";
+	static const char cond[] = "[core]\n\thooksPath = ~/proj/more\n";
+	static const char global[] = "[core]\n\thooksPath = /home/me/proj/gh\n"
+	    "[core\n\thooksPath = /home/me/proj/after-a-bad-line\n";
+	struct policy pol;
+	struct roots r;
+
+	git_init();
+	fakefs_file(&fs, "/home/me/proj/.git/cfg", cfg);
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git/config", 25)], 0,
+	    4);
+	fs.links[4][0] = "/home/me/proj/.git/config";
+	fs.links[4][1] = "/home/me/proj/.git/cfg";
+	fakefs_file(&fs, "/home/me/proj/.git/extra.cfg", extra);
+	fakefs_add(&fs, "/home/me/proj/conf", 0);
+	fakefs_file(&fs, "/home/me/proj/conf/cond.cfg", cond);
+	fakefs_add(&fs, "/home/me/proj/.husky", 0);
+	fakefs_add(&fs, "/home/me/proj/tools", 0);
+	fakefs_file(&fs, "/home/me/.gitconfig", global);
+	policy_init(&pol);
+	pol.home = "/home/me";
+	pol.user_config = NULL;
+	CHECK(roots_build(&pol, ROOTS_PROTECT | ROOTS_MAKE, &ops, &r) == 0);
+	CHECK(in_list(&r.p, "/home/me/proj/.husky"));
+	/* the escaped newline joins "tools/git" and "-hooks"; made */
+	CHECK(in_list(&r.p, "/home/me/proj/tools/git-hooks"));
+	CHECK(fakefs_find(&fs, "/home/me/proj/tools/git-hooks", 29) >= 0);
+	/* ~ is the home; the missing parent "more" is made too (one level) */
+	CHECK(in_list(&r.p, "/home/me/proj/more"));
+	CHECK(in_list(&r.p, "/home/me/proj/gh"));
+	CHECK(!roots_protected(&r, "/home/me/proj/not/this/one"));
+	CHECK(!roots_protected(&r, "/home/me/proj/after-a-bad-line"));
+	/* the included files decide config too */
+	CHECK(in_list(&r.p, "/home/me/proj/.git/extra.cfg"));
+	CHECK(in_list(&r.p, "/home/me/proj/conf/cond.cfg"));
+	roots_free(&r);
+	/* without ".git/hooks" in the list, no hooks folder is looked for */
+	pol.protect.v = prot_default + 1;
+	pol.protect.n = 1;
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
+	CHECK(!roots_protected(&r, "/home/me/proj/.husky"));
+	CHECK(roots_protected(&r, "/home/me/proj/conf/cond.cfg"));
+	roots_free(&r);
+}
+
+/* The repository above the workspace; a bare one; a broken .git file. */
+static void
+t_git_find(void)
+{
+	struct policy pol;
+	struct roots r;
+
+	/* the workspace is a subfolder of a repository in the temp dir */
+	fs_init();
+	fakefs_add(&fs, "/tmp/repo", 0);
+	fakefs_add(&fs, "/tmp/repo/.git", 0);
+	fakefs_add(&fs, "/tmp/repo/.git/hooks", 0);
+	fakefs_add(&fs, "/tmp/repo/sub", 0);
+	policy_init(&pol);
+	pol.workspace = "/tmp/repo/sub";
+	pol.user_config = NULL;
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
+	CHECK(in_list(&r.p, "/tmp/repo/.git/hooks"));
+	CHECK(in_list(&r.absent, "/tmp/repo/.git/commondir"));
+	roots_free(&r);
+	/* the workspace is a bare repository */
+	fs_init();
+	fakefs_add(&fs, "/home/me/bare", 0);
+	fakefs_file(&fs, "/home/me/bare/HEAD", "ref: refs/heads/main\n");
+	fakefs_add(&fs, "/home/me/bare/objects", 0);
+	fakefs_add(&fs, "/home/me/bare/refs", 0);
+	fakefs_add(&fs, "/home/me/bare/hooks", 0);
+	pol.workspace = "/home/me/bare";
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
+	CHECK(in_list(&r.p, "/home/me/bare/hooks"));
+	CHECK(in_list(&r.absent, "/home/me/bare/config"));
+	roots_free(&r);
+	/* a .git file that is no gitdir file: git stops there, and so do we */
+	fs_init();
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git/hooks", 24)], 0,
+	    4);
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git/config", 25)], 0,
+	    4);
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git", 18)], 0, 4);
+	fakefs_file(&fs, "/home/me/proj/.git", "not a gitdir line\n");
+	pol.workspace = "/home/me/proj";
+	CHECK(roots_build(&pol, ROOTS_PROTECT | ROOTS_MISSING, &ops, &r) == 0);
+	CHECK(r.absent.n == 0);
+	roots_free(&r);
+	/* no repository anywhere: nothing of git, no absent paths */
+	fs_init();
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git/hooks", 24)], 0,
+	    4);
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git/config", 25)], 0,
+	    4);
+	memset(fs.exists[fakefs_find(&fs, "/home/me/proj/.git", 18)], 0, 4);
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
+	CHECK(r.absent.n == 0);
+	roots_free(&r);
+	/* an unreadable .git: never silently open */
+	fs_init();
+	fs.fail_prefix = "/home/me/proj/.git";
+	fs.fail_errno = EACCES;
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == -1);
+	CHECK(errno == EACCES);
+	CHECK_STR(r.why, "git: /home/me/proj/.git: Permission denied");
+}
+
+/* More admin dirs than ROOTS_GIT_MAX: refused, not half protected. */
+static void
+t_git_limits(void)
+{
+	static char names[ROOTS_GIT_MAX + 1][64], heads[ROOTS_GIT_MAX + 1][80];
+	struct policy pol;
+	struct roots r;
+	int i;
+
+	git_init();
+	for (i = 0; i <= ROOTS_GIT_MAX; i++) {
+		snprintf(names[i], sizeof names[i],
+		    "/home/me/proj/.git/modules/m%d", i);
+		snprintf(heads[i], sizeof heads[i], "%s/HEAD", names[i]);
+		fakefs_add(&fs, names[i], 0);
+		fakefs_file(&fs, heads[i], "x\n");
+	}
+	policy_init(&pol);
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == -1);
+	CHECK(errno == E2BIG);
+	CHECK(strstr(r.why, "more than 64 linked worktrees and submodules") !=
+	    NULL);
+	CHECK(r.p.v == NULL && r.absent.v == NULL);
+	/* one fewer is fine */
+	fs.nexists -= 2;
+	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
+	roots_free(&r);
+}
+
+/* The nth allocation fails, git discovery included: ENOMEM, no leak. */
+static void
+t_git_alloc_faults(void)
+{
+	struct policy pol;
+	struct roots r;
+	long n;
+	int rc;
+
+	for (n = 0; n < 100000; n++) {
+		git_init();
+		fakefs_add(&fs, "/home/me/proj/.git/worktrees/wt", 0);
+		fakefs_file(&fs, "/home/me/proj/.git/worktrees/wt/gitdir",
+		    "/home/me/proj/wt/.git\n");
+		fakefs_add(&fs, "/home/me/proj/.git/modules/lib", 0);
+		fakefs_file(&fs, "/home/me/proj/.git/modules/lib/config",
+		    "[core]\n\tworktree = ../../../lib\n\thooksPath = h\n"
+		    "[include]\n\tpath = ../../inc\n");
+		fakefs_file(&fs, "/home/me/proj/.git/inc",
+		    "[core]\n\thooksPath = ~/x\n");
+		fakefs_add(&fs, "/home/me/proj/lib", 0);
+		fakefs_file(&fs, "/home/me/proj/lib/.git", "gitdir: x\n");
+		policy_init(&pol);
+		pol.home = "/home/me";
+		mem_fail_after(n);
+		rc = roots_build(&pol, ROOTS_PROTECT | ROOTS_MISSING |
+		    ROOTS_MAKE | ROOTS_GIT | ROOTS_DEVICES, &ops, &r);
+		if (!mem_failed()) {
+			CHECK(rc == 0);
+			CHECK(in_list(&r.p, "/home/me/proj/lib/h"));
+			CHECK(in_list(&r.p, "/home/me/proj/.git/inc"));
+			roots_free(&r);
+			break;
+		}
+		CHECK(rc == -1 && errno == ENOMEM);
+		CHECK(r.w.v == NULL && r.p.v == NULL && r.absent.v == NULL &&
+		    r.watch.v == NULL && r.pin.v == NULL);
+	}
+	mem_fail_after(-1);
+	CHECK(n > 50 && n < 100000);
 }
 
 int
@@ -532,5 +945,12 @@ main(void)
 	TEST(t_questions);
 	TEST(t_alloc_faults);
 	TEST(t_real_fs);
+	TEST(t_git_plain);
+	TEST(t_git_linked_worktree);
+	TEST(t_git_worktrees_modules);
+	TEST(t_git_hooks_path);
+	TEST(t_git_find);
+	TEST(t_git_limits);
+	TEST(t_git_alloc_faults);
 	return tap_done();
 }

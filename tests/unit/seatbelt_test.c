@@ -20,7 +20,7 @@
 #include "tap.h"
 
 static struct fakefs fs;
-static struct roots_ops ops = { fake_realpath, fake_mkdir, &fs };
+static struct roots_ops ops = FAKEFS_OPS(&fs);
 
 static void
 fs_init(void)
@@ -122,9 +122,12 @@ t_golden_default(void)
 		"-D", "WRITABLE_ROOT_2=/Users/me/.arcturn",
 		"-D", "PROTECTED_0=/Users/me/proj/.git/hooks",
 		"-D", "PROTECTED_1=/Users/me/proj/.git/config",
-		"-D", "PROTECTED_2=/Users/me/.arcturn/overlays",
-		"-D", "PROTECTED_3=/Users/me/.arcturn/checkpoints",
-		"-D", "PROTECTED_4=/Users/me/.arcturn/cache",
+		/* git's pointers: a deny refuses creating them too */
+		"-D", "PROTECTED_2=/Users/me/proj/.git/config.worktree",
+		"-D", "PROTECTED_3=/Users/me/proj/.git/commondir",
+		"-D", "PROTECTED_4=/Users/me/.arcturn/overlays",
+		"-D", "PROTECTED_5=/Users/me/.arcturn/checkpoints",
+		"-D", "PROTECTED_6=/Users/me/.arcturn/cache",
 		"--", "make", "-j2", "all", NULL
 	};
 	struct policy p;
@@ -146,7 +149,9 @@ t_golden_default(void)
 	    "(deny file-write* (subpath (param \"PROTECTED_1\")))\n"
 	    "(deny file-write* (subpath (param \"PROTECTED_2\")))\n"
 	    "(deny file-write* (subpath (param \"PROTECTED_3\")))\n"
-	    "(deny file-write* (subpath (param \"PROTECTED_4\")))\n");
+	    "(deny file-write* (subpath (param \"PROTECTED_4\")))\n"
+	    "(deny file-write* (subpath (param \"PROTECTED_5\")))\n"
+	    "(deny file-write* (subpath (param \"PROTECTED_6\")))\n");
 	seatbelt_free(v);
 }
 
