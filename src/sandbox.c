@@ -26,6 +26,13 @@ const struct sandbox_gdef sandbox_guarantees[SANDBOX_NKEYS] = {
 	[SG_SIGNALS] =		{ "signals", "signals to outside processes" },
 	[SG_TIOCSTI] =		{ "tiocsti", "TIOCSTI terminal injection" },
 	[SG_NETWORK_OFF] =	{ "network_off", "--network off" },
+	[SG_UNIX_SOCKETS] =	{ "unix_sockets",
+				  "unix sockets of outside processes" },
+	[SG_ABSTRACT] =		{ "abstract_sockets",
+				  "abstract unix sockets outside the sandbox" },
+	[SG_IPC] =		{ "ipc", "SysV IPC of outside processes" },
+	[SG_LIFETIME] =		{ "lifetime",
+				  "processes outliving arcturn" },
 	[SG_LABELS] =		{ "persistent_labels",
 				  "roots unchanged after the command" },
 };
@@ -98,6 +105,17 @@ sandbox_run(const struct policy *p, const struct sandbox_choice *ch,
     char **argv, char *err, size_t errlen)
 {
 	return sandbox_start(&sandbox_platform, p, ch, argv, err, errlen);
+}
+
+int
+sandbox_setenv(const char *v)
+{
+#ifdef _WIN32
+	return _putenv_s("ARCTURN_SANDBOX", v != NULL ? v : "") == 0 ? 0 : -1;
+#else
+	return v != NULL ? setenv("ARCTURN_SANDBOX", v, 1) :
+	    unsetenv("ARCTURN_SANDBOX");
+#endif
 }
 
 void
