@@ -19,11 +19,11 @@
 #include <stdint.h>
 
 /* The highest Landlock ABI this build knows how to use. */
-#define LANDLOCK_ABI_KNOWN	7
+#define LANDLOCK_ABI_KNOWN	9
 
 /*
  * The helper's argv: at most this many writable roots (-w), protected
- * paths (-p) and pinned parents (-P) each. arcturn checks before it starts
+ * paths (-p), pinned parents (-P) and unix socket paths (-s, -t, -a) each. arcturn checks before it starts
  * the helper; the helper refuses more (usage, 125).
  */
 #define HELPER_MAXPATHS		256
@@ -73,6 +73,17 @@
 #define LANDLOCK_ACCESS_FS_TRUNCATE	(1ULL << 14)
 /* ABI 5 */
 #define LANDLOCK_ACCESS_FS_IOCTL_DEV	(1ULL << 15)
+/*
+ * ABI 9 (Linux 7.1; ABI 8 added only LANDLOCK_RESTRICT_SELF_TSYNC):
+ * connect(2) and sendmsg(2) to a pathname unix socket are refused with
+ * EACCES unless a rule allows its path, or the socket was made in the
+ * same domain. The value is the one the upstream series and util-linux's
+ * setpriv use; it is taken only where the kernel says ABI 9 or later and
+ * accepts the bit (the helper checks both), so a kernel that gave bit 16
+ * another meaning would simply not be asked for it.
+ */
+#define LANDLOCK_ACCESS_FS_RESOLVE_UNIX	(1ULL << 16)
+#define LANDLOCK_ABI_RESOLVE_UNIX	9
 
 /* ABI 4 */
 #define LANDLOCK_ACCESS_NET_BIND_TCP	(1ULL << 0)

@@ -197,7 +197,8 @@ enter(const struct opts *o, int *netns, const char **what)
 {
 	uid_t uid = getuid();
 	gid_t gid = getgid();
-	int fd, e, wfd = -1, flags = CLONE_NEWUSER | CLONE_NEWNS;
+	int fd, e, wfd = -1, flags = CLONE_NEWUSER | CLONE_NEWNS |
+	    CLONE_NEWIPC | CLONE_NEWPID;
 	pid_t mpid = -1;
 
 	if (o->nonet)
@@ -273,6 +274,16 @@ mount_layer(const struct opts *o, int *netns)
 			fail("mount layer: attach", o->w[i]);
 		close(fds[i]);
 	}
+	/*
+	 * POSIX shared memory and semaphores of other processes live in
+	 * /dev/shm, which stays writable: the command gets one of its own,
+	 * as it gets SysV IPC of its own from the IPC namespace.
+	 */
+	for (i = 0; i < o->nw; i++)
+		if (strcmp(o->w[i], "/dev/shm") == 0 && fds[i] >= 0 &&
+		    mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+		    "mode=1777") < 0)
+			fail("mount layer: /dev/shm", NULL);
 	if (o->ovl != NULL)
 		overlay(o);
 	/*

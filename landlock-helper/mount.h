@@ -4,11 +4,13 @@
  * subpaths of a writable root, a fresh network namespace, and the dry
  * run's overlay.
  *
- * In a new user + mount namespace (ids mapped to themselves; root maps
- * every id, through a child left in the parent namespace), in this order:
- * the tree made private; clones of the writable roots taken; every mount
- * made read-only; the clones attached back on the roots; the overlay, for
- * a dry run; each pin (-P, outermost first) bound onto itself, so that no
+ * In new user, mount, IPC and pid namespaces (ids mapped to themselves;
+ * root maps every id, through a child left in the parent namespace; the
+ * pid namespace takes the helper's next child as its init, proc.h), in
+ * this order: the tree made private; clones of the writable roots taken;
+ * every mount made read-only; the clones attached back on the roots; a
+ * tmpfs of its own on /dev/shm (when that is a root); the overlay, for a
+ * dry run; each pin (-P, outermost first) bound onto itself, so that no
  * parent of a protected path can be renamed away; each protected path (-p)
  * bound read-only on top. With -n the namespace has its own network, with
  * only the loopback up.

@@ -489,8 +489,8 @@ dryrun_exec(struct policy *p, char **cmd)
 		return EXIT_OWN;
 	}
 	err[0] = '\0';
-	rc = sandbox_exec_overlay(&x.p, upper, work, cmd, sweep, &x.s, err,
-	    sizeof err);
+	rc = sandbox_exec_overlay(&x.p, upper, work, x.s.lockfd, cmd, sweep,
+	    &x.s, err, sizeof err);
 	changed = session_run_changed(&x.s, x.rootfd, &run);
 	if (rc < 0) {
 		warnx("%s", err);

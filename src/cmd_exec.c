@@ -45,22 +45,27 @@ cmd_exec(struct cli *c)
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "require-sandbox", no_argument, NULL, 'r' },
 		{ "network", required_argument, NULL, 'n' },
+		{ "allow-unix", required_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct config_flags f = { .mode = -1, .dry_run = -1,
 	    .require_sandbox = -1, .network = -1 };
 	struct policy p = { 0 };
 	struct sandbox_choice ch;
-	const char **grants = NULL;
-	char err[512];
+	const char **grants = NULL, **unix_sockets = NULL;
+	char err[512], outer[64];
 	int opt, rc;
 
 	grants = mem_calloc((size_t)c->argc, sizeof *grants);
-	if (grants == NULL) {
+	unix_sockets = mem_calloc((size_t)c->argc, sizeof *unix_sockets);
+	if (grants == NULL || unix_sockets == NULL) {
 		warn("exec");
+		mem_free(grants);
+		mem_free(unix_sockets);
 		return EXIT_OWN;
 	}
 	f.grants = grants;
+	f.unix_sockets = unix_sockets;
 	opterr = 0;
 	while ((opt = getopt_long(c->argc, c->argv, "+", opts, NULL)) != -1) {
 		switch (opt) {
@@ -79,6 +84,9 @@ cmd_exec(struct cli *c)
 			break;
 		case 'r':
 			f.require_sandbox = 1;
+			break;
+		case 'u':
+			unix_sockets[f.nunix++] = optarg;
 			break;
 		case 'n':
 			if (strcmp(optarg, "on") == 0)
@@ -106,11 +114,11 @@ cmd_exec(struct cli *c)
 		    "[--] CMD [ARG]...)");
 		goto usage;
 	}
-	if (load(c, &f, &p) < 0) {
-		mem_free(grants);
-		return EXIT_OWN;
-	}
+	rc = load(c, &f, &p);
 	mem_free(grants);
+	mem_free(unix_sockets);
+	if (rc < 0)
+		return EXIT_OWN;
 	if (p.mode != MODE_OFF && strcmp(p.workspace, "/") == 0) {
 		warnx("exec: workspace is /: refusing to make the whole "
 		    "filesystem writable (use -C DIR)");
@@ -134,8 +142,23 @@ cmd_exec(struct cli *c)
 		policy_free(&p);
 		return EXIT_OWN;
 	}
+	/*
+	 * ARCTURN_SANDBOX tells the command (and a nested arcturn) how it
+	 * is confined. A run that does not confine it leaves the variable
+	 * only when an outer arcturn's sandbox still does.
+	 */
+	outer[0] = '\0';
+	if (ch.verdict == SANDBOX_CONFINE)
+		(void)sandbox_setenv(p.mode == MODE_READ_ONLY ? "read-only" :
+		    "workspace-write");
+	else if (!sandbox_nested(outer, sizeof outer))
+		(void)sandbox_setenv(NULL);
 	/* the note must reach the user even when the exec succeeds */
-	if (ch.verdict == SANDBOX_NONE)
+	if (ch.verdict == SANDBOX_NONE && outer[0] != '\0')
+		fprintf(stderr, "note: sandbox requested but unavailable here\n"
+		    "note: %s; the command is still confined by the outer "
+		    "arcturn sandbox (ARCTURN_SANDBOX=%s)\n", ch.why, outer);
+	else if (ch.verdict == SANDBOX_NONE)
 		fprintf(stderr, "note: sandbox requested but unavailable on "
 		    "this platform\nnote: %s; the command runs WITHOUT "
 		    "confinement\n", ch.why);
@@ -147,6 +170,7 @@ cmd_exec(struct cli *c)
 	return rc;
 usage:
 	mem_free(grants);
+	mem_free(unix_sockets);
 	return EXIT_OWN;
 }
 

@@ -43,11 +43,13 @@ struct ctx {
 };
 
 enum key {
-	K_DRYRUN, K_SANDBOX, K_GRANTS, K_REQUIRE, K_NETWORK, K_PROTECT, K_COUNT
+	K_DRYRUN, K_SANDBOX, K_GRANTS, K_REQUIRE, K_NETWORK, K_PROTECT, K_UNIX,
+	K_COUNT
 };
 
 static const char *const keys[K_COUNT] = {
-	"dryRun", "sandbox", "grants", "requireSandbox", "network", "protect"
+	"dryRun", "sandbox", "grants", "requireSandbox", "network", "protect",
+	"unixSockets"
 };
 
 static const char *const mode_names[] = {
@@ -364,6 +366,122 @@ apply_protect(struct ctx *c, const struct jsonfile *f, const cJSON *v,
 	return 0;
 }
 
+/*
+ * unixSockets: "all", or absolute paths (sockets or folders of them, which
+ * need not exist), kept canonical. f and pos place an error (f NULL: the
+ * flag --allow-unix). Adds path to l, or sets *all.
+ */
+static int
+unix_entry(struct ctx *c, const char *path, const struct jsonfile *f,
+    size_t pos, struct strlist *l, int *all)
+{
+	char *real = NULL;
+	int e;
+
+	if (strcmp(path, "all") == 0) {
+		*all = 1;
+		return 0;
+	}
+	if (path[0] != '/') {
+		ferr(c, f, pos, "unix socket: %s: not an absolute path (or "
+		    "\"all\")", path);
+		return -1;
+	}
+	if (path_canon(path, PATH_LEXICAL, NULL, &real) != 0) {
+		e = errno;
+		ferr(c, f, pos, "unix socket: %s: %s", path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	e = sl_add(l, real);
+	mem_free(real);
+	if (e != 0)
+		return oom(c, "unix socket");
+	return 0;
+}
+
+static int
+sl_beneath(const struct strlist *l, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (path_under(path, l->v[i]))
+			return 1;
+	return 0;
+}
+
+static int
+apply_unix(struct ctx *c, const struct jsonfile *f, const cJSON *v, size_t e)
+{
+	struct policy *p = c->p;
+	struct strlist l = { NULL, 0 }, keep = { NULL, 0 };
+	const cJSON *el;
+	size_t i, j;
+	int all = 0;
+
+	if (cJSON_IsString(v) && !f->at[e].nul &&
+	    strcmp(v->valuestring, "all") == 0)
+		all = 1;
+	else {
+		if (!cJSON_IsArray(v)) {
+			ferr(c, f, f->at[e].off, "\"unixSockets\" must be "
+			    "\"all\" or an array of absolute paths");
+			return -1;
+		}
+		if (check_strings(c, f, v, e, "unixSockets") != 0)
+			return -1;
+		for (el = v->child, j = e + 1; el != NULL;
+		    el = el->next, j = f->at[j].next)
+			if (strcmp(el->valuestring, "all") == 0 ||
+			    unix_entry(c, el->valuestring, f, f->at[j].off, &l,
+			    &all) != 0) {
+				if (strcmp(el->valuestring, "all") == 0)
+					ferr(c, f, f->at[j].off, "\"unixSockets\""
+					    ": \"all\" stands alone, not in "
+					    "a list");
+				strlist_free(&l);
+				return -1;
+			}
+	}
+	if (!c->narrow) {
+		strlist_free(&p->unix_sockets);
+		p->unix_sockets = l;
+		p->unix_all = all;
+		return 0;
+	}
+	/* the workspace config: what the user config allows, at most */
+	if (all) {
+		if (!p->unix_all)
+			warnmsg(c, "%s: \"unixSockets\": \"all\" ignored: a "
+			    "workspace config can only narrow it", f->path);
+		return 0;
+	}
+	for (i = 0; i < l.n; i++) {
+		if (p->unix_all || sl_beneath(&p->unix_sockets, l.v[i])) {
+			if (sl_add(&keep, l.v[i]) != 0)
+				goto nomem;
+		} else
+			warnmsg(c, "%s: \"unixSockets\": %s ignored: a "
+			    "workspace config can only narrow it", f->path,
+			    l.v[i]);
+	}
+	/* an entry of the user config's beneath one of the workspace's */
+	for (i = 0; !p->unix_all && i < p->unix_sockets.n; i++)
+		if (sl_beneath(&l, p->unix_sockets.v[i]) &&
+		    sl_add(&keep, p->unix_sockets.v[i]) != 0)
+			goto nomem;
+	strlist_free(&l);
+	strlist_free(&p->unix_sockets);
+	p->unix_sockets = keep;
+	p->unix_all = 0;
+	return 0;
+nomem:
+	strlist_free(&l);
+	strlist_free(&keep);
+	return oom(c, f->path);
+}
+
 /* Apply the value v of key k, at entry e of f. */
 static int
 apply_key(struct ctx *c, const struct jsonfile *f, enum key k, const cJSON *v,
@@ -440,6 +558,8 @@ apply_key(struct ctx *c, const struct jsonfile *f, enum key k, const cJSON *v,
 		if (check_strings(c, f, v, e, "protect") != 0)
 			return -1;
 		return apply_protect(c, f, v, e);
+	case K_UNIX:
+		return apply_unix(c, f, v, e);
 	case K_COUNT:
 		break;
 	}
@@ -632,6 +752,10 @@ load_flags(struct ctx *c, const struct config_flags *fl)
 	for (i = 0; i < fl->ngrants; i++)
 		if (add_grant(c, fl->grants[i], NULL, 0) != 0)
 			return -1;
+	for (i = 0; i < fl->nunix; i++)
+		if (unix_entry(c, fl->unix_sockets[i], NULL, 0,
+		    &c->p->unix_sockets, &c->p->unix_all) != 0)
+			return -1;
 	if (fl->session != NULL && set_session(c, fl->session) != 0)
 		return -1;
 	return 0;
@@ -783,7 +907,7 @@ config_load(struct policy *p, const struct config_flags *fl, char *err,
     size_t errlen, config_warn_fn *warn, void *arg)
 {
 	static const struct config_flags none = { NULL, NULL, -1, -1, -1, -1,
-	    NULL, 0 };
+	    NULL, 0, NULL, 0 };
 	struct ctx c = { p, err, errlen, warn, arg, 0 };
 	const char *tmp;
 	struct stat st;
@@ -845,6 +969,7 @@ policy_free(struct policy *p)
 		return;
 	strlist_free(&p->grants);
 	strlist_free(&p->protect);
+	strlist_free(&p->unix_sockets);
 	mem_free(p->workspace);
 	mem_free(p->state);
 	mem_free(p->tmpdir);

@@ -8,7 +8,10 @@
  * Keys: dryRun (bool), sandbox ("off" | "workspace-write" | "read-only"),
  * grants (array of absolute paths), requireSandbox (bool), network ("on" |
  * "off"), protect (array of workspace-relative paths; default
- * [".git/hooks", ".git/config"]).
+ * [".git/hooks", ".git/config"]), unixSockets ("all", or an array of
+ * absolute paths: the pathname unix sockets, or folders of them, that a
+ * confined command may connect to besides its own and those beneath the
+ * workspace or a grant; default none).
  *
  * Environment: ARCTURN_HOME (state dir, default ~/.arcturn), ARCTURN_DRY_RUN
  * (1/0), ARCTURN_SESSION, TMPDIR, XDG_CONFIG_HOME, HOME.
@@ -18,14 +21,17 @@
  *   grants are resolved like --grant (errors carry FILE:LINE:COLUMN).
  * - workspace config: dryRun true, requireSandbox true, network "off" and a
  *   stricter sandbox mode (off < workspace-write < read-only) than the
- *   user config's apply; "protect" adds to the list. dryRun false,
+ *   user config's apply; "protect" adds to the list; "unixSockets" narrows
+ *   the user config's (an entry is kept when it lies beneath one of the
+ *   user config's; the rest, and "all", are ignored with a warning). dryRun false,
  *   requireSandbox false, network "on", a non-empty "grants" and a looser
  *   mode are ignored with a warning `FILE: "key": ... ignored: ...`
  *   (always for the booleans and network, even when the value agrees).
  *   Wrong types are errors here too.
  * - environment: ARCTURN_DRY_RUN=1|0 (empty = unset, else an error),
  *   ARCTURN_SESSION; ARCTURN_HOME must be absolute.
- * - flags win over everything; --grant adds to the user config's grants.
+ * - flags win over everything; --grant adds to the user config's grants,
+ *   --allow-unix to the unixSockets that remain ("all" allows every one).
  * The workspace (-C DIR) must not be reached through a symlink that lies
  * in the temp dir, the state dir or a grant (an error naming the link).
  * Grants are deduplicated after realpath; protect entries are normalised
@@ -69,6 +75,8 @@ struct config_flags {
 	int		 network;	/* 1 on, 0 off, -1 */
 	const char	**grants;
 	size_t		 ngrants;
+	const char	**unix_sockets;	/* --allow-unix: paths, or "all" */
+	size_t		 nunix;
 };
 
 /* Called once per warning (unknown key, a loosening workspace setting). */

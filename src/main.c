@@ -18,7 +18,7 @@ struct command {
 static const struct command commands[] = {
 	{ "exec", cmd_exec,
 	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run] [--require-sandbox]\n"
-	  "             [--network on|off] [--] CMD [ARG]...",
+	  "             [--network on|off] [--allow-unix PATH]... [--] CMD [ARG]...",
 	  "Run CMD so that it can write only inside the workspace, the temp dir,\n"
 	  "arcturn's state dir and granted paths. Reads, exec and network stay\n"
 	  "as they were.\n\n"
@@ -26,7 +26,10 @@ static const struct command commands[] = {
 	  "  --grant PATH        also allow writes beneath PATH (absolute, must exist)\n"
 	  "  --dry-run           capture every write into the dry-run session\n"
 	  "  --require-sandbox   exit 125 instead of running unconfined\n"
-	  "  --network on|off    keep or cut network access (default on)\n\n"
+	  "  --network on|off    keep or cut network access (default on)\n"
+	  "  --allow-unix PATH   also allow connecting to the unix socket PATH (or\n"
+	  "                      those beneath it; \"all\": every one), with the\n"
+	  "                      network on\n\n"
 	  "Exit status: CMD's own, 128+N if killed by signal N, 125 if arcturn\n"
 	  "failed, 126 if CMD could not run, 127 if CMD was not found.\n"
 	  "ARCTURN_BACKEND=helper|bwrap|none forces a backend." },

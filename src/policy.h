@@ -30,6 +30,11 @@ struct policy {
 	int		 network;	/* 1 on (default), 0 off */
 	struct strlist	 grants;	/* absolute, canonical */
 	struct strlist	 protect;	/* workspace-relative */
+	struct strlist	 unix_sockets;	/* unix sockets the command may reach
+					   besides its own and those in the
+					   workspace or a grant: absolute,
+					   canonical (a socket or a folder) */
+	int		 unix_all;	/* every unix socket ("all") */
 	char		*workspace;	/* canonical workspace root */
 	char		*state;		/* $ARCTURN_HOME (~/.arcturn), canonical */
 	char		*tmpdir;	/* $TMPDIR or /tmp, canonical */

@@ -26,9 +26,16 @@ const struct sandbox_gdef sandbox_guarantees[SANDBOX_NKEYS] = {
 	[SG_SIGNALS] =		{ "signals", "signals to outside processes" },
 	[SG_TIOCSTI] =		{ "tiocsti", "TIOCSTI terminal injection" },
 	[SG_NETWORK_OFF] =	{ "network_off", "--network off" },
+	[SG_UNIX_SOCKETS] =	{ "unix_sockets",
+				  "unix sockets of outside processes" },
+	[SG_ABSTRACT] =		{ "abstract_sockets",
+				  "abstract unix sockets outside the sandbox" },
+	[SG_IPC] =		{ "ipc", "SysV IPC of outside processes" },
+	[SG_LIFETIME] =		{ "lifetime",
+				  "processes outliving arcturn" },
 	[SG_LABELS] =		{ "persistent_labels",
 				  "roots unchanged after the command" },
-	/* the policy side of issue 10: git, missing paths, the state dir */
+	/* git, protected paths that do not exist, the state dir */
 	[SG_GIT] =		{ "git_control_files",
 				  "git's hooks, config and pointers" },
 	[SG_MISSING] =		{ "protected_missing",
@@ -105,6 +112,17 @@ sandbox_run(const struct policy *p, const struct sandbox_choice *ch,
     char **argv, char *err, size_t errlen)
 {
 	return sandbox_start(&sandbox_platform, p, ch, argv, err, errlen);
+}
+
+int
+sandbox_setenv(const char *v)
+{
+#ifdef _WIN32
+	return _putenv_s("ARCTURN_SANDBOX", v != NULL ? v : "") == 0 ? 0 : -1;
+#else
+	return v != NULL ? setenv("ARCTURN_SANDBOX", v, 1) :
+	    unsetenv("ARCTURN_SANDBOX");
+#endif
 }
 
 void

@@ -78,8 +78,12 @@ enum sandbox_key {
 	SG_SIGNALS,		/* signals */
 	SG_TIOCSTI,		/* tiocsti */
 	SG_NETWORK_OFF,		/* network_off */
+	SG_UNIX_SOCKETS,	/* unix_sockets */
+	SG_ABSTRACT,		/* abstract_sockets */
+	SG_IPC,			/* ipc */
+	SG_LIFETIME,		/* lifetime */
 	SG_LABELS,		/* persistent_labels */
-	/* the policy side of issue 10: git, missing paths, the state dir */
+	/* git, protected paths that do not exist, the state dir */
 	SG_GIT,			/* git_control_files */
 	SG_MISSING,		/* protected_missing */
 	SG_STATE,		/* state_dir */
@@ -129,8 +133,14 @@ void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
  * when the overlay cannot be had here, and then the command did not run
  * (status 125 from the helper means the same).
  * during(arg), when not NULL, runs in arcturn while the command does.
- * SIGTERM and SIGHUP sent to arcturn are passed on to the command, and
- * arcturn goes on waiting, so that the caller still sees it end.
+ * SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 sent to arcturn
+ * by a process are passed on to the command (a terminal's reach it
+ * directly), and arcturn goes on waiting, so that the caller still sees
+ * it end. It returns only when the last process of the command is gone:
+ * the whole tree ends with the command's main process, and with arcturn,
+ * however arcturn ends (SIGKILL too). lockfd (the session lock, or -1)
+ * stays open in the sandbox's init until then, never in the command, so
+ * the session stays locked while anything could still write in it.
  * sandbox_overlay_available returns 1 when the overlay can be had here,
  * else 0 with the reason in why; it creates nothing. Call it first:
  * sandbox_exec_overlay does not repeat the check (the helper still fails
@@ -140,8 +150,24 @@ void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
 int	sandbox_overlay_available(const struct policy *p, char *why,
 	    size_t len);
 int	sandbox_exec_overlay(const struct policy *p, const char *upper,
-	    const char *work, char **argv, void (*during)(void *), void *arg,
-	    char *err, size_t errlen);
+	    const char *work, int lockfd, char **argv, void (*during)(void *),
+	    void *arg, char *err, size_t errlen);
+
+/*
+ * Set ARCTURN_SANDBOX, which every confined command inherits, to value
+ * (the mode, and ",dry-run" when a dry run captures it), or remove it
+ * (NULL). 0, or -1 with errno.
+ */
+int	sandbox_setenv(const char *value);
+
+/*
+ * 1 when this process runs inside another arcturn's sandbox, with that
+ * one's ARCTURN_SANDBOX in mode: the variable must be set and the kernel
+ * must agree (Linux: no_new_privs, which every arcturn backend sets and
+ * nothing undoes). 0 elsewhere, and on macOS and Windows, which cannot
+ * tell.
+ */
+int	sandbox_nested(char *mode, size_t len);
 
 /*
  * `arcturn sandbox unstamp [PATH]`: on Windows, give each writable root

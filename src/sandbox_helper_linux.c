@@ -4,6 +4,7 @@
  * exec --dry-run (sandbox_linux.h).
  */
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -106,6 +107,16 @@ helper_memfd(void)
 	return fd;
 }
 
+int
+helper_exec_fd(const char *state, char *err, size_t errlen)
+{
+	int fd;
+
+	if ((fd = helper_memfd()) >= 0)
+		return fd;
+	return cache_fd(state, err, errlen);
+}
+
 /*
  * Start the helper with argv: from memory when the kernel lets us exec a
  * memfd, else from the verified cache file. Returns only on failure, with
@@ -139,7 +150,50 @@ struct ovl {
 	const char	*dir;
 	const char	*upper;
 	const char	*work;
+	const char	*lockfd;	/* -L: the session lock's fd */
 };
+
+size_t
+helper_socket_args(const struct policy *p, char **argv, size_t n)
+{
+	const char *gate = getenv("ARCTURN_UNIX_GATE");
+	size_t i;
+
+	if (gate != NULL && strcmp(gate, "seccomp") == 0)
+		argv[n++] = "-g";
+	if (p->mode == MODE_WORKSPACE_WRITE) {
+		argv[n++] = "-s";
+		argv[n++] = p->workspace;
+		for (i = 0; i < p->grants.n; i++) {
+			argv[n++] = "-s";
+			argv[n++] = p->grants.v[i];
+		}
+	}
+	argv[n++] = "-t";
+	argv[n++] = p->tmpdir;
+	if (p->state != NULL) {
+		argv[n++] = "-t";
+		argv[n++] = p->state;
+	}
+	if (p->network && p->unix_all)
+		argv[n++] = "-A";
+	for (i = 0; p->network && i < p->unix_sockets.n; i++) {
+		argv[n++] = "-a";
+		argv[n++] = p->unix_sockets.v[i];
+	}
+	return n;
+}
+
+int
+helper_socket_check(const struct policy *p)
+{
+	if (p->grants.n + 1 > HELPER_MAXPATHS ||
+	    p->unix_sockets.n > HELPER_MAXPATHS) {
+		errno = E2BIG;
+		return -1;
+	}
+	return 0;
+}
 
 /*
  * The helper's argv for r and cmd (free with mem_free), or NULL with
@@ -152,6 +206,7 @@ helper_argv(const struct policy *p, const struct roots *r, int mount,
 {
 	static const char *const flag[] = { "-w", "-P", "-p" };
 	const struct strlist *l[] = { &r->w, &r->pin, &r->p };
+	const struct strlist *us = &p->unix_sockets;
 	char **argv;
 	size_t n = 0, ncmd, i, k, nl = mount ? 3 : 1;
 
@@ -160,10 +215,12 @@ helper_argv(const struct policy *p, const struct roots *r, int mount,
 			errno = E2BIG;
 			return NULL;
 		}
+	if (helper_socket_check(p) < 0)
+		return NULL;
 	for (ncmd = 0; cmd[ncmd] != NULL; ncmd++)
 		;
-	argv = mem_calloc(10 + 2 * (r->w.n + r->pin.n + r->p.n) + ncmd + 1,
-	    sizeof *argv);
+	argv = mem_calloc(32 + 2 * (r->w.n + r->pin.n + r->p.n +
+	    p->grants.n + us->n) + ncmd + 1, sizeof *argv);
 	if (argv == NULL)
 		return NULL;
 	argv[n++] = "landlock-helper";
@@ -178,12 +235,17 @@ helper_argv(const struct policy *p, const struct roots *r, int mount,
 		argv[n++] = (char *)ovl->upper;
 		argv[n++] = "-k";
 		argv[n++] = (char *)ovl->work;
+		if (ovl->lockfd != NULL) {
+			argv[n++] = "-L";
+			argv[n++] = (char *)ovl->lockfd;
+		}
 	}
 	for (k = 0; k < nl; k++)
 		for (i = 0; i < l[k]->n; i++) {
 			argv[n++] = (char *)flag[k];
 			argv[n++] = l[k]->v[i];
 		}
+	n = helper_socket_args(p, argv, n);
 	argv[n++] = "--";
 	for (i = 0; i < ncmd; i++)
 		argv[n++] = cmd[i];
@@ -272,18 +334,29 @@ sandbox_overlay_available(const struct policy *p, char *why, size_t len)
 	return w == NULL;
 }
 
-/* The dry-run command, while arcturn waits for it (SIGTERM, SIGHUP). */
+/* The dry-run command, while arcturn waits for it. */
 static volatile sig_atomic_t overlay_child;
 
+/*
+ * Pass on a signal a process sent us; one from the terminal (^C) reached
+ * the command directly, as it is in the foreground process group too.
+ */
 static void
-pass_on(int sig)
+pass_on(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 
-	if (overlay_child > 0)
+	(void)uc;
+	if (overlay_child > 0 && (si->si_code == SI_USER ||
+	    si->si_code == SI_QUEUE || si->si_code == SI_TKILL))
 		(void)kill((pid_t)overlay_child, sig);
 	errno = saved;
 }
+
+/* Passed on while we wait (and given back to the child as they were). */
+static const int spawn_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+    SIGUSR2 };
+#define NSPAWN	(sizeof spawn_sigs / sizeof spawn_sigs[0])
 
 /*
  * What the spawned child needs. It shares our memory until it execs, so
@@ -293,23 +366,36 @@ pass_on(int sig)
 struct spawn {
 	const char		*state;
 	char			**argv;
-	struct sigaction	 old[4];	/* INT, QUIT, TERM, HUP */
+	struct sigaction	 old[NSPAWN];
 	sigset_t		 mask;
+	pid_t			 parent;
+	int			 lockfd;
 	char			 err[512];
 };
 
-static const int spawn_sigs[4] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
-
-/* The child: our dispositions back, then the helper (or err, 125). */
+/*
+ * The child: our dispositions back; killed when we die (even by SIGKILL),
+ * so that the sandbox's init sees the helper go and ends the command;
+ * the session lock kept open across the exec; then the helper (or err,
+ * 125).
+ */
 static int
 spawn_child(void *arg)
 {
 	struct spawn *sp = arg;
-	int i;
+	size_t i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NSPAWN; i++)
 		sigaction(spawn_sigs[i], &sp->old[i], NULL);
 	sigprocmask(SIG_SETMASK, &sp->mask, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+	    getppid() != sp->parent)
+		_exit(EXIT_OWN);
+	if (sp->lockfd >= 0 && fcntl(sp->lockfd, F_SETFD, 0) < 0) {
+		snprintf(sp->err, sizeof sp->err, "exec: session lock: %s",
+		    strerror(errno));
+		_exit(EXIT_OWN);
+	}
 	_exit(exec_helper(sp->state, sp->argv, sp->err, sizeof sp->err));
 }
 
@@ -363,50 +449,57 @@ wait_status(pid_t pid)
 
 int
 sandbox_exec_overlay(const struct policy *p, const char *upper,
-    const char *work, char **cmd, void (*during)(void *), void *arg,
-    char *err, size_t errlen)
+    const char *work, int lockfd, char **cmd, void (*during)(void *),
+    void *arg, char *err, size_t errlen)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	struct sigaction fwd = { .sa_handler = pass_on, .sa_flags = SA_RESTART };
+	struct sigaction fwd = { .sa_sigaction = pass_on,
+	    .sa_flags = SA_RESTART | SA_SIGINFO };
 	struct spawn sp;
 	sigset_t block;
 	struct policy q = *p;
-	struct ovl ovl = { p->workspace, upper, work };
+	char lockarg[16];
+	struct ovl ovl = { p->workspace, upper, work, NULL };
 	struct roots r;
 	pid_t pid;
-	int i, rc;
+	size_t i;
+	int rc;
 
 	q.mode = MODE_WORKSPACE_WRITE;
-	if (linux_fds_guard(err, errlen) < 0)
+	if (linux_std_fds(err, errlen) < 0 || linux_fds_guard(err, errlen) < 0)
 		return -1;
 	if (roots_build(&q, ROOTS_DEVICES | ROOTS_PROTECT, &posix_roots_ops,
 	    &r) < 0) {
 		snprintf(err, errlen, "%s", r.why);
 		return -1;
 	}
+	if (lockfd >= 0) {
+		snprintf(lockarg, sizeof lockarg, "%d", lockfd);
+		ovl.lockfd = lockarg;
+	}
+	(void)sandbox_setenv("workspace-write,dry-run");
 	memset(&sp, 0, sizeof sp);
 	sp.state = q.state;
+	sp.lockfd = lockfd;
+	sp.parent = getpid();
 	if ((sp.argv = helper_argv(&q, &r, 2, &ovl, cmd)) == NULL) {
 		argv_error(err, errlen);
 		roots_free(&r);
 		return -1;
 	}
 	/*
-	 * INT and QUIT are ignored while we wait (the terminal sends them to
-	 * the command too); TERM and HUP are passed on. Blocked until
-	 * overlay_child names the child, so none is lost; nohup's ignored
-	 * HUP stays ignored.
+	 * Blocked until overlay_child names the child, so none is lost;
+	 * nohup's ignored HUP stays ignored (and the helper then does not
+	 * pass it on either).
 	 */
 	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
+	for (i = 0; i < NSPAWN; i++)
+		sigaddset(&block, spawn_sigs[i]);
 	sigprocmask(SIG_BLOCK, &block, &sp.mask);
 	overlay_child = 0;
-	for (i = 0; i < 4; i++) {
+	sigemptyset(&fwd.sa_mask);
+	for (i = 0; i < NSPAWN; i++) {
 		sigaction(spawn_sigs[i], NULL, &sp.old[i]);
-		if (i < 2)
-			sigaction(spawn_sigs[i], &ign, NULL);
-		else if (sp.old[i].sa_handler != SIG_IGN)
+		if (sp.old[i].sa_handler != SIG_IGN)
 			sigaction(spawn_sigs[i], &fwd, NULL);
 	}
 	pid = spawn_helper(&sp);
@@ -431,7 +524,7 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 		}
 	}
 	overlay_child = 0;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NSPAWN; i++)
 		sigaction(spawn_sigs[i], &sp.old[i], NULL);
 	roots_free(&r);
 	return rc;

@@ -2,6 +2,8 @@
  * sandbox_linux: choosing and running a Linux backend, and the kernel
  * probes the backend files share (sandbox_linux.h).
  */
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -55,7 +57,8 @@ linux_userns(int mounts)
 	if (pid < 0)
 		return errno;
 	if (pid == 0) {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS | (mounts ?
+		    CLONE_NEWIPC | CLONE_NEWPID : 0)) < 0)
 			_exit(errno & 0xff);
 		if (mounts && syscall(SYS_mount, NULL, "/", NULL,
 		    MS_REC | MS_PRIVATE, NULL) < 0)
@@ -68,6 +71,51 @@ linux_userns(int mounts)
 	if (!WIFEXITED(st))
 		return EIO;
 	return WEXITSTATUS(st);
+}
+
+/*
+ * The mount layer's init mounts a /proc of its pid namespace. The kernel
+ * refuses that where the /proc it has is not fully visible (a container
+ * that hides parts of it): 0 when it can, else an errno.
+ */
+int
+linux_fresh_proc(void)
+{
+	char map[64];
+	pid_t pid, gpid;
+	int st, fd;
+
+	if ((pid = fork()) < 0)
+		return errno;
+	if (pid == 0) {
+		uid_t uid = getuid();
+
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) < 0)
+			_exit(errno & 0xff);
+		/* our own id, as an unprivileged user may map */
+		if ((fd = open("/proc/self/uid_map", O_WRONLY)) < 0)
+			_exit(errno & 0xff);
+		snprintf(map, sizeof map, "%u %u 1", (unsigned)uid,
+		    (unsigned)uid);
+		if (write(fd, map, strlen(map)) < 0)
+			_exit(errno & 0xff);
+		close(fd);
+		if (syscall(SYS_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE,
+		    NULL) < 0 || (gpid = fork()) < 0)
+			_exit(errno & 0xff);
+		if (gpid == 0)
+			_exit(syscall(SYS_mount, "proc", "/proc", "proc",
+			    MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+			    NULL) < 0 ? errno & 0xff : 0);
+		while (waitpid(gpid, &st, 0) < 0)
+			if (errno != EINTR)
+				_exit(EIO);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : EIO);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
 }
 
 /* The helper refuses its mount layer where it cannot write an id map. */
@@ -493,7 +541,8 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
 	 * forced Landlock-only mode needs neither the fd guard nor the
 	 * protected paths it cannot express.
 	 */
-	if (b != LB_HELPER_LANDLOCK && linux_fds_guard(err, errlen) < 0)
+	if (linux_std_fds(err, errlen) < 0 ||
+	    (b != LB_HELPER_LANDLOCK && linux_fds_guard(err, errlen) < 0))
 		return EXIT_OWN;
 	flags = b == LB_BWRAP ? ROOTS_PROTECT | ROOTS_MAKE : b == LB_HELPER ?
 	    ROOTS_DEVICES | ROOTS_PROTECT | ROOTS_MAKE : ROOTS_DEVICES;
@@ -523,6 +572,74 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	return -1;
 }
 
+int
+sandbox_nested(char *mode, size_t len)
+{
+	const char *v = getenv("ARCTURN_SANDBOX");
+
+	if (len > 0)
+		mode[0] = '\0';
+	/*
+	 * Every arcturn backend sets no_new_privs, and nothing can clear
+	 * it: a variable alone (set by anyone) proves nothing.
+	 */
+	if (v == NULL || *v == '\0' || strspn(v, "abcdefghijklmnopqrstuvwxyz-,")
+	    != strlen(v) || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		return 0;
+	snprintf(mode, len, "%s", v);
+	return 1;
+}
+
+/*
+ * The command's standard descriptors. A directory there is a handle on
+ * the tree as it was before the sandbox (a descriptor keeps its mount,
+ * which is not read-only): chmod, utimes or xattrs through
+ * /proc/self/fd/1/... would reach the real files. It is refused. A
+ * regular file open read-only on 1 or 2 could be reopened for writing the
+ * same way, though the caller never gave write access: it becomes
+ * /dev/null (read-only, as it was). A file open for writing there gets
+ * a Landlock rule of its own in the helper, so `echo x > /dev/stderr`
+ * works (the caller chose that file).
+ */
+int
+linux_std_fds(char *err, size_t errlen)
+{
+	struct stat st;
+	char path[PATH_MAX], link[32];
+	ssize_t n;
+	int fd, fl, nul;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fstat(fd, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+			if ((n = readlink(link, path, sizeof path - 1)) < 0)
+				n = 0;
+			path[n] = '\0';
+			snprintf(err, errlen, "exec: %s is a directory%s%s%s: "
+			    "refused (a handle on the real files around the "
+			    "sandbox)", fd == 0 ? "stdin" : fd == 1 ? "stdout" :
+			    "stderr", n > 0 ? " (" : "", path, n > 0 ? ")" : "");
+			return -1;
+		}
+		if (fd == 0 || !S_ISREG(st.st_mode) ||
+		    (fl = fcntl(fd, F_GETFL)) < 0 ||
+		    (fl & O_ACCMODE) != O_RDONLY)
+			continue;
+		if ((nul = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
+		    dup2(nul, fd) < 0) {
+			snprintf(err, errlen, "exec: /dev/null: %s",
+			    strerror(errno));
+			if (nul >= 0)
+				close(nul);
+			return -1;
+		}
+		close(nul);
+	}
+	return 0;
+}
+
 /*
  * A regular file on stdin would let the command reopen it for writing
  * through /proc/self/fd/0 (bubblewrap's read-only binds do not cover the
@@ -538,7 +655,7 @@ stdin_pipe(char *err, size_t errlen)
 	ssize_t n;
 	pid_t pid;
 
-	if (fstat(0, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+	if (fstat(0, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		goto fail;

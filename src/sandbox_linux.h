@@ -33,10 +33,13 @@ enum { LB_HELPER, LB_HELPER_LANDLOCK, LB_BWRAP, LB_NONE };
 int	linux_landlock_abi(void);
 
 /*
- * 0 when this process can create a user namespace (with mounts: and make
- * its mount tree private in it), else an errno. Forks to find out.
+ * 0 when this process can create a user namespace (with mounts: with
+ * mount, IPC and pid namespaces, and make its mount tree private in it),
+ * else an errno. Forks to find out. linux_fresh_proc: 0 when the init of
+ * such a pid namespace can mount a /proc of its own, else an errno.
  */
 int	linux_userns(int mounts);
+int	linux_fresh_proc(void);
 
 /* 1 when our uid_map can be written (not so inside another arcturn). */
 int	linux_idmap_writable(void);
@@ -57,6 +60,13 @@ int	linux_bwrap_unusable(const char *path);
 int	linux_fds_guard(char *err, size_t errlen);
 
 /*
+ * Standard descriptors, for every confined backend: a directory on 0, 1
+ * or 2 is refused (-1 with one line in err: exit 125), a regular file
+ * open read-only on 1 or 2 becomes /dev/null (see the .c).
+ */
+int	linux_std_fds(char *err, size_t errlen);
+
+/*
  * sandbox_helper_linux.c. helper_run execs the helper with r and cmd,
  * mount 1 adding the mount layer where it can be had; returns only on
  * failure. helper_memfd is an fd holding the helper's bytes (exec'able
@@ -70,7 +80,29 @@ int	helper_memfd(void);
 const char *helper_overlay_unavailable(const struct policy *p, int probe,
 	    char *buf, size_t len);
 
-/* sandbox_bwrap_linux.c: exec bwrap with r and cmd; only on failure. */
+/*
+ * The helper's unix socket arguments for p (gate.h in the helper): the
+ * command may reach sockets beneath the workspace (workspace-write) and
+ * each grant (-s), never those beneath the temp or state dir (-t) that it
+ * did not bind itself, and, with the network on, those unixSockets and
+ * --allow-unix name (-a, or -A for all); -g with ARCTURN_UNIX_GATE=seccomp
+ * (the gate even where Landlock has RESOLVE_UNIX). helper_socket_args
+ * appends them at argv[n] (room for 2 * (grants + unix sockets) + 9) and
+ * returns the new n; helper_socket_check is 0, or -1 with E2BIG past the
+ * helper's limits. helper_exec_fd: an fd of the helper's bytes to exec
+ * (close-on-exec), from memory or the verified cache file; -1 with one
+ * line in err.
+ */
+size_t	helper_socket_args(const struct policy *p, char **argv, size_t n);
+int	helper_socket_check(const struct policy *p);
+int	helper_exec_fd(const char *state, char *err, size_t errlen);
+
+/*
+ * sandbox_bwrap_linux.c: run cmd under bwrap with r, the helper as the
+ * init of bwrap's pid namespace (the gate, signals, lifetime). Waits and
+ * ends as the command did; returns only when it did not start (an exit
+ * status and one line in err).
+ */
 int	bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
 	    char *err, size_t errlen);
 

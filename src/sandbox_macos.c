@@ -96,8 +96,8 @@ sandbox_overlay_available(const struct policy *p, char *why, size_t len)
 
 int
 sandbox_exec_overlay(const struct policy *p, const char *upper,
-    const char *work, char **argv, void (*during)(void *), void *arg,
-    char *err, size_t errlen)
+    const char *work, int lockfd, char **argv, void (*during)(void *),
+    void *arg, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "exec --dry-run: needs the Linux overlay, not "
 	    "available on macOS yet (write, edit, diff and apply work); not "
@@ -116,9 +116,22 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	return -1;
 }
 
+int
+sandbox_nested(char *mode, size_t len)
+{
+	if (len > 0)
+		mode[0] = '\0';
+	return 0;
+}
+
 static const struct sandbox_claim always[] = {
 	{ SG_SIGNALS, 0, "the profile allows signals (allow default)" },
 	{ SG_TIOCSTI, 0, "the profile does not filter ioctls" },
+	{ SG_UNIX_SOCKETS, 0, "the profile allows connecting to unix sockets "
+	    "(allow default): daemons of this user can act for the command" },
+	{ SG_ABSTRACT, 1, "macOS has no abstract unix sockets" },
+	{ SG_IPC, 0, "the profile allows SysV and POSIX IPC (allow default)" },
+	{ SG_LIFETIME, 0, "processes the command starts may outlive arcturn" },
 	{ SG_LABELS, 1, "nothing is stamped: the profile ends with the "
 	    "command" },
 };
@@ -135,7 +148,7 @@ static const struct sandbox_claim seatbelt[] = {
 	{ SG_DEVICES, 1, "only /dev/null, /dev/zero, /dev/tty*, /dev/ptmx, "
 	    "/dev/fd and /dev/dtracehelper" },
 	{ SG_NETWORK_OFF, 1, "(deny network*), Unix-domain sockets kept" },
-	/* the policy side of issue 10 */
+	/* git, missing protected paths, the state dir */
 	{ SG_GIT, 1, "deny rules: hooks (and core.hooksPath), config, "
 	    "config.worktree, commondir, gitdir files of the repository, its "
 	    "worktrees and submodules (git submodule update fails)" },

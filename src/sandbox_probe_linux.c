@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -72,7 +73,7 @@ facts(struct sandbox_report *r, int *abi, int *mount)
 {
 	struct utsname u;
 	char buf[PATH_MAX], ver[128], sys[64];
-	int ue, me, idmap, fd;
+	int ue, me, idmap, fd, e;
 
 	if (uname(&u) == 0)
 		sandbox_fact(r, "kernel", "%s %s %s", u.sysname, u.release,
@@ -98,6 +99,23 @@ facts(struct sandbox_report *r, int *abi, int *mount)
 		userns_sysctls(buf, sizeof buf);
 		sandbox_fact(r, "user_namespaces", "%s", buf);
 	}
+	if (*abi >= LANDLOCK_ABI_RESOLVE_UNIX)
+		sandbox_fact(r, "unix_sockets", "Landlock RESOLVE_UNIX (ABI %d)",
+		    LANDLOCK_ABI_RESOLVE_UNIX);
+	else
+		sandbox_fact(r, "unix_sockets", "seccomp user-notification gate "
+		    "(Landlock %s has no RESOLVE_UNIX)", *abi > 0 ?
+		    "of this kernel" : "missing");
+	if (*mount) {
+		e = linux_fresh_proc();
+		if (e == 0)
+			sandbox_fact(r, "proc", "a /proc of the sandbox's own "
+			    "pid namespace");
+		else
+			sandbox_fact(r, "proc", "the outer /proc stays (mounting "
+			    "one: %s): the command sees outer pids there",
+			    strerror(e));
+	}
 	if (linux_bwrap_path(buf, sizeof buf) == 0) {
 		bwrap_version(buf, ver, sizeof ver);
 		sandbox_fact(r, "bwrap", "%s (%s)", buf, ver);
@@ -114,20 +132,72 @@ facts(struct sandbox_report *r, int *abi, int *mount)
 		    strerror(errno));
 }
 
-static const struct sandbox_claim bwrap[] = {
-	{ SG_WRITES, 1, "bwrap: / bound read-only, roots bound read-write" },
-	{ SG_METADATA, 1, "read-only bind mounts refuse chmod, chown, utimes "
-	    "and xattrs" },
-	{ SG_PROTECTED, 1, "bound read-only on top of the roots" },
-	{ SG_TRUNCATION, 1, "read-only bind mounts" },
-	{ SG_DEVICES, 1, "--dev gives a minimal /dev" },
-	{ SG_SIGNALS, 0, "bwrap shares the pid namespace: the command can "
-	    "signal other processes of the same user" },
-	{ SG_TIOCSTI, 1, "seccomp filter handed to bwrap" },
-	{ SG_NETWORK_OFF, 1, "bwrap --unshare-net" },
-};
+static void
+bwrap_guarantees(struct sandbox_report *r, const struct policy *p)
+{
+	static const struct sandbox_claim c[] = {
+		{ SG_WRITES, 1, "bwrap: / bound read-only, roots bound "
+		    "read-write" },
+		{ SG_METADATA, 1, "read-only bind mounts refuse chmod, chown, "
+		    "utimes and xattrs" },
+		{ SG_PROTECTED, 1, "bound read-only on top of the roots" },
+		{ SG_TRUNCATION, 1, "read-only bind mounts" },
+		{ SG_DEVICES, 1, "--dev gives a minimal /dev" },
+		{ SG_SIGNALS, 1, "bwrap --unshare-pid: processes outside are "
+		    "out of reach" },
+		{ SG_TIOCSTI, 1, "seccomp filter of arcturn's init in the "
+		    "sandbox" },
+		{ SG_NETWORK_OFF, 1, "bwrap --unshare-net" },
+		{ SG_UNIX_SOCKETS, 1, "seccomp gate: arcturn's init in the "
+		    "sandbox connects, binds and sends datagrams for the "
+		    "command after pinning the target (one race left on "
+		    "sends, README)" },
+		{ SG_IPC, 1, "bwrap --unshare-ipc, and a /dev/shm of its own" },
+		{ SG_LIFETIME, 1, "bwrap --unshare-pid --die-with-parent: "
+		    "arcturn's init ends every process of the command when "
+		    "the command or arcturn ends" },
+	};
 
-/* The policy side of issue 10: the same with the mount layer and bwrap. */
+	sandbox_claims(r, c, sizeof c / sizeof c[0]);
+	if (p->network)
+		sandbox_guarantee(r, SG_ABSTRACT, 0, "with the network on, "
+		    "bwrap shares the network namespace, and with it the "
+		    "abstract sockets (X11's @/tmp/.X11-unix/X0, D-Bus) of "
+		    "every process outside; --network off cuts them");
+	else
+		sandbox_guarantee(r, SG_ABSTRACT, 1, "bwrap --unshare-net: a "
+		    "network namespace of its own");
+}
+
+/* How the helper decides about pathname unix sockets here. */
+static void
+unix_guarantee(struct sandbox_report *r, int abi)
+{
+	const char *g = getenv("ARCTURN_UNIX_GATE");
+	char outer[64];
+	int resolve = abi >= LANDLOCK_ABI_RESOLVE_UNIX, gate = !resolve ||
+	    (g != NULL && strcmp(g, "seccomp") == 0);
+
+	if (gate && sandbox_nested(outer, sizeof outer)) {
+		/* one seccomp listener per process: the outer gate decides */
+		sandbox_guarantee(r, SG_UNIX_SOCKETS, 0, "inside another "
+		    "arcturn sandbox (%s): its gate decides, by its rules (the "
+		    "kernel allows one supervisor per process)", outer);
+		return;
+	}
+	if (!gate)
+		sandbox_guarantee(r, SG_UNIX_SOCKETS, 1, "Landlock ABI %d "
+		    "RESOLVE_UNIX: only sockets beneath the workspace and "
+		    "grants, those unixSockets or --allow-unix name, and the "
+		    "command's own", abi);
+	else
+		sandbox_guarantee(r, SG_UNIX_SOCKETS, 1, "seccomp gate: a "
+		    "supervisor connects, binds and sends datagrams for the "
+		    "command after pinning the target (one race left on "
+		    "sends, README)");
+}
+
+/* git, missing protected paths, the state dir: a mount layer or bwrap. */
 static const struct sandbox_claim mounted[] = {
 	{ SG_GIT, 1, "read-only: hooks (and core.hooksPath), config, "
 	    "config.worktree, commondir, gitdir files of the repository, its "
@@ -140,7 +210,8 @@ static const struct sandbox_claim mounted[] = {
 };
 
 static void
-helper_guarantees(struct sandbox_report *r, int abi, int mount)
+helper_guarantees(struct sandbox_report *r, const struct policy *p, int abi,
+    int mount)
 {
 	sandbox_guarantee(r, SG_WRITES, 1, "Landlock ABI %d%s", abi,
 	    mount ? " and read-only mounts" : "");
@@ -162,18 +233,35 @@ helper_guarantees(struct sandbox_report *r, int abi, int mount)
 	    "read-only mounts" : "needs Landlock ABI 3 or the mount layer");
 	sandbox_guarantee(r, SG_DEVICES, 1, "Landlock: only the listed devices "
 	    "are writable");
-	sandbox_guarantee(r, SG_SIGNALS, abi >= 6, "%s", abi >= 6 ?
-	    "Landlock ABI 6 signal scoping" : "needs Landlock ABI 6");
+	sandbox_guarantee(r, SG_SIGNALS, mount || abi >= 6, "%s", mount ?
+	    "pid namespace: processes outside are out of reach" : abi >= 6 ?
+	    "Landlock ABI 6 signal scoping" : "needs Landlock ABI 6 or user "
+	    "namespaces");
 	sandbox_guarantee(r, SG_TIOCSTI, 1, "seccomp filter refuses TIOCSTI "
 	    "and TIOCLINUX");
 	sandbox_guarantee(r, SG_NETWORK_OFF, mount || abi >= 4, "%s", mount ?
 	    "new network namespace" : abi >= 4 ? "Landlock ABI 4: TCP "
 	    "bind/connect only (UDP and others not covered)" :
 	    "needs user namespaces or Landlock ABI 4");
-	/* the policy side of issue 10 */
-	if (mount)
+	unix_guarantee(r, abi);
+	if (mount && !p->network)
+		sandbox_guarantee(r, SG_ABSTRACT, 1, "a network namespace of "
+		    "its own (--network off)%s", abi >= 6 ? ", and Landlock "
+		    "ABI 6 scoping" : "");
+	else
+		sandbox_guarantee(r, SG_ABSTRACT, abi >= 6, "%s", abi >= 6 ?
+		    "Landlock ABI 6 abstract socket scoping" : "needs Landlock "
+		    "ABI 6 (or --network off with user namespaces): abstract "
+		    "sockets of outside processes (X11, D-Bus) are reachable");
+	if (mount) {
 		sandbox_claims(r, mounted, sizeof mounted / sizeof mounted[0]);
-	else {
+		sandbox_guarantee(r, SG_IPC, 1, "new IPC namespace (SysV shared "
+		    "memory, semaphores, message queues, POSIX message "
+		    "queues) and a /dev/shm of its own");
+		sandbox_guarantee(r, SG_LIFETIME, 1, "pid namespace: its init "
+		    "ends every process of the command when the command or "
+		    "arcturn ends, however arcturn ends");
+	} else {
 		sandbox_guarantee(r, SG_GIT, 0, "Landlock cannot make a subpath "
 		    "of the workspace read-only: git's hooks and config stay "
 		    "writable; needs the mount layer");
@@ -183,6 +271,13 @@ helper_guarantees(struct sandbox_report *r, int abi, int mount)
 		    "command can change pending sessions (apply shows them "
 		    "in the diff) and the helper cache (verified by SHA-256 "
 		    "before each start)");
+		sandbox_guarantee(r, SG_IPC, 0, "needs user namespaces: SysV "
+		    "IPC, POSIX message queues and /dev/shm of this user's "
+		    "processes (any, for root) are shared");
+		sandbox_guarantee(r, SG_LIFETIME, 0, "no pid namespace without "
+		    "user namespaces: processes the command leaves behind keep "
+		    "running after arcturn ends (their socket calls then "
+		    "fail)");
 	}
 }
 
@@ -217,9 +312,9 @@ sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
 		sandbox_guarantee(r, SG_TIOCSTI, sys[0] == '0',
 		    "dev.tty.legacy_tiocsti=%s", sys);
 	} else if (ch->backend == LB_BWRAP) {
-		sandbox_claims(r, bwrap, sizeof bwrap / sizeof bwrap[0]);
+		bwrap_guarantees(r, p);
 		sandbox_claims(r, mounted, sizeof mounted / sizeof mounted[0]);
 	}
 	else
-		helper_guarantees(r, abi, mount);
+		helper_guarantees(r, p, abi, mount);
 }

@@ -611,15 +611,30 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	return 0;
 }
 
+int
+sandbox_nested(char *mode, size_t len)
+{
+	if (len > 0)
+		mode[0] = '\0';
+	return 0;
+}
+
 /* whether or not the command runs at Low */
 static const struct sandbox_claim always[] = {
 	{ SG_PROTECTED, 0, "not enforced: the Low label is inherited by the "
 	    "whole root" },
 	{ SG_NETWORK_OFF, 0, "not implemented on Windows" },
+	{ SG_UNIX_SOCKETS, 0, "not assessed on Windows: AF_UNIX sockets of "
+	    "other processes are not gated" },
+	{ SG_ABSTRACT, 0, "not assessed on Windows" },
+	{ SG_IPC, 0, "named pipes, shared sections and other IPC of this "
+	    "user's processes are not isolated" },
+	{ SG_LIFETIME, 0, "processes the command starts may outlive arcturn "
+	    "(no job object)" },
 	{ SG_LABELS, 0, "stamped labels stay until `arcturn sandbox "
 	    "unstamp`: any Low process of this user may write there "
 	    "meanwhile, and a program stored there runs at Low" },
-	/* the policy side of issue 10 */
+	/* git, missing protected paths, the state dir */
 	{ SG_GIT, 0, "no protected paths on Windows: git's hooks and config "
 	    "in the workspace stay writable" },
 	{ SG_MISSING, 0, "no protected paths on Windows" },

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The policy side of issue 10, tried as an attacker would: a confined
+# The policy on writes, tried as an attacker would: a confined
 # command (or a dry run and the user's apply, or the file tools) plants
 # something in git's control files, and the judge is the user's next git
 # run outside the sandbox, with a payload that leaves a marker if it ever

@@ -22,7 +22,7 @@
 #include "mem.h"
 #include "tap.h"
 
-#define FLAGS0	{ NULL, NULL, -1, -1, -1, -1, NULL, 0 }
+#define FLAGS0	{ NULL, NULL, -1, -1, -1, -1, NULL, 0, NULL, 0 }
 
 static char T[512];	/* canonical temp dir of this test */
 static char UC[600];	/* user config path */

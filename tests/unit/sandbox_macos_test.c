@@ -20,6 +20,7 @@
 #define sandbox_overlay_available mac_sandbox_overlay_available
 #define sandbox_probe		mac_sandbox_probe
 #define sandbox_unstamp		mac_sandbox_unstamp
+#define sandbox_nested		mac_sandbox_nested
 static const char *fake_exec;
 #define SANDBOX_EXEC_PATH	fake_exec
 #include "../../src/sandbox_macos.c"
@@ -341,7 +342,7 @@ t_stubs(void)
 	policy(&p);
 	CHECK(mac_sandbox_unstamp(&p, NULL, err, sizeof err) == -1);
 	CHECK(errno == ENOTSUP);
-	CHECK(mac_sandbox_exec_overlay(&p, "u", "w", cmd, NULL, NULL, err,
+	CHECK(mac_sandbox_exec_overlay(&p, "u", "w", -1, cmd, NULL, NULL, err,
 	    sizeof err) == -1);
 	CHECK(strstr(err, "not available on macOS yet") != NULL);
 	cleanup();

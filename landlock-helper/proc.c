@@ -1,0 +1,353 @@
+/*
+ * proc.c: the processes of a confined run (proc.h).
+ */
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gate.h"
+#include "helper.h"
+#include "proc.h"
+#include "tiocsti.h"
+
+/* Passed on to the command when a process sends them to us. */
+static const int fwd_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+    SIGUSR2 };
+#define NFWD	(int)(sizeof fwd_sigs / sizeof fwd_sigs[0])
+
+static sigset_t orig_mask;	/* the mask the command gets */
+static int orig_ign[NFWD];	/* ignored when we started */
+static int pipe_ign, chld_ign;
+static sigset_t fwd;		/* what we pass on (not ignored) */
+static sigset_t waitset;	/* fwd and SIGCHLD: blocked, waited for */
+
+void
+proc_start(const struct opts *o)
+{
+	struct sigaction sa;
+	int i;
+
+	gate_clock();
+	sigprocmask(SIG_SETMASK, NULL, &orig_mask);
+	sigemptyset(&fwd);
+	for (i = 0; i < NFWD; i++) {
+		orig_ign[i] = sigaction(fwd_sigs[i], NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_IGN;
+		if (!orig_ign[i])
+			sigaddset(&fwd, fwd_sigs[i]);
+	}
+	pipe_ign = sigaction(SIGPIPE, NULL, &sa) == 0 &&
+	    sa.sa_handler == SIG_IGN;
+	chld_ign = sigaction(SIGCHLD, NULL, &sa) == 0 &&
+	    sa.sa_handler == SIG_IGN;
+	/* an ignored SIGCHLD would reap our children for us */
+	signal(SIGCHLD, SIG_DFL);
+	waitset = fwd;
+	sigaddset(&waitset, SIGCHLD);
+	/* bubblewrap's init was started with them blocked (arcturn did) */
+	if (o->init)
+		for (i = 0; i < NFWD; i++)
+			sigdelset(&orig_mask, fwd_sigs[i]);
+}
+
+/* The command's signal state: what the helper was started with. */
+static void
+restore_signals(void)
+{
+	int i;
+
+	for (i = 0; i < NFWD; i++)
+		signal(fwd_sigs[i], orig_ign[i] ? SIG_IGN : SIG_DFL);
+	signal(SIGPIPE, pipe_ign ? SIG_IGN : SIG_DFL);
+	signal(SIGCHLD, chld_ign ? SIG_IGN : SIG_DFL);
+	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+}
+
+static int
+user_sent(const struct signalfd_siginfo *si)
+{
+	int c = si->ssi_code;
+
+	return c == SI_USER || c == SI_QUEUE || c == SI_TKILL;
+}
+
+/* End as the command did. */
+static _Noreturn void
+mirror(int st)
+{
+	struct rlimit none = { 0, 0 };
+	sigset_t s;
+	int sig;
+
+	if (WIFSIGNALED(st)) {
+		sig = WTERMSIG(st);
+		(void)setrlimit(RLIMIT_CORE, &none);
+		signal(sig, SIG_DFL);
+		sigemptyset(&s);
+		sigaddset(&s, sig);
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+		kill(getpid(), sig);
+		_exit(128 + sig);
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 125);
+}
+
+static void
+seccomp_tiocsti(void)
+{
+	struct sock_fprog prog = {
+		.len = TIOCSTI_FILTER_LEN,
+		.filter = (struct sock_filter *)tiocsti_filter,
+	};
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+		fail("seccomp", NULL);
+}
+
+static int
+exec_cmd(char **cmd)
+{
+	int e;
+
+	execvp(cmd[0], cmd);
+	e = errno;
+	say(cmd[0], NULL, e);
+	return e == ENOENT || e == ENOTDIR ? 127 : 126;
+}
+
+/*
+ * The command's process: made with CLONE_VM, CLONE_VFORK and CLONE_FILES
+ * (as posix_spawn), so nothing is copied and the listener it makes is
+ * ours too; it runs until it execs, while we wait.
+ */
+struct spawn {
+	char	**cmd;
+	int	  gate;		/* install the gate's filter */
+	int	  nest;		/* a Landlock layer of its own, and no
+				   CAP_SYS_PTRACE (the supervisor kept it) */
+	int	  listener;	/* out: the gate's listener, or -1 */
+	int	  outer;	/* out: another gate already supervises */
+};
+
+static int
+command_main(void *arg)
+{
+	struct spawn *sp = arg;
+
+	restore_signals();
+	if (sp->nest) {
+		drop_ptrace();
+		if (ll_abi() > 0 && ll_nest() < 0)
+			fail("landlock: the command's own layer", NULL);
+	}
+	if (sp->gate) {
+		if ((sp->listener = gate_install()) < 0) {
+			/* one listener per process: arcturn inside arcturn */
+			if (errno != EBUSY)
+				fail("seccomp: unix socket gate", NULL);
+			sp->outer = 1;
+		}
+	}
+	if (sp->listener < 0)
+		seccomp_tiocsti();
+	_exit(exec_cmd(sp->cmd));
+}
+
+#define STACK	(256 * 1024)
+#define GUARD	4096
+
+static pid_t
+spawn_command(struct spawn *sp)
+{
+	char *stk;
+	pid_t pid;
+
+	stk = mmap(NULL, GUARD + STACK, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stk == MAP_FAILED)
+		fail("exec: stack", NULL);
+	if (mprotect(stk, GUARD, PROT_NONE) < 0)
+		fail("exec: stack", NULL);
+	pid = clone(command_main, stk + GUARD + STACK, CLONE_VM | CLONE_VFORK |
+	    CLONE_FILES | SIGCHLD, sp);
+	if (pid < 0)
+		fail("exec: clone", NULL);
+	munmap(stk, GUARD + STACK);
+	return pid;
+}
+
+enum { M_NS, M_PLAIN, M_BWRAP };
+
+/*
+ * Run the command and supervise it until it ends. mode M_NS: init of our
+ * pid namespace, reporting to the helper on ctl; M_BWRAP: init of
+ * bubblewrap's, reporting on o->statusfd; M_PLAIN: the helper itself,
+ * with no pid namespace.
+ */
+static _Noreturn void
+supervise(struct opts *o, int mode, int ctl, int gate)
+{
+	struct spawn sp = { o->cmd, gate, gate, -1, 0 };
+	struct signalfd_siginfo si;
+	struct pollfd pf[3];
+	pid_t cmd, p;
+	int sfd, n, ws, st = 0, done = 0, gone = 0, listener, i;
+
+	sigprocmask(SIG_BLOCK, &waitset, NULL);
+	if ((sfd = signalfd(-1, &waitset, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		fail("signalfd", NULL);
+	if (o->lockfd >= 0)
+		(void)fcntl(o->lockfd, F_SETFD, FD_CLOEXEC);
+	if (o->statusfd >= 0)
+		(void)fcntl(o->statusfd, F_SETFD, FD_CLOEXEC);
+	/* the command must not trace us or read our memory */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	cmd = spawn_command(&sp);
+	listener = sp.listener;
+	if (listener >= 0 && gate_init(listener, o) < 0) {
+		say("exec: unix socket gate: /proc/self/fd", NULL, errno);
+		kill(cmd, SIGKILL);
+		listener = -1;
+	}
+	while (!done) {
+		n = 0;
+		pf[n++] = (struct pollfd){ sfd, POLLIN, 0 };
+		if (ctl >= 0)
+			pf[n++] = (struct pollfd){ ctl, POLLIN, 0 };
+		if (listener >= 0 && !gate_busy())
+			pf[n++] = (struct pollfd){ listener, POLLIN, 0 };
+		if (poll(pf, n, -1) < 0)
+			continue;
+		for (i = 1; i < n; i++) {
+			if (pf[i].fd == ctl && pf[i].revents != 0) {
+				/* the helper is gone: so is everything */
+				gone = done = 1;
+			} else if (pf[i].fd == listener &&
+			    (pf[i].revents & POLLIN))
+				gate_spawn();
+		}
+		if (!(pf[0].revents & POLLIN))
+			continue;
+		while (read(sfd, &si, sizeof si) == sizeof si) {
+			if (si.ssi_signo != SIGCHLD) {
+				if (user_sent(&si) && !done)
+					kill(cmd, (int)si.ssi_signo);
+				continue;
+			}
+			while ((p = waitpid(-1, &ws, WNOHANG)) > 0)
+				if (p == cmd) {
+					st = ws;
+					done = 1;
+				}
+		}
+	}
+	if (mode != M_PLAIN) {
+		/* nothing of the command outlives it */
+		while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		if (p == 0 || gone) {
+			kill(-1, SIGKILL);
+			while ((p = waitpid(-1, NULL, 0)) > 0 ||
+			    (p < 0 && errno == EINTR))
+				;
+		}
+	}
+	gate_report();
+	if (gone)
+		_exit(128 + SIGKILL);
+	if (mode == M_NS) {
+		(void)write(ctl, &st, sizeof st);
+		_exit(0);
+	}
+	if (mode == M_BWRAP) {
+		if (o->statusfd >= 0)
+			(void)write(o->statusfd, &st, sizeof st);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	}
+	mirror(st);
+}
+
+/* The helper, outside the pid namespace: wait for init, pass signals on. */
+static _Noreturn void
+waiter(pid_t init, int ctl)
+{
+	siginfo_t si;
+	pid_t p;
+	int st = 0, cst;
+
+	for (;;) {
+		if (sigwaitinfo(&waitset, &si) < 0)
+			continue;
+		if (si.si_signo == SIGCHLD) {
+			if ((p = waitpid(init, &st, WNOHANG)) == init)
+				break;
+			continue;
+		}
+		if (si.si_code == SI_USER || si.si_code == SI_QUEUE ||
+		    si.si_code == SI_TKILL)
+			kill(init, si.si_signo);
+	}
+	if (read(ctl, &cst, sizeof cst) == (ssize_t)sizeof cst)
+		mirror(cst);
+	mirror(st);
+}
+
+/*
+ * A fresh /proc for the new pid namespace, read-only like the rest. Where
+ * the kernel refuses (a container hiding parts of /proc), the old one
+ * stays: the command then sees the outer pids there.
+ */
+static void
+fresh_proc(void)
+{
+	(void)mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC |
+	    MS_RDONLY, NULL);
+}
+
+int
+proc_run(struct opts *o, int pidns, int netns)
+{
+	int resolve = o->init ? 0 : ll_resolve_unix();
+	int gate = o->gate || !resolve, ctl[2];
+	pid_t init;
+
+	if (o->init)
+		supervise(o, M_BWRAP, -1, 1);
+	if (pidns) {
+		sigprocmask(SIG_BLOCK, &waitset, NULL);
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0)
+			fail("exec: socketpair", NULL);
+		if ((init = fork()) < 0)
+			fail("exec: fork", NULL);
+		if (init == 0) {
+			close(ctl[0]);
+			fresh_proc();
+			drop_caps(gate);
+			ll_confine(o, netns, resolve);
+			supervise(o, M_NS, ctl[1], gate);
+		}
+		close(ctl[1]);
+		waiter(init, ctl[0]);
+	}
+	drop_caps(gate);
+	ll_confine(o, netns, resolve);
+	if (gate)
+		supervise(o, M_PLAIN, -1, 1);
+	/* the kernel decides about sockets: become the command */
+	restore_signals();
+	seccomp_tiocsti();
+	return exec_cmd(o->cmd);
+}
