@@ -84,9 +84,12 @@ except OSError as e:
     print("error", e.errno, e.strerror)'
 
 # A private tmux server outside, on socket $1 (TMUX_TMPDIR when $1 is
-# empty: then its default socket); its pid is killed in teardown.
+# empty: then its default socket); its pid is killed in teardown. Its
+# shell is sh: the unprivileged test user's login shell is nologin, which
+# would end the session (and the server) at once and fail run-shell.
 start_tmux() {
 	command -v tmux >/dev/null || skip "tmux missing"
+	export SHELL=/bin/sh
 	if [ -n "$1" ]; then
 		tmux -S "$1" new-session -d -s arcturn-test 'sleep 600' 3>&-
 		TMUX_PIDS+=("$(tmux -S "$1" display -p '#{pid}')")
