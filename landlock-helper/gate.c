@@ -1,6 +1,8 @@
 /*
- * gate.c: the unix socket gate (gate.h): its seccomp filter, and the
- * supervisor that makes the command's socket calls after checking them.
+ * gate.c: the unix socket gate's supervisor (gate.h): its state, reaching
+ * into the command, the policy, the sockets the command bound, and the
+ * worker threads that take the filter's notifications. The filter is in
+ * gate_filter.c, the calls made on the command's behalf in gate_calls.c.
  */
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -23,42 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gate.h"
+#include "gate_impl.h"
 
-/* Kernel UAPI (linux/seccomp.h, linux/netlink.h, linux/unix_diag.h). */
-struct seccomp_data_ {
-	int32_t		 nr;
-	uint32_t	 arch;
-	uint64_t	 ip;
-	uint64_t	 args[6];
-};
 
-struct seccomp_notif_ {
-	uint64_t		 id;
-	uint32_t		 pid;
-	uint32_t		 flags;
-	struct seccomp_data_	 data;
-};
-
-struct seccomp_notif_resp_ {
-	uint64_t	 id;
-	int64_t		 val;
-	int32_t		 error;
-	uint32_t	 flags;
-};
-
-#define SECCOMP_SET_MODE_FILTER_		1
-#define SECCOMP_FILTER_FLAG_NEW_LISTENER_	(1UL << 3)
-#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV_	(1UL << 5)
-#define SECCOMP_RET_USER_NOTIF_			0x7fc00000U
-#define SECCOMP_USER_NOTIF_FLAG_CONTINUE_	(1UL << 0)
-#define NOTIF_RECV	_IOWR('!', 0, struct seccomp_notif_)
-#define NOTIF_SEND	_IOWR('!', 1, struct seccomp_notif_resp_)
-#define NOTIF_ID_VALID	_IOW('!', 2, uint64_t)
-
-#define BPF_JSET_	0x40
-#define PIDFD_THREAD_	O_EXCL
-
+/* Kernel UAPI (linux/netlink.h, linux/unix_diag.h). */
 struct nlmsghdr_ {
 	uint32_t	 len;
 	uint16_t	 type;
@@ -93,167 +63,7 @@ struct unix_diag_msg_ {
 #define UDIAG_SHOW_VFS_		2
 #define UNIX_DIAG_VFS_		1
 
-/* The user_msghdr and mmsghdr of a 64-bit process, as the kernel has them. */
-struct kmsghdr {
-	uint64_t	 name;
-	uint32_t	 namelen;
-	uint32_t	 pad1;
-	uint64_t	 iov;
-	uint64_t	 iovlen;
-	uint64_t	 control;
-	uint64_t	 controllen;
-	uint32_t	 flags;
-	uint32_t	 pad2;
-};
-
-struct kmmsghdr {
-	struct kmsghdr	 hdr;
-	uint32_t	 len;
-	uint32_t	 pad;
-};
-
-struct kiovec {
-	uint64_t	 base;
-	uint64_t	 len;
-};
-
-/*
- * The system call numbers, native and of the 32-bit compat ABI whose
- * socket calls are refused (the supervisor reads 64-bit layouts only).
- */
-#if defined(__x86_64__)
-#define ARCH_NATIVE	AUDIT_ARCH_X86_64
-#define ARCH_COMPAT	AUDIT_ARCH_I386
-#define X32_BIT		0x40000000U
-enum { N_IOCTL = 16, N_CONNECT = 42, N_SENDTO = 44, N_SENDMSG = 46,
-    N_BIND = 49, N_SENDMMSG = 307 };
-static const uint32_t compat_sock[] = { 102, 361, 362, 369, 370, 345 };
-#define C_IOCTL		54
-#elif defined(__aarch64__)
-#define ARCH_NATIVE	AUDIT_ARCH_AARCH64
-#define ARCH_COMPAT	AUDIT_ARCH_ARM
-enum { N_IOCTL = 29, N_BIND = 200, N_CONNECT = 203, N_SENDTO = 206,
-    N_SENDMSG = 211, N_SENDMMSG = 269 };
-static const uint32_t compat_sock[] = { 282, 283, 290, 296, 374 };
-#define C_IOCTL		54
-#else
-#error "the unix socket gate knows x86_64 and aarch64"
-#endif
-#define N_URING_SETUP	425	/* and 426, 427: the same on every ABI */
-
-/* ---- the filter */
-
-enum { L_NEXT, L_ALLOW, L_NOTIFY, L_EPERM, L_EACCES, L_ENOSYS, L_IOCTL,
-    L_SENDTO, L_COMPAT, L_N };
-
-#define MAXINS	64
-static struct sock_filter insns[MAXINS];
-static unsigned char jt_l[MAXINS], jf_l[MAXINS];
-static int nins, labels[L_N];
-static struct sock_fprog gate_prog = { 0, insns };
-
-static void
-emit(uint16_t code, uint32_t k, int lt, int lf)
-{
-	insns[nins] = (struct sock_filter){ code, 0, 0, k };
-	jt_l[nins] = (unsigned char)lt;
-	jf_l[nins] = (unsigned char)lf;
-	nins++;
-}
-
-#define LD(off)		emit(BPF_LD | BPF_W | BPF_ABS, (off), 0, 0)
-#define JEQ(k, t, f)	emit(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
-#define RET(v)		emit(BPF_RET | BPF_K, (v), 0, 0)
-#define LABEL(l)	(labels[l] = nins)
-
-/*
- * Every path that reads only the architecture and the number ends in
- * ALLOW, so the kernel caches the verdict for those calls and runs no
- * filter for them at all: only ioctl and the socket calls pay.
- */
-static void
-build(void)
-{
-	size_t i;
-	int k, to;
-
-	nins = 0;
-	LD(SECCOMP_DATA_ARCH);
-	JEQ(ARCH_NATIVE, L_NEXT, L_COMPAT);
-	LD(SECCOMP_DATA_NR);
-#ifdef X32_BIT
-	emit(BPF_JMP | BPF_JSET_ | BPF_K, X32_BIT, L_ENOSYS, L_NEXT);
-#endif
-	JEQ(N_IOCTL, L_IOCTL, L_NEXT);
-	JEQ(N_CONNECT, L_NOTIFY, L_NEXT);
-	JEQ(N_BIND, L_NOTIFY, L_NEXT);
-	JEQ(N_SENDMSG, L_NOTIFY, L_NEXT);
-	JEQ(N_SENDMMSG, L_NOTIFY, L_NEXT);
-	JEQ(N_SENDTO, L_SENDTO, L_NEXT);
-	JEQ(N_URING_SETUP, L_EPERM, L_NEXT);
-	JEQ(N_URING_SETUP + 1, L_EPERM, L_NEXT);
-	JEQ(N_URING_SETUP + 2, L_EPERM, L_NEXT);
-	RET(SECCOMP_RET_ALLOW);
-	/* sendto with no address goes to the connected peer */
-	LABEL(L_SENDTO);
-	LD(SECCOMP_DATA_ARG(4));
-	JEQ(0, L_NEXT, L_NOTIFY);
-	LD(SECCOMP_DATA_ARG(4) + 4);
-	JEQ(0, L_ALLOW, L_NOTIFY);
-	LABEL(L_COMPAT);
-	JEQ(ARCH_COMPAT, L_NEXT, L_ENOSYS);
-	LD(SECCOMP_DATA_NR);
-	JEQ(C_IOCTL, L_IOCTL, L_NEXT);
-	for (i = 0; i < sizeof compat_sock / sizeof compat_sock[0]; i++)
-		JEQ(compat_sock[i], L_EACCES, L_NEXT);
-	JEQ(N_URING_SETUP, L_EPERM, L_NEXT);
-	JEQ(N_URING_SETUP + 1, L_EPERM, L_NEXT);
-	JEQ(N_URING_SETUP + 2, L_EPERM, L_ALLOW);
-	/* (BPF jumps only forward: the blocks both ABIs share come last) */
-	LABEL(L_IOCTL);
-	LD(SECCOMP_DATA_ARG(1));
-	JEQ(TIOCSTI_CMD, L_EPERM, L_NEXT);
-	JEQ(TIOCLINUX_CMD, L_EPERM, L_ALLOW);
-	LABEL(L_ALLOW);
-	RET(SECCOMP_RET_ALLOW);
-	LABEL(L_NOTIFY);
-	RET(SECCOMP_RET_USER_NOTIF_);
-	LABEL(L_EPERM);
-	RET(SECCOMP_RET_ERRNO | EPERM);
-	LABEL(L_EACCES);
-	RET(SECCOMP_RET_ERRNO | EACCES);
-	LABEL(L_ENOSYS);
-	RET(SECCOMP_RET_ERRNO | ENOSYS);
-	for (k = 0; k < nins; k++) {
-		if ((insns[k].code & 0x07) != BPF_JMP)
-			continue;
-		to = jt_l[k] == L_NEXT ? k + 1 : labels[jt_l[k]];
-		insns[k].jt = (uint8_t)(to - k - 1);
-		to = jf_l[k] == L_NEXT ? k + 1 : labels[jf_l[k]];
-		insns[k].jf = (uint8_t)(to - k - 1);
-	}
-	gate_prog.len = (unsigned short)nins;
-}
-
-int
-gate_install(void)
-{
-	unsigned long fl = SECCOMP_FILTER_FLAG_NEW_LISTENER_ |
-	    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV_;
-	int fd;
-
-	if (gate_prog.len == 0)
-		build();
-	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER_, fl,
-	    &gate_prog);
-	if (fd < 0 && errno == EINVAL) {
-		/* before 5.19: a signal may then restart a call in flight */
-		fl &= ~SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV_;
-		fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER_, fl,
-		    &gate_prog);
-	}
-	return fd;
-}
+#define PIDFD_THREAD_	O_EXCL
 
 /* ---- the supervisor's state, shared by its threads */
 
@@ -261,7 +71,6 @@ gate_install(void)
 #define NPIDS		32
 #define NALLOWED	64
 #define MAXREC		4096
-#define MAXPAYLOAD	(8 << 20)
 /* A socket whose ctime is this close to the start counts as new. */
 #define SLACK_NS	50000000LL
 
@@ -307,8 +116,8 @@ gate_clock(void)
 
 /* ---- reaching into the command */
 
-static int
-readmem(pid_t pid, uint64_t addr, void *buf, size_t len)
+int
+gate_readmem(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
 	ssize_t n;
@@ -322,8 +131,8 @@ readmem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return -1;
 }
 
-static int
-writemem(pid_t pid, uint64_t addr, const void *buf, size_t len)
+int
+gate_writemem(pid_t pid, uint64_t addr, const void *buf, size_t len)
 {
 	struct iovec l = { (void *)buf, len },
 	    r = { (void *)(uintptr_t)addr, len };
@@ -332,8 +141,8 @@ writemem(pid_t pid, uint64_t addr, const void *buf, size_t len)
 	    -1;
 }
 
-static int
-valid(uint64_t id)
+int
+gate_valid(uint64_t id)
 {
 	return ioctl(listener, NOTIF_ID_VALID, &id) == 0;
 }
@@ -364,8 +173,8 @@ fdinfo_pid(int pidfd)
  * errno: EBADF as the call would have, ENOENT when the call is gone), and
  * the number our /proc knows that thread by.
  */
-static int
-target_fd(pid_t tid, uint64_t id, int fd, int *procpid)
+int
+gate_target_fd(pid_t tid, uint64_t id, int fd, int *procpid)
 {
 	struct pident *e = NULL, *old = &pids[0];
 	int i, s, pidfd;
@@ -398,7 +207,7 @@ target_fd(pid_t tid, uint64_t id, int fd, int *procpid)
 		return -1;
 	}
 	/* the pid is the notifying thread's, not a new one's */
-	if (!valid(id) || (*procpid = fdinfo_pid(pidfd)) <= 0) {
+	if (!gate_valid(id) || (*procpid = fdinfo_pid(pidfd)) <= 0) {
 		close(pidfd);
 		errno = ENOENT;
 		return -1;
@@ -420,8 +229,8 @@ target_fd(pid_t tid, uint64_t id, int fd, int *procpid)
  * its cwd for a relative one; its own /proc/self) and pin what it names:
  * an O_PATH fd, or -1 with errno.
  */
-static int
-pin(int procpid, const char *path, int dir)
+int
+gate_pin(int procpid, const char *path, int dir)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC };
 	char base[64];
@@ -525,8 +334,8 @@ older(const struct timespec *t)
  * ECONNREFUSED (not a socket, as the kernel says), EACCES (refused, and
  * remembered for the report).
  */
-static int
-decide(int fd)
+int
+gate_decide(int fd)
 {
 	struct stat st, st2;
 	char name[16], path[PATH_MAX];
@@ -634,8 +443,8 @@ out:
  * kernel cannot say (a network namespace of the command's own), the name
  * is taken as it is.
  */
-static void
-record(int sock, int dfd, const char *name)
+void
+gate_record(int sock, int dfd, const char *name)
 {
 	struct stat st;
 	dev_t dev = 0;
@@ -669,430 +478,6 @@ record(int sock, int dfd, const char *name)
 	r->ino = st.st_ino;
 	r->fd = fd;
 	pthread_mutex_unlock(&mu);
-}
-
-/* ---- the calls */
-
-struct call {
-	pid_t		 tid;
-	uint64_t	 id;
-	const uint64_t	*arg;
-	int		 procpid;
-	int		 sock;		/* our duplicate, or -1 */
-	int		 pinfd;		/* the pinned target or dir, or -1 */
-};
-
-/* "N" or "N/name": the pinned file (or a name in the pinned dir). */
-static int
-pinned_addr(struct sockaddr_un *su, socklen_t *len, int fd, const char *name)
-{
-	int n;
-
-	memset(su, 0, sizeof *su);
-	su->sun_family = AF_UNIX;
-	n = snprintf(su->sun_path, sizeof su->sun_path, "%d%s%s", fd,
-	    name != NULL ? "/" : "", name != NULL ? name : "");
-	if (n < 0 || (size_t)n >= sizeof su->sun_path) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
-	return 0;
-}
-
-/* The path in a unix address of len bytes, or NULL (abstract, unnamed). */
-static const char *
-unix_path(struct sockaddr_storage *ss, socklen_t len)
-{
-	struct sockaddr_un *su = (struct sockaddr_un *)ss;
-	size_t max;
-
-	if (len <= offsetof(struct sockaddr_un, sun_path) ||
-	    su->sun_family != AF_UNIX || su->sun_path[0] == '\0')
-		return NULL;
-	max = len - offsetof(struct sockaddr_un, sun_path);
-	if (max >= sizeof su->sun_path)
-		max = sizeof su->sun_path - 1;
-	su->sun_path[max] = '\0';	/* as the kernel ends it */
-	return su->sun_path;
-}
-
-/*
- * Read the address (addr, len) of the call: the copy every later step
- * uses. 0, or -1 with errno as the kernel would say.
- */
-static int
-read_addr(struct call *c, uint64_t addr, uint64_t len64,
-    struct sockaddr_storage *ss, socklen_t *len)
-{
-	int l = (int)len64;
-
-	if (l < 0 || (size_t)l > sizeof *ss) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(ss, 0, sizeof *ss);
-	*len = (socklen_t)l;
-	if (l > 0 && addr == 0) {
-		errno = EFAULT;
-		return -1;
-	}
-	return readmem(c->tid, addr, ss, (size_t)l);
-}
-
-/* Our duplicate of the call's socket (checked that the call is live). */
-static int
-get_sock(struct call *c, int fd)
-{
-	if ((c->sock = target_fd(c->tid, c->id, fd, &c->procpid)) < 0)
-		return -1;
-	if (!valid(c->id)) {
-		errno = ENOENT;
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * A pathname address: pin its socket and decide; rewrite *su to name the
- * pin. 0, or -1 with errno.
- */
-static int
-target(struct call *c, const char *path, struct sockaddr_un *su,
-    socklen_t *len)
-{
-	if ((c->pinfd = pin(c->procpid, path, 0)) < 0)
-		return -1;
-	if (decide(c->pinfd) < 0)
-		return -1;
-	return pinned_addr(su, len, c->pinfd, NULL);
-}
-
-static int64_t
-do_connect(struct call *c)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	const char *path;
-
-	if (read_addr(c, c->arg[1], c->arg[2], &ss, &len) < 0 ||
-	    get_sock(c, (int)c->arg[0]) < 0)
-		return -1;
-	if ((path = unix_path(&ss, len)) != NULL &&
-	    target(c, path, (struct sockaddr_un *)&ss, &len) < 0)
-		return -1;
-	return connect(c->sock, (struct sockaddr *)&ss, len);
-}
-
-static int64_t
-do_bind(struct call *c)
-{
-	struct sockaddr_storage ss;
-	struct sockaddr_un su;
-	socklen_t len;
-	const char *path, *name;
-	char dir[sizeof su.sun_path];
-	int r;
-
-	if (read_addr(c, c->arg[1], c->arg[2], &ss, &len) < 0 ||
-	    get_sock(c, (int)c->arg[0]) < 0)
-		return -1;
-	if ((path = unix_path(&ss, len)) == NULL)
-		return bind(c->sock, (struct sockaddr *)&ss, len);
-	/* the folder pinned, the name made in it */
-	snprintf(dir, sizeof dir, "%s", path);
-	if ((name = strrchr(path, '/')) == NULL) {
-		snprintf(dir, sizeof dir, ".");
-		name = path;
-	} else {
-		dir[name - path] = '\0';
-		if (dir[0] == '\0')
-			snprintf(dir, sizeof dir, "/");
-		name++;
-	}
-	if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
-		errno = ENOENT;
-		return -1;
-	}
-	if ((c->pinfd = pin(c->procpid, dir, 1)) < 0 ||
-	    pinned_addr(&su, &len, c->pinfd, name) < 0)
-		return -1;
-	if ((r = bind(c->sock, (struct sockaddr *)&su, len)) == 0)
-		record(c->sock, c->pinfd, name);
-	return r;
-}
-
-/* 1 when the call's socket is an AF_UNIX datagram socket. */
-static int
-unix_dgram(int sock)
-{
-	int v;
-	socklen_t l = sizeof v;
-
-	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &v, &l) < 0 ||
-	    v != AF_UNIX)
-		return 0;
-	l = sizeof v;
-	return getsockopt(sock, SOL_SOCKET, SO_TYPE, &v, &l) == 0 &&
-	    v == SOCK_DGRAM;
-}
-
-#define CONTINUE	(-2)
-
-static int64_t
-do_sendto(struct call *c)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	const char *path;
-	uint64_t n = c->arg[2];
-	char *buf;
-	int64_t r;
-	int e;
-
-	if (get_sock(c, (int)c->arg[0]) < 0)
-		return -1;
-	if (!unix_dgram(c->sock))
-		return CONTINUE;	/* no path to reach (gate.h: the race) */
-	if (read_addr(c, c->arg[4], c->arg[5], &ss, &len) < 0)
-		return -1;
-	if ((path = unix_path(&ss, len)) != NULL &&
-	    target(c, path, (struct sockaddr_un *)&ss, &len) < 0)
-		return -1;
-	if (n > MAXPAYLOAD) {
-		errno = EMSGSIZE;
-		return -1;
-	}
-	if ((buf = malloc(n ? n : 1)) == NULL)
-		return -1;
-	if (readmem(c->tid, c->arg[1], buf, n) < 0)
-		r = -1;
-	else
-		r = sendto(c->sock, buf, n, (int)c->arg[3] | MSG_NOSIGNAL,
-		    (struct sockaddr *)&ss, len);
-	e = errno;
-	free(buf);
-	errno = e;
-	return r;
-}
-
-/* The fds an SCM_RIGHTS message of the command names, made ours. */
-static int
-rights(struct call *c, char *ctl, size_t len, int *fds, int *nfds)
-{
-	size_t off = 0, hl = 16;	/* struct cmsghdr on 64 bits */
-	uint64_t clen;
-	int32_t level, type, *v;
-	size_t i, k;
-
-	while (off + hl <= len) {
-		memcpy(&clen, ctl + off, 8);
-		memcpy(&level, ctl + off + 8, 4);
-		memcpy(&type, ctl + off + 12, 4);
-		if (clen < hl || clen > len - off)
-			break;
-		if (level == SOL_SOCKET && type == SCM_RIGHTS) {
-			k = (clen - hl) / 4;
-			v = (int32_t *)(ctl + off + hl);
-			for (i = 0; i < k; i++) {
-				int mine;
-
-				if (*nfds >= 253) {
-					errno = EINVAL;
-					return -1;
-				}
-				mine = target_fd(c->tid, c->id, v[i], &c->procpid);
-				if (mine < 0)
-					return -1;
-				fds[(*nfds)++] = mine;
-				v[i] = mine;
-			}
-		}
-		off += (clen + 7) & ~(uint64_t)7;
-	}
-	return 0;
-}
-
-/* One message of the command's, sent here (the socket is unix dgram). */
-static int64_t
-send_one(struct call *c, const struct kmsghdr *m, int flags)
-{
-	struct sockaddr_storage ss;
-	struct sockaddr_un *su = (struct sockaddr_un *)&ss;
-	struct kiovec *kiov = NULL;
-	struct kmsghdr out;
-	struct iovec one;
-	socklen_t len = 0;
-	const char *path;
-	char *buf = NULL, *ctl = NULL;
-	uint64_t total = 0, i, off;
-	int fds[256], nfds = 0, e, pinned = -1;
-	int64_t r = -1;
-
-	memset(&out, 0, sizeof out);
-	if (m->name != 0 && m->namelen != 0) {
-		if (read_addr(c, m->name, m->namelen, &ss, &len) < 0)
-			return -1;
-		if ((path = unix_path(&ss, len)) != NULL) {
-			if ((pinned = pin(c->procpid, path, 0)) < 0 ||
-			    decide(pinned) < 0 ||
-			    pinned_addr(su, &len, pinned, NULL) < 0)
-				goto out;
-		}
-		out.name = (uint64_t)(uintptr_t)&ss;
-		out.namelen = len;
-	}
-	if (m->iovlen > 1024) {
-		errno = EMSGSIZE;
-		goto out;
-	}
-	if (m->iovlen > 0) {
-		if ((kiov = calloc(m->iovlen, sizeof *kiov)) == NULL ||
-		    readmem(c->tid, m->iov, kiov, m->iovlen * sizeof *kiov) < 0)
-			goto out;
-		for (i = 0; i < m->iovlen; i++) {
-			if (kiov[i].len > MAXPAYLOAD - total) {
-				errno = EMSGSIZE;
-				goto out;
-			}
-			total += kiov[i].len;
-		}
-	}
-	if ((buf = malloc(total ? total : 1)) == NULL)
-		goto out;
-	for (i = 0, off = 0; i < m->iovlen; off += kiov[i].len, i++)
-		if (readmem(c->tid, kiov[i].base, buf + off, kiov[i].len) < 0)
-			goto out;
-	one.iov_base = buf;
-	one.iov_len = total;
-	out.iov = (uint64_t)(uintptr_t)&one;
-	out.iovlen = 1;
-	if (m->control != 0 && m->controllen != 0) {
-		if (m->controllen > 65536) {
-			errno = ENOBUFS;
-			goto out;
-		}
-		if ((ctl = malloc(m->controllen)) == NULL ||
-		    readmem(c->tid, m->control, ctl, m->controllen) < 0 ||
-		    rights(c, ctl, m->controllen, fds, &nfds) < 0)
-			goto out;
-		out.control = (uint64_t)(uintptr_t)ctl;
-		out.controllen = m->controllen;
-	}
-	r = syscall(SYS_sendmsg, c->sock, &out, flags | MSG_NOSIGNAL);
-out:
-	e = errno;
-	while (nfds > 0)
-		close(fds[--nfds]);
-	if (pinned >= 0)
-		close(pinned);
-	free(kiov);
-	free(buf);
-	free(ctl);
-	errno = e;
-	return r;
-}
-
-static int64_t
-do_sendmsg(struct call *c)
-{
-	struct kmsghdr m;
-
-	if (get_sock(c, (int)c->arg[0]) < 0)
-		return -1;
-	if (!unix_dgram(c->sock))
-		return CONTINUE;
-	if (readmem(c->tid, c->arg[1], &m, sizeof m) < 0)
-		return -1;
-	return send_one(c, &m, (int)c->arg[2]);
-}
-
-static int64_t
-do_sendmmsg(struct call *c)
-{
-	struct kmmsghdr *v;
-	uint64_t n = c->arg[2], i;
-	int64_t r = 0, s;
-	uint32_t sent;
-	int e = 0;
-
-	if (get_sock(c, (int)c->arg[0]) < 0)
-		return -1;
-	if (!unix_dgram(c->sock))
-		return CONTINUE;
-	if (n > 1024)
-		n = 1024;
-	if (n == 0)
-		return 0;
-	if ((v = calloc(n, sizeof *v)) == NULL)
-		return -1;
-	if (readmem(c->tid, c->arg[1], v, n * sizeof *v) < 0) {
-		free(v);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		if ((s = send_one(c, &v[i].hdr, (int)c->arg[3])) < 0) {
-			e = errno;
-			break;
-		}
-		sent = (uint32_t)s;
-		if (writemem(c->tid, c->arg[1] + i * sizeof *v +
-		    offsetof(struct kmmsghdr, len), &sent, sizeof sent) < 0) {
-			e = EFAULT;
-			r++;
-			break;
-		}
-		r++;
-	}
-	free(v);
-	if (r == 0 && e != 0) {
-		errno = e;
-		return -1;
-	}
-	return r;
-}
-
-static void
-handle(const struct seccomp_notif_ *req, struct seccomp_notif_resp_ *resp)
-{
-	struct call c = { (pid_t)req->pid, req->id, req->data.args, 0, -1,
-	    -1 };
-	int64_t r;
-
-	memset(resp, 0, sizeof *resp);
-	resp->id = req->id;
-	errno = 0;
-	switch (req->data.nr) {
-	case N_CONNECT:
-		r = do_connect(&c);
-		break;
-	case N_BIND:
-		r = do_bind(&c);
-		break;
-	case N_SENDTO:
-		r = do_sendto(&c);
-		break;
-	case N_SENDMSG:
-		r = do_sendmsg(&c);
-		break;
-	case N_SENDMMSG:
-		r = do_sendmmsg(&c);
-		break;
-	default:
-		r = -1;
-		errno = ENOSYS;
-		break;
-	}
-	if (r == CONTINUE)
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE_;
-	else if (r < 0)
-		resp->error = -(errno != 0 ? errno : EIO);
-	else
-		resp->val = r;
-	if (c.sock >= 0)
-		close(c.sock);
-	if (c.pinfd >= 0)
-		close(c.pinfd);
 }
 
 /* ---- the workers */
@@ -1141,7 +526,7 @@ worker(void *arg)
 		if (--nidle == 0)
 			gate_spawn_locked();
 		pthread_mutex_unlock(&mu);
-		handle(&req, &resp);
+		gate_handle(&req, &resp);
 		(void)ioctl(listener, NOTIF_SEND, &resp);
 		pthread_mutex_lock(&mu);
 		nidle++;

@@ -5,15 +5,19 @@
 
 load common
 load exec_helpers
+load exec_escape
 
 setup_file() { probe_machine; }
 setup() { common_setup; use_backend bwrap; }
-teardown() { stop_listener; }
+teardown() { stop_listener; escape_teardown; }
 
 @test "bwrap: sandbox status reports bwrap" {
 	run status_json_get 'j["backend"], j["guarantees"]["writes_outside"]["holds"], j["guarantees"]["metadata_outside"]["holds"], j["guarantees"]["protected_paths"]["holds"]'
 	assert_success
 	assert_output "bwrap True True True"
+	# abstract sockets are shared with the network on (tested below)
+	run status_json_get 'j["guarantees"]["ipc"]["holds"], j["guarantees"]["lifetime"]["holds"], j["guarantees"]["unix_sockets"]["holds"], j["guarantees"]["abstract_sockets"]["holds"]'
+	assert_output "True True True False"
 }
 
 @test "bwrap: writing a file outside the roots is refused" { t_write_outside; }
@@ -44,3 +48,19 @@ teardown() { stop_listener; }
 @test "bwrap: /dev/null, /dev/zero, /dev/full and /dev/shm work" { t_dev_files; }
 @test "bwrap: arcturn exec nests inside itself" { t_nested; }
 @test "bwrap: exit status is the command's" { t_exit_status; }
+
+# Escapes through outside daemons, IPC, lifetime and the standard
+# descriptors (exec_escape.bash): each result is read outside.
+@test "bwrap: tmux with an inherited TMUX variable does not reach its server" { t_tmux_inherited; }
+@test "bwrap: tmux's default socket in the temp dir is out of reach" { t_tmux_tmpdir; }
+@test "bwrap: a stream daemon's socket is refused unless allowed" { t_stream_daemon; }
+@test "bwrap: a datagram daemon's socket is refused unless allowed" { t_dgram_daemon; }
+@test "bwrap: abstract sockets outside are reachable only where status says so" { t_abstract; }
+@test "bwrap: the command's own sockets work" { t_own_sockets; }
+@test "bwrap: a socket in the workspace is reachable" { t_workspace_socket; }
+@test "bwrap: SysV IPC of outside processes is out of reach" { t_ipc; }
+@test "bwrap: kill -9 of arcturn ends the command" { t_kill9; }
+@test "bwrap: SIGINT, SIGTERM and SIGHUP reach the command" { t_signals_reach; }
+@test "bwrap: /dev/stdout and /dev/stderr on files outside can be written" { t_dev_stderr; }
+@test "bwrap: a read-only fd 1 or 2 does not become writable" { t_readonly_fd1; }
+@test "bwrap: a directory on fd 0, 1 or 2 is refused" { t_dir_fd; }

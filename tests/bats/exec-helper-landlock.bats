@@ -5,10 +5,11 @@
 
 load common
 load exec_helpers
+load exec_escape
 
 setup_file() { probe_machine; }
 setup() { common_setup; use_backend helper-landlock; }
-teardown() { stop_listener; }
+teardown() { stop_listener; escape_teardown; }
 
 # Landlock alone covers writes, creation, deletion, renames, links and
 # truncation; it does not cover metadata or protected subpaths, and the
@@ -22,6 +23,10 @@ teardown() { stop_listener; }
 	assert_success
 	assert_line --regexp '^  NO +metadata changes outside the roots: '
 	assert_line --regexp '^  NO +protected paths: '
+	# no pid or IPC namespace without user namespaces: said, and tested
+	# below from the outside
+	run status_json_get 'j["guarantees"]["ipc"]["holds"], j["guarantees"]["lifetime"]["holds"], j["guarantees"]["unix_sockets"]["holds"], j["guarantees"]["abstract_sockets"]["holds"]'
+	assert_output "False False True True"
 }
 
 @test "helper-landlock: writing a file outside the roots is refused" { t_write_outside; }
@@ -49,3 +54,21 @@ teardown() { stop_listener; }
 @test "helper-landlock: /dev/null, /dev/zero, /dev/full and /dev/shm work" { t_dev_files; }
 @test "helper-landlock: arcturn exec nests inside itself" { t_nested; }
 @test "helper-landlock: exit status is the command's" { t_exit_status; }
+
+# Escapes through outside daemons, IPC, lifetime and the standard
+# descriptors (exec_escape.bash): each result is read outside.
+@test "helper-landlock: tmux with an inherited TMUX variable does not reach its server" { t_tmux_inherited; }
+@test "helper-landlock: tmux's default socket in the temp dir is out of reach" { t_tmux_tmpdir; }
+@test "helper-landlock: a stream daemon's socket is refused unless allowed" { t_stream_daemon; }
+@test "helper-landlock: a datagram daemon's socket is refused unless allowed" { t_dgram_daemon; }
+@test "helper-landlock: abstract sockets outside are reachable only where status says so" { t_abstract; }
+@test "helper-landlock: the command's own sockets work" { t_own_sockets; }
+@test "helper-landlock: a socket in the workspace is reachable" { t_workspace_socket; }
+# No pid or IPC namespace without the mount layer: sandbox status says NO
+# for both, and the escapes prove it true rather than being skipped.
+@test "helper-landlock: SysV IPC of outside processes stays open, as status says" { t_ipc; }
+@test "helper-landlock: the command outlives kill -9 of arcturn, as status says" { t_kill9; }
+@test "helper-landlock: SIGINT, SIGTERM and SIGHUP reach the command" { t_signals_reach; }
+@test "helper-landlock: /dev/stdout and /dev/stderr on files outside can be written" { t_dev_stderr; }
+@test "helper-landlock: a read-only fd 1 or 2 does not become writable" { t_readonly_fd1; }
+@test "helper-landlock: a directory on fd 0, 1 or 2 is refused" { t_dir_fd; }

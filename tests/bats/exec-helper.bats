@@ -5,10 +5,11 @@
 
 load common
 load exec_helpers
+load exec_escape
 
 setup_file() { probe_machine; }
 setup() { common_setup; use_backend helper; }
-teardown() { stop_listener; }
+teardown() { stop_listener; escape_teardown; }
 
 @test "helper: sandbox status reports the helper with its mount layer" {
 	run "$ARCTURN_BIN" sandbox status --json
@@ -59,3 +60,24 @@ teardown() { stop_listener; }
 @test "helper: /dev/null, /dev/zero, /dev/full and /dev/shm work" { t_dev_files; }
 @test "helper: arcturn exec nests inside itself" { t_nested; }
 @test "helper: exit status is the command's" { t_exit_status; }
+
+# Escapes through outside daemons, IPC, lifetime and the standard
+# descriptors (exec_escape.bash): each result is read outside.
+@test "helper: tmux with an inherited TMUX variable does not reach its server" { t_tmux_inherited; }
+@test "helper: tmux's default socket in the temp dir is out of reach" { t_tmux_tmpdir; }
+@test "helper: a stream daemon's socket is refused unless allowed" { t_stream_daemon; }
+@test "helper: a datagram daemon's socket is refused unless allowed" { t_dgram_daemon; }
+@test "helper: abstract sockets outside are reachable only where status says so" { t_abstract; }
+@test "helper: the command's own sockets work" { t_own_sockets; }
+@test "helper: a socket in the workspace is reachable" { t_workspace_socket; }
+@test "helper: SysV IPC of outside processes is out of reach" { t_ipc; }
+@test "helper: kill -9 of arcturn ends the command" { t_kill9; }
+@test "helper: kill -9 of arcturn during a dry run ends the command" { t_kill9 --dry-run; }
+@test "helper: SIGINT, SIGTERM and SIGHUP reach the command" { t_signals_reach; }
+@test "helper: SIGINT, SIGTERM and SIGHUP reach the command in a dry run" { t_signals_reach --dry-run; }
+@test "helper: /dev/stdout and /dev/stderr on files outside can be written" { t_dev_stderr; }
+@test "helper: /dev/stdout and /dev/stderr on files work in a dry run" { t_dev_stderr --dry-run; }
+@test "helper: a read-only fd 1 or 2 does not become writable" { t_readonly_fd1; }
+@test "helper: a read-only fd 1 or 2 does not become writable in a dry run" { t_readonly_fd1 --dry-run; }
+@test "helper: a directory on fd 0, 1 or 2 is refused" { t_dir_fd; }
+@test "helper: a directory on fd 0, 1 or 2 is refused in a dry run" { t_dir_fd --dry-run; }

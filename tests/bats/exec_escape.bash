@@ -84,9 +84,12 @@ except OSError as e:
     print("error", e.errno, e.strerror)'
 
 # A private tmux server outside, on socket $1 (TMUX_TMPDIR when $1 is
-# empty: then its default socket); its pid is killed in teardown.
+# empty: then its default socket); its pid is killed in teardown. Its
+# shell is sh: the unprivileged test user's login shell is nologin, which
+# would end the session (and the server) at once and fail run-shell.
 start_tmux() {
 	command -v tmux >/dev/null || skip "tmux missing"
+	export SHELL=/bin/sh
 	if [ -n "$1" ]; then
 		tmux -S "$1" new-session -d -s arcturn-test 'sleep 600' 3>&-
 		TMUX_PIDS+=("$(tmux -S "$1" display -p '#{pid}')")
@@ -420,50 +423,86 @@ t_signals_reach() {
 		assert_output "status 7"
 		assert_equal "$(cat "$TMPDIR/got")" "$sig"
 	done
-	# killed by a signal: arcturn ends by the same signal
+	# killed by a signal: arcturn ends by the same signal; a dry run
+	# records the session after the command and then exits 128 + the
+	# signal (what a shell shows for both)
 	run python3 -c 'import subprocess, sys
 print(subprocess.run(sys.argv[1:]).returncode)' "$ARCTURN_BIN" exec "$@" -- \
 	    sh -c 'kill -TERM $$'
-	assert_output -- -15
+	if [ "${1:-}" = --dry-run ]; then
+		assert_output 143
+	else
+		assert_output -- -15
+	fi
 }
 
 # --- standard descriptors
+# (bats' `run` puts a pipe on fds 1 and 2 itself: the descriptors under
+# test are set up inside a `sh -c 'exec ...'` so the command gets them.)
 
+# Inherited write fds on files outside: reopened through /dev/stdout,
+# /dev/stderr and /proc/self/fd/N with the rights they already have.
 t_dev_stderr() {
-	run "$ARCTURN_BIN" exec "$@" -- sh -c 'echo one; echo two >> /dev/stdout
+	make_outside
+	local rc=0
+	"$ARCTURN_BIN" exec "$@" -- sh -c 'echo one; echo two >> /dev/stdout
 		echo three >> /proc/self/fd/1; echo err > /dev/stderr
-		echo err2 >> /proc/self/fd/2' >"$OUT/o" 2>"$OUT/e"
-	assert_success
+		echo err2 >> /proc/self/fd/2' >"$OUT/o" 2>"$OUT/e" || rc=$?
+	assert_equal "$rc" 0
 	assert_equal "$(cat "$OUT/o")" "one
 two
 three"
 	assert_equal "$(cat "$OUT/e")" "err
 err2"
+	# the rule is for those two files alone: their neighbours stay shut
+	assert_equal "$(cat "$OUT/f")" original
+	"$ARCTURN_BIN" exec "$@" -- sh -c "echo x > '$OUT/f'" >"$OUT/o" \
+	    2>"$OUT/e" || true
+	assert_equal "$(cat "$OUT/f")" original
 }
 
+# A file outside open read-only on fd 1 or 2 is no way to write it.
 t_readonly_fd1() {
 	make_outside
 	local before
 	before=$(snap "$OUT")
-	run "$ARCTURN_BIN" exec "$@" -- sh -c 'echo x >> /dev/stdout; echo "rc=$?" >&2
-		echo x > /proc/self/fd/1; echo "rc=$?" >&2
-		python3 -c "import os; os.write(os.open(\"/proc/self/fd/1\", os.O_WRONLY), b\"y\")"; echo "rc=$?" >&2
-		truncate -s0 /proc/self/fd/2; echo "rc=$?" >&2' 1<"$OUT/f" 2<"$OUT/dir/g"
+	# shellcheck disable=SC2016
+	run sh -c 'f=$1 g=$2; shift 2; exec "$@" 1<"$f" 2<"$g"' sh \
+	    "$OUT/f" "$OUT/dir/g" "$ARCTURN_BIN" exec "$@" -- sh -c '
+		echo x >> /dev/stdout; echo "rc=$?" > "$1/rc"
+		echo x > /proc/self/fd/1; echo "rc=$?" >> "$1/rc"
+		python3 -c "import os; os.write(os.open(\"/proc/self/fd/1\", os.O_WRONLY), b\"y\")"; echo "rc=$?" >> "$1/rc"
+		echo x >> /dev/stderr; echo "rc=$?" >> "$1/rc"
+		truncate -s0 /proc/self/fd/2; echo "rc=$?" >> "$1/rc"' sh "$TMPDIR"
 	assert_success
+	cat "$TMPDIR/rc"
+	# the command ran every attempt
+	assert_equal "$(grep -c '^rc=' "$TMPDIR/rc")" 5
 	assert_equal "$(snap "$OUT")" "$before"
+	assert_equal "$(cat "$OUT/f")" original
 }
 
+# A directory on fd 0, 1 or 2 is refused before the command runs: 125 and
+# one line (on stderr, unless stderr is the directory itself).
 t_dir_fd() {
 	make_outside
 	local before fd
 	before=$(snap "$OUT")
 	for fd in 0 1 2; do
-		run -125 --separate-stderr "$ARCTURN_BIN" exec "$@" -- sh -c \
+		# shellcheck disable=SC2016
+		run -125 --separate-stderr sh -c 'fd=$1 d=$2; shift 2
+			case $fd in
+			0) exec "$@" <"$d" ;;
+			1) exec "$@" 1<"$d" ;;
+			2) exec "$@" 2<"$d" ;;
+			esac' sh "$fd" "$OUT" "$ARCTURN_BIN" exec "$@" -- sh -c \
 		    "chmod 700 /proc/self/fd/$fd/dir; touch /proc/self/fd/$fd/f
-		     echo ran > '$WS/ran'" "$fd<$OUT"
+		     echo ran > '$WS/ran'"
 		echo "fd $fd: $stderr"
-		assert_equal "${#stderr_lines[@]}" 1
-		[[ $stderr == "arcturn: exec: "*" is a directory ($OUT): refused"* ]]
+		if [ "$fd" != 2 ]; then
+			assert_equal "${#stderr_lines[@]}" 1
+			[[ $stderr == "arcturn: exec: "*" is a directory ($OUT): refused"* ]]
+		fi
 		[ ! -e "$WS/ran" ]
 	done
 	assert_equal "$(snap "$OUT")" "$before"
