@@ -136,8 +136,7 @@ exec_cmd(char **cmd)
 struct spawn {
 	char	**cmd;
 	int	  gate;		/* install the gate's filter */
-	int	  nest;		/* a Landlock layer of its own, and no
-				   CAP_SYS_PTRACE (the supervisor kept it) */
+	int	  nest;		/* a Landlock layer of its own (below) */
 	int	  listener;	/* out: the gate's listener, or -1 */
 	int	  outer;	/* out: another gate already supervises */
 };
@@ -148,11 +147,11 @@ command_main(void *arg)
 	struct spawn *sp = arg;
 
 	restore_signals();
-	if (sp->nest) {
+	/* the supervisor kept CAP_SYS_PTRACE; the command must not */
+	if (sp->gate)
 		drop_ptrace();
-		if (ll_abi() > 0 && ll_nest() < 0)
-			fail("landlock: the command's own layer", NULL);
-	}
+	if (sp->nest && ll_abi() > 0 && ll_nest() < 0)
+		fail("landlock: the command's own layer", NULL);
 	if (sp->gate) {
 		if ((sp->listener = gate_install()) < 0) {
 			/* one listener per process: arcturn inside arcturn */
@@ -200,7 +199,16 @@ enum { M_NS, M_PLAIN, M_BWRAP };
 static _Noreturn void
 supervise(struct opts *o, int mode, int ctl, int gate)
 {
-	struct spawn sp = { o->cmd, gate, gate, -1, 0 };
+	/*
+	 * Tracing the supervisor is refused by its being undumpable and the
+	 * command's lacking CAP_SYS_PTRACE; with the gate, the helper's
+	 * Landlock domain gets a layer of its own on top, which Landlock
+	 * also keeps from tracing and (ABI 6) signalling the layer above.
+	 * Not under bubblewrap: there the command has no Landlock domain of
+	 * ours (bwrap is the backend for kernels without Landlock), and a
+	 * layer would forbid the mounts a nested bwrap needs.
+	 */
+	struct spawn sp = { o->cmd, gate, gate && mode != M_BWRAP, -1, 0 };
 	struct signalfd_siginfo si;
 	struct pollfd pf[3];
 	pid_t cmd, p;
