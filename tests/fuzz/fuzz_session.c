@@ -22,6 +22,8 @@
 #include "mem.h"
 #include "plan.h"
 #include "review.h"
+#include "session_base.h"
+#include "session_rmtree.h"
 #include "shadow.h"
 
 static int
