@@ -1,3 +1,6 @@
+/*
+ * session_base: the base records of a session (session_base.h).
+ */
 #include <sys/stat.h>
 #include <sys/types.h>
 

@@ -1,3 +1,6 @@
+/*
+ * session_rmtree: delete a tree of the session store (session_rmtree.h).
+ */
 #include <sys/stat.h>
 #include <sys/types.h>
 

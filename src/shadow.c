@@ -17,6 +17,8 @@
 #include "hash.h"
 #include "mem.h"
 #include "os.h"
+#include "session_base.h"
+#include "session_rmtree.h"
 #include "shadow.h"
 
 #define PERM(m)		((unsigned int)(m) & 07777)

@@ -19,6 +19,7 @@
 #include "fuzz.h"
 
 #include "changes.h"
+#include "changes_base.h"
 #include "mem.h"
 #include "plan.h"
 #include "review.h"

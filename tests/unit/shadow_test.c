@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 
 #include "changes.h"
+#include "changes_base.h"
 #include "fixture.h"
 #include "fsx.h"
 #include "hash.h"
