@@ -42,8 +42,8 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
 CORE_MODS  = apply changes changes_base config diff fsx fsx_replace hash \
              jsonfile keep mem path plan review roots sandbox session \
-             session_base session_rmtree session_run shadow strlist udiff \
-             wsview
+             session_base session_rmtree session_run shadow shadow_base \
+             strlist udiff wsview
 FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_posix sandbox_linux \
              sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux

@@ -13,6 +13,7 @@
 #include "mem.h"
 #include "session_base.h"
 #include "shadow.h"
+#include "shadow_base.h"
 
 /* Whether change i is a deletion implied by a whiteout or opaque dir. */
 static int
