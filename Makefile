@@ -40,8 +40,8 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply changes changes_base config diff fsx fsx_replace hash \
-             jsonfile keep mem path plan review roots sandbox session \
+CORE_MODS  = apply apply_swap changes changes_base config diff fsx fsx_replace \
+             hash jsonfile keep mem path plan review roots sandbox session \
              session_base session_rmtree session_run shadow shadow_base \
              strlist udiff wsview
 FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
