@@ -220,12 +220,14 @@ damaged() {
 	command -v flock >/dev/null || skip "flock(1) is missing"
 	dw f <<<"x"
 	d=$(sess_dir)
-	flock -x "$d/lock" sleep 2.5 &
+	# hold the lock for 4 s, saying when it is held
+	flock -x "$d/lock" sh -c ': >"$1"; sleep 4' _ "$T/held" &
 	holder=$!
-	for _ in $(seq 1 50); do
-		flock -n -s "$d/lock" true || break
+	for _ in $(seq 1 200); do
+		[ -e "$T/held" ] && break
 		sleep 0.05
 	done
+	[ -e "$T/held" ]
 	start=$(date +%s%N)
 	run arcturn diff --stat
 	end=$(date +%s%N)
