@@ -40,9 +40,10 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply changes config diff fsx fsx_replace hash jsonfile keep mem path \
-             plan review roots sandbox session session_run shadow strlist \
-             udiff wsview
+CORE_MODS  = apply apply_swap changes changes_base config diff fsx fsx_replace \
+             hash jsonfile keep mem path plan review roots sandbox session \
+             session_base session_rmtree session_run shadow shadow_base \
+             strlist udiff wsview
 FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_posix sandbox_linux \
              sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux
@@ -63,11 +64,16 @@ UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS = $(wildcard tests/tools/*.c)
 TOOL_BINS = $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all test tests demo clean cross release bench install FORCE
+.PHONY: all test tests demo clean cross release bench install fuzz-mods FORCE
 # Keep the object files of the unit tests (make would delete them as
 # intermediates, and a second `make tests` would then relink).
 .SECONDARY:
 all: $(BUILD)/arcturn
+
+# The modules tests/fuzz/run links: the portable core and the Linux seam
+# (the sandbox front end and the backends are not fuzzed).
+fuzz-mods:
+	@echo $(filter-out sandbox,$(CORE_MODS)) os_linux
 
 # The Debian sources another target's build already fetched are reused
 # (fetch.sh verifies every file against vendor/lock either way); only the

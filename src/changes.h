@@ -20,11 +20,10 @@
  * (bytewise) gets link_to, the first one's path; apply links it there.
  *
  * The list is read against the real tree as it is now. Whether a change
- * may be applied is the base record's to say (changes_base): a change
+ * may be applied is the base record's to say (changes_base.h): a change
  * without one is never applied blind.
  *
- * The caller holds the session's lock (LOCK_SH at least; LOCK_EX for
- * changes_record_bases and changes_mark_unrecorded). Problems with one
+ * The caller holds the session's lock (LOCK_SH at least). Problems with one
  * file (a file that vanished meanwhile) go to the warn callback and the
  * file is left out; every other error ends the call with -1 and errno.
  */
@@ -94,50 +93,6 @@ void	changes_free(struct changes *);
 
 /* Index of the first change whose path is >= path (bytewise). */
 size_t	changes_find(const struct changes *, const char *path);
-
-/*
- * The base of change i of c, for apply: its record. Without one, a
- * deletion that a whiteout or opaque directory above implies, whose
- * origin has a record, was created in the real tree after capture (base
- * absent: apply refuses it as "created since capture"); anything else
- * is unrecorded (why 0; a truncated or corrupt record: why EBADMSG).
- */
-int	changes_base(struct session *, const struct changes *, size_t i,
-	    struct apply_base *);
-
-/* What changes_record_bases did. */
-struct changes_rec {
-	size_t		 recorded;	/* records written */
-	size_t		 unrecorded;	/* paths recorded as unrecorded */
-	char		*first;		/* the first of those (mem_free) */
-	int		 first_why;	/* and why (an errno) */
-};
-
-/*
- * Record the real state now as the base of every pending change that has
- * no base record yet (the first capture wins, so write/edit records stay).
- * `exec --dry-run` calls this, under LOCK_EX, right after the command
- * ends and before the run's mark says it ended: overlayfs writes no base
- * records, and without one apply could not tell a later change of the real
- * file (a conflict) from the base. A path whose real state cannot be read
- * (EACCES, EIO, ...), or that changed while the command ran (ctime at or
- * after since: EAGAIN, recorded as ESTALE), gets an unrecorded record
- * saying why: apply refuses that path alone. -1 with errno when records
- * cannot be written at all (ENOSPC, EMFILE, EIO on the state dir): the
- * session is then incomplete (session_run_end). The records are written
- * without fsync (s->nosync): the caller syncs the file system.
- */
-int	changes_record_bases(struct session *, int rootfd,
-	    const struct timespec *since, struct changes_rec *);
-void	changes_rec_free(struct changes_rec *);
-
-/*
- * Give every pending change without a base record an unrecorded one
- * (why 0), after a run that never ended or could not record: a later run
- * must not record the real state then as if the old run had seen it.
- * Returns how many, or -1 with errno.
- */
-long	changes_mark_unrecorded(struct session *, int rootfd);
 
 /* Short name of a status: added, modified, deleted, mode, typechange,... */
 const char *changes_status_name(enum change_status);

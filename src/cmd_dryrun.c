@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "changes.h"
+#include "changes_base.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
 #include "config.h"

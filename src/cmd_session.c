@@ -21,6 +21,7 @@
 
 #include "apply.h"
 #include "changes.h"
+#include "changes_base.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
 #include "mem.h"

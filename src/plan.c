@@ -13,10 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "changes_base.h"
 #include "fsx.h"
 #include "mem.h"
 #include "path.h"
 #include "plan.h"
+#include "session_base.h"
 #include "shadow.h"
 
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)

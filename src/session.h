@@ -27,21 +27,8 @@
  *   overlays/<id>/interrupted a restart cut a dry-run command short
  *   overlays/<id>/base/<P>    one base record per captured path, named by
  *                             the SHA-256 (hex) of the workspace-relative
- *                             path P
+ *                             path P (session_base.h)
  *   overlays/<id>/replaced/<N>/  what apply N replaced or deleted (keep.h)
- *
- * A base record is the state of the real path when it was first captured
- * (first write, edit or removal through the session), written once and
- * never replaced: one line `<kind> <mode> <sha256-hex>\n` followed by the
- * raw path bytes (so a path may hold any byte but NUL). kind is absent,
- * file, link, dir, fifo, sock, chr or blk; mode is octal permission bits;
- * the hash is of the content (file) or the link target (link), zeros
- * otherwise. kind `none` says that no state could be recorded for the
- * path (apply refuses it; struct apply_base, unrecorded): its mode field
- * holds the reason, an errno value, or 0 when the run that changed the
- * path never ended. A flat directory keyed by hash keeps records of "a"
- * (a file) and "a/b" (after a became a directory) apart, which a mirror
- * tree could not.
  *
  * Ids match [a-z0-9][a-z0-9-]{0,63}; every function that takes an id
  * refuses anything else (EINVAL) before a path is built from it. New ids
@@ -152,26 +139,5 @@ int	session_remove_id(int storefd, const char *id,
 /* Every session id in the store, sorted; free with session_ids_free. */
 int	session_list(int storefd, char ***ids, size_t *n);
 void	session_ids_free(char **ids, size_t n);
-
-/*
- * Base records. session_base_get fills *b (ENOENT: none; EBADMSG: a
- * truncated or corrupt record, s->why says which). session_base_put
- * writes the record unless one exists (then it does nothing: the first
- * capture wins), without fsync when s->nosync is set. session_base_del
- * drops it (no record: 0).
- */
-int	session_base_get(struct session *s, const char *rel,
-	    struct apply_base *b);
-int	session_base_put(struct session *s, const char *rel,
-	    const struct apply_base *b);
-int	session_base_del(struct session *s, const char *rel);
-
-/*
- * Delete dirfd/name and everything beneath it without following symlinks
- * or leaving dirfd's file system, however deep the tree (one directory fd
- * open at a time; directories a dry run left without permissions are
- * opened up first). A missing name is not an error.
- */
-int	session_rmtree(int dirfd, const char *name);
 
 #endif

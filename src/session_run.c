@@ -17,6 +17,7 @@
 #include "mem.h"
 #include "os.h"
 #include "session.h"
+#include "session_rmtree.h"
 #include "session_run.h"
 
 #define DEPTH_MAX	1024

@@ -141,18 +141,4 @@ int	shadow_is_whiteout(int dirfd, const char *name);
 int	shadow_opaque(int fd);
 int	shadow_list(int dirfd, char ***names, size_t *n);
 
-/*
- * Bases. shadow_base_now: the real state of rfd/name now, as a base
- * record (rfd -1, or a missing name: absent; a fifo, socket or device:
- * its kind and mode). shadow_base_real: the real state of rel beneath
- * rootfd now, walking real directories only: a parent that is a symlink
- * or no directory makes rel absent (the change then stands where that
- * non-directory was removed first). With since non-NULL, a real object
- * whose ctime is at or after *since is not what a dry run saw when it
- * started: EAGAIN.
- */
-int	shadow_base_now(int rfd, const char *name, struct apply_base *);
-int	shadow_base_real(int rootfd, const char *rel,
-	    const struct timespec *since, struct apply_base *);
-
 #endif

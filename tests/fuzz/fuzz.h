@@ -21,6 +21,7 @@
 
 #include "fsx.h"
 #include "session.h"
+#include "session_rmtree.h"
 
 static char fz_top[PATH_MAX];
 static int fz_topfd = -1;

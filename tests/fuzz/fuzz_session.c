@@ -19,9 +19,12 @@
 #include "fuzz.h"
 
 #include "changes.h"
+#include "changes_base.h"
 #include "mem.h"
 #include "plan.h"
 #include "review.h"
+#include "session_base.h"
+#include "session_rmtree.h"
 #include "shadow.h"
 
 static int

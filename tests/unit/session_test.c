@@ -19,6 +19,8 @@
 #include "hash.h"
 #include "mem.h"
 #include "session.h"
+#include "session_base.h"
+#include "session_rmtree.h"
 #include "session_run.h"
 #include "tap.h"
 

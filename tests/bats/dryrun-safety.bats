@@ -1,0 +1,239 @@
+#!/usr/bin/env bats
+# Dry run: nothing of the user's is lost (issue 11). Each case checks the
+# user's data afterwards by content: apply never deletes what it did not
+# capture, never applies a change without a base record, keeps special
+# files, refuses what it cannot apply (kept pending), and a damaged or
+# half-written session never gets stuck.
+
+load common
+load dryrun_helpers
+
+setup() { common_setup; }
+
+sess_id() { "$ARCTURN_BIN" --json session show | jq -r .id; }
+sess_dir() { echo "$HOME/.arcturn/overlays/$(sess_id)"; }
+dw() { ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" write "$@"; }
+have_dry_exec() {
+	"$ARCTURN_BIN" sandbox status --json | grep -q '"dry_run_exec":true' ||
+		skip "exec --dry-run unavailable here: $("$ARCTURN_BIN" sandbox status | grep dry-run)"
+}
+
+@test "rm -rf sub, then the user creates sub/user.txt: apply keeps it (conflict, exit 1)" {
+	have_dry_exec
+	mkdir sub && echo a >sub/a && echo b >sub/b
+	run arcturn exec --dry-run -- rm -rf sub
+	assert_success
+	echo mine >sub/user.txt
+	run arcturn apply --yes
+	assert_failure 1
+	assert_output --partial 'sub/user.txt: created since capture; refused'
+	# the captured entries went, the user's file and its directory stay
+	[ ! -e sub/a ] && [ ! -e sub/b ]
+	assert_equal "$(cat sub/user.txt)" mine
+	# what apply replaced is kept where it said, by content
+	kept=$(printf '%s\n' "$output" | sed -n 's/^Replaced content kept in \(.*\) (.*$/\1/p')
+	[ -n "$kept" ] && [ -d "$kept" ]
+	assert_equal "$(cat "$kept"/sub/a)" a
+	assert_equal "$(cat "$kept"/sub/b)" b
+	# the conflict stays pending
+	run arcturn diff --stat
+	assert_output --partial 'sub/user.txt'
+}
+
+@test "a directory the change set replaces with a file: a new entry stops it, the rest applies" {
+	have_dry_exec
+	mkdir sub && echo a >sub/a
+	echo x >other
+	run arcturn exec --dry-run -- sh -c 'rm -rf sub && echo file >sub && echo y >other'
+	assert_success
+	echo mine >sub/user.txt
+	run arcturn apply --yes
+	assert_failure 1
+	assert_output --partial 'sub/user.txt: created since capture; refused'
+	[ -d sub ] && assert_equal "$(cat sub/user.txt)" mine
+	assert_equal "$(cat other)" y
+}
+
+@test "a change without a base record is refused, whatever the real file holds" {
+	echo base >f
+	dw f <<<"mine"
+	d=$(sess_dir)
+	rm "$d/base/$(printf f | sha256sum | cut -c1-64)"
+	echo theirs >f
+	run arcturn apply --yes
+	assert_failure 1
+	assert_output --partial 'f: no record of the file at capture; refused'
+	assert_equal "$(cat f)" theirs
+	# a truncated record is named as such, and refused too
+	: >"$d/base/$(printf f | sha256sum | cut -c1-64)"
+	run arcturn apply --yes
+	assert_failure 1
+	assert_output --partial 'f: its base record is truncated or corrupt; refused'
+	assert_equal "$(cat f)" theirs
+}
+
+@test "a fifo made under exec --dry-run is applied as a fifo" {
+	have_dry_exec
+	run arcturn exec --dry-run -- mkfifo -m 0640 p
+	assert_success
+	[ ! -e p ]
+	run arcturn apply --yes
+	assert_success
+	[ -p p ]
+	assert_equal "$(stat -c %a p)" 640
+}
+
+@test "hard links a command makes stay hard links" {
+	have_dry_exec
+	run arcturn exec --dry-run -- sh -c 'echo shared >a && ln a b && mkdir d && ln a d/c'
+	assert_success
+	run arcturn apply --yes
+	assert_success
+	assert_equal "$(cat a)" shared
+	assert_equal "$(stat -c %i a)" "$(stat -c %i b)"
+	assert_equal "$(stat -c %i a)" "$(stat -c %i d/c)"
+	assert_equal "$(stat -c %h a)" 3
+}
+
+@test "a socket is refused with its reason and kept pending; the rest applies" {
+	have_dry_exec
+	command -v python3 >/dev/null || skip "python3 is missing (needed to make a socket)"
+	run arcturn exec --dry-run -- python3 -c '
+import socket
+s = socket.socket(socket.AF_UNIX)
+s.bind("sock")
+open("f", "w").write("new\n")'
+	assert_success
+	run arcturn apply --yes
+	assert_failure 1
+	assert_output --partial 'sock: a socket: arcturn does not apply sockets; kept'
+	assert_equal "$(cat f)" new
+	[ ! -e sock ]
+	run arcturn session show
+	assert_success
+	assert_output --partial 'sock'
+}
+
+@test "a write deeper than the limit or with a too long name leaves nothing" {
+	deep=$(printf 'd/%.0s' $(seq 1 600))x
+	run dw "$deep" <<<"deep"
+	assert_failure
+	assert_output --partial 'nested deeper than 512'
+	[ "${#lines[@]}" -eq 1 ]
+	long=$(printf 'n%.0s' $(seq 1 300))
+	run dw "$long" <<<"long"
+	assert_failure
+	assert_output "arcturn: write: $long: Filename too long"
+	# nothing was created: the session is empty (or absent) and works
+	run arcturn diff --stat
+	assert_success
+	[ ! -e d ]
+	if [ -d "$HOME/.arcturn/overlays" ]; then
+		for u in "$HOME"/.arcturn/overlays/*/upper; do
+			[ -d "$u" ] || continue
+			assert_equal "$(find "$u" -mindepth 1 | wc -l)" 0
+		done
+	fi
+	dw ok <<<"fine"
+	run arcturn apply --yes
+	assert_success
+	assert_equal "$(cat ok)" fine
+}
+
+# damaged PART: break one part of a session with a pending change, check
+# that it is named by part, then that discard --yes removes it.
+damaged() {
+	echo base >f
+	dw f <<<"mine"
+	d=$(sess_dir)
+	id=$(basename "$d")
+	case $1 in
+	meta) head -c 10 "$d/meta.json" >"$d/m" && mv "$d/m" "$d/meta.json" ;;
+	upper) rm -rf "$d/upper" ;;
+	base) rm -rf "$d/base" ;;
+	esac
+	run arcturn diff
+	assert_failure
+	assert_output --partial "session $id: $2"
+	[ "${#lines[@]}" -eq 1 ]
+	run arcturn session show
+	assert_failure
+	assert_output --partial "session $id: $2"
+	assert_equal "$(cat f)" base
+}
+
+@test "a session with a truncated meta.json is named, and discard --yes removes it" {
+	damaged meta "meta.json truncated"
+	run arcturn discard --yes
+	assert_success
+	[ ! -e "$d" ]
+	dw g <<<"again"
+	run arcturn apply --yes
+	assert_success
+	assert_equal "$(cat g)" again
+	assert_equal "$(cat f)" base
+}
+
+@test "a session without upper/ is named, and session rm removes it" {
+	damaged upper "upper/ missing"
+	run arcturn session rm "$id"
+	assert_success
+	[ ! -e "$d" ]
+	assert_equal "$(cat f)" base
+}
+
+@test "a session without base/ is named, and discard --yes removes it" {
+	damaged base "base/ missing"
+	run arcturn discard --yes
+	assert_success
+	[ ! -e "$d" ]
+	assert_equal "$(cat f)" base
+}
+
+@test "leftover .arcturn-tmp-* files: discard and the next write remove them" {
+	mkdir sub
+	echo user >sub/u
+	dw sub/f <<<"x"
+	d=$(sess_dir)
+	# what a killed apply leaves in the workspace
+	: >.arcturn-tmp-aaaaaaaaaaaaaaaa
+	: >sub/.arcturn-tmp-bbbbbbbbbbbbbbbb
+	run arcturn discard --yes
+	assert_success
+	[ ! -e .arcturn-tmp-aaaaaaaaaaaaaaaa ] && [ ! -e sub/.arcturn-tmp-bbbbbbbbbbbbbbbb ]
+	assert_equal "$(cat sub/u)" user
+	# what a killed write leaves in the session
+	dw sub/f <<<"x"
+	d=$(sess_dir)
+	: >"$d/upper/sub/.arcturn-tmp-cccccccccccccccc"
+	dw sub/g <<<"y"
+	[ ! -e "$d/upper/sub/.arcturn-tmp-cccccccccccccccc" ]
+	# and in the workspace, by a write outside a dry run
+	: >sub/.arcturn-tmp-dddddddddddddddd
+	arcturn write sub/h <<<"z"
+	[ ! -e sub/.arcturn-tmp-dddddddddddddddd ]
+	assert_equal "$(cat sub/u)" user
+	assert_equal "$(cat sub/h)" z
+}
+
+@test "a command waiting on a session lock says so after a second" {
+	command -v flock >/dev/null || skip "flock(1) is missing"
+	dw f <<<"x"
+	d=$(sess_dir)
+	# hold the lock for 4 s, saying when it is held
+	flock -x "$d/lock" sh -c ': >"$1"; sleep 4' _ "$T/held" &
+	holder=$!
+	for _ in $(seq 1 200); do
+		[ -e "$T/held" ] && break
+		sleep 0.05
+	done
+	[ -e "$T/held" ]
+	start=$(date +%s%N)
+	run arcturn diff --stat
+	end=$(date +%s%N)
+	wait "$holder"
+	assert_success
+	assert_line --partial "waiting for session $(basename "$d"): another arcturn holds it"
+	# it waited for the lock, then went on
+	[ $(( (end - start) / 1000000 )) -ge 1500 ]
+}
