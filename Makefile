@@ -42,16 +42,16 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
 CORE_MODS  = apply changes config config_check config_file diff fsx \
              fsx_replace gitconfig gitctl hash jsonfile keep mem path plan \
-             review roots sandbox session session_run shadow strlist udiff \
-             wsview
+             readall review roots sandbox session session_run shadow \
+             strlist udiff wsview
 FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_posix sandbox_linux \
              sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) os_macos sandbox_posix sandbox_macos \
              seatbelt
 WIN_MODS   = cmd_exec config config_check config_file gitconfig gitctl \
-             jsonfile mem path roots sandbox strlist labeljournal winquote \
-             sandbox_win cmd_dryrun_win
+             jsonfile mem path readall roots sandbox strlist labeljournal \
+             winquote sandbox_win cmd_dryrun_win
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = labeljournal seatbelt winquote
 

@@ -11,15 +11,14 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gitconfig.h"
 #include "gitctl.h"
 #include "mem.h"
 #include "path.h"
+#include "readall.h"
 #include "strlist.h"
 
 static int
@@ -61,56 +60,6 @@ sys_isdir(const char *path)
 	return S_ISDIR(st.st_mode) ? 1 : 0;
 }
 
-/* A regular file only (a fifo must not block us): its bytes, NUL after. */
-static char *
-sys_read(const char *path, size_t max)
-{
-	struct stat st;
-	char *buf = NULL;
-	size_t len = 0;
-	ssize_t n;
-	int fd, e;
-
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0)
-		goto fail;
-	if (!S_ISREG(st.st_mode)) {
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		goto fail;
-	}
-	if ((size_t)st.st_size > max) {
-		errno = EFBIG;
-		goto fail;
-	}
-	if ((buf = mem_alloc((size_t)st.st_size + 2)) == NULL)
-		goto fail;
-	/* read one byte more than the size said, to see it grew */
-	while (len < (size_t)st.st_size + 1) {
-		n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto fail;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > max) {
-		errno = EFBIG;
-		goto fail;
-	}
-	buf[len] = '\0';
-	close(fd);
-	return buf;
-fail:
-	e = errno;
-	mem_free(buf);
-	close(fd);
-	errno = e;
-	return NULL;
-}
-
 static int
 sys_list(const char *path, struct strlist *l)
 {
@@ -143,9 +92,12 @@ gitctl_isdir(const struct gitctl *g, const char *path)
 static char *
 g_read(struct gitctl *g, const char *path)
 {
+	char *buf;
+	size_t len;
+
 	if (g->ops != NULL && g->ops->read != NULL)
 		return g->ops->read(path, GITCTL_FILE, g->ops->arg);
-	return sys_read(path, GITCTL_FILE);
+	return readall_path(path, GITCTL_FILE, &buf, &len) < 0 ? NULL : buf;
 }
 
 /* The names in dir; a missing dir has none. */
