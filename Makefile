@@ -40,8 +40,9 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply apply_swap changes changes_base config diff fsx fsx_replace \
-             hash jsonfile keep mem path plan review roots sandbox session \
+CORE_MODS  = apply apply_swap changes changes_base config config_check \
+             config_file diff fsx fsx_replace gitconfig gitctl hash jsonfile \
+             keep mem path plan readall review roots sandbox session \
              session_base session_rmtree session_run shadow shadow_base \
              strlist udiff wsview
 FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
@@ -49,8 +50,9 @@ LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_posix sandbox_linux \
              sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) os_macos sandbox_posix sandbox_macos \
              seatbelt
-WIN_MODS   = cmd_exec config jsonfile mem path roots sandbox strlist \
-             labeljournal winquote sandbox_win cmd_dryrun_win
+WIN_MODS   = cmd_exec config config_check config_file gitconfig gitctl \
+             jsonfile mem path readall roots sandbox strlist labeljournal \
+             winquote sandbox_win cmd_dryrun_win
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = labeljournal seatbelt winquote
 

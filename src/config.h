@@ -59,6 +59,7 @@
 
 #include <stddef.h>
 
+#include "config_check.h"	/* config_check_inputs */
 #include "policy.h"
 
 #define CONFIG_FILE_MAX	(1024 * 1024)	/* bytes; larger config files are refused */
@@ -93,17 +94,6 @@ typedef void config_warn_fn(const char *msg, void *arg);
  */
 int	config_load(struct policy *p, const struct config_flags *,
 	    char *err, size_t errlen, config_warn_fn *, void *arg);
-
-/*
- * The inputs that would widen what exec makes writable without a word,
- * checked before any backend: the temp dir (TMPDIR, else /tmp) must not
- * be /, the home directory, the workspace or a folder above it, nor hold
- * the home directory, arcturn's state dir or the user config. 0, or -1
- * with one line in err naming TMPDIR. Only exec asks: write, edit, diff,
- * apply and the rest never use the temp dir. (A workspace reached through
- * a symlink in another writable root is refused by config_load itself.)
- */
-int	config_check_inputs(const struct policy *p, char *err, size_t errlen);
 
 /* Parse a sandbox mode name; returns the enum value or -1. */
 int	config_mode(const char *);

@@ -14,6 +14,7 @@
 #include "hash.h"
 #include "mem.h"
 #include "os.h"
+#include "readall.h"
 
 /* Directories crossed on the way need search permission only. */
 #define WALK_DIR	(os_o_path | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -360,68 +361,6 @@ fail:
 }
 
 int
-fsx_read_fd(int fd, size_t max, char **bufp, size_t *lenp)
-{
-	struct stat st;
-	char *buf = NULL, *nb, probe;
-	size_t len = 0, cap = 4096;
-	ssize_t n;
-
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		if ((size_t)st.st_size > max) {
-			errno = EFBIG;
-			return -1;
-		}
-		cap = (size_t)st.st_size + 1;
-	}
-	if ((buf = mem_alloc(cap)) == NULL)
-		return -1;
-	for (;;) {
-		if (len + 1 == cap) {
-			/* Full (as fstat said): grow only if there is more. */
-			n = read(fd, &probe, 1);
-			if (n == 0)
-				break;
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				goto fail;
-			}
-			if (len + 1 > max) {
-				errno = EFBIG;
-				goto fail;
-			}
-			if ((nb = mem_realloc(buf, cap * 2)) == NULL)
-				goto fail;
-			buf = nb;
-			cap *= 2;
-			buf[len++] = probe;
-			continue;
-		}
-		n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > max) {
-		errno = EFBIG;
-		goto fail;
-	}
-	buf[len] = '\0';
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-fail:
-	mem_free(buf);
-	return -1;
-}
-
-int
 fsx_read_line(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
@@ -459,7 +398,7 @@ fsx_read_all(int dirfd, const char *name, size_t max, char **bufp,
 		errno = EINVAL;
 		return -1;
 	}
-	rc = fsx_read_fd(fd, max, bufp, lenp);
+	rc = readall_fd(fd, max, bufp, lenp);
 	fsx_close(fd);
 	return rc;
 }

@@ -158,12 +158,7 @@ int	fsx_write_full(int fd, const void *buf, size_t len);
 int	fsx_read_all(int dirfd, const char *name, size_t max, char **buf,
 	    size_t *len);
 
-/*
- * Read fd to its end into a new buffer (*buf, the caller's: mem_free),
- * at most max bytes (EFBIG beyond). The buffer holds a NUL after the
- * data. For a regular file the first allocation is its size.
- */
-int	fsx_read_fd(int fd, size_t max, char **buf, size_t *len);
+/* Reading an open fd to its end: readall.h (readall_fd). */
 
 /*
  * Read a small text file by path (a /proc or /sys entry) into buf, NUL

@@ -13,6 +13,7 @@
 
 #include "jsonfile.h"
 #include "mem.h"
+#include "readall.h"
 
 /* What the pass wants next. */
 enum want {
@@ -76,9 +77,6 @@ static int
 read_text(struct jsonfile *jf, size_t max, char *err, size_t errlen)
 {
 	struct stat st;
-	size_t cap = 0;
-	char *nb;
-	ssize_t r;
 	int fd, e;
 
 	fd = open(jf->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -95,28 +93,9 @@ read_text(struct jsonfile *jf, size_t max, char *err, size_t errlen)
 		seterr(err, errlen, EINVAL, "%s: not a regular file", jf->path);
 		return -1;
 	}
-	for (;;) {
-		if (jf->len > max) {
-			errno = EFBIG;
-			goto fail;
-		}
-		if (jf->len + 1 >= cap) {
-			cap = cap ? cap * 2 : 4096;
-			if ((nb = mem_realloc(jf->text, cap)) == NULL)
-				goto fail;
-			jf->text = nb;
-		}
-		r = read(fd, jf->text + jf->len, cap - jf->len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		jf->len += (size_t)r;
-	}
+	if (readall_fd(fd, max, &jf->text, &jf->len) < 0)
+		goto fail;
 	close(fd);
-	jf->text[jf->len] = '\0';
 	return 1;
 fail:
 	e = errno;

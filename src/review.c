@@ -18,6 +18,7 @@
 #include "fsx.h"
 #include "hash.h"
 #include "mem.h"
+#include "readall.h"
 #include "review.h"
 
 #define PERM(m)		((unsigned int)(m) & 07777)
@@ -96,7 +97,7 @@ load_side(int dirfd, const char *path, enum shadow_kind k, struct side *sd)
 		if (hash_fd(fd, sd->sha) < 0)
 			goto fail;
 		sd->big = 1;
-	} else if (fsx_read_fd(fd, (size_t)-1 / 2, &sd->buf, &len) < 0)
+	} else if (readall_fd(fd, (size_t)-1 / 2, &sd->buf, &len) < 0)
 		goto fail;
 	else {
 		sd->u.data = sd->buf;

@@ -64,6 +64,7 @@
  * (E2BIG beyond: protection would be partial), config files up to
  * ROOTS_GIT_FILE bytes, includes ROOTS_GIT_DEPTH deep. A repository the
  * command creates (git init, a new submodule or worktree) is not known.
+ * gitctl.h finds all this; roots decides what of it to protect.
  *
  * Missing protected paths. A protected path that does not exist is in
  * absent (a mount can only cover what exists), and also in p with
@@ -97,6 +98,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "gitctl.h"
 #include "policy.h"
 
 /*
@@ -104,7 +106,8 @@
  * for macOS's /var -> /private/var and for a repository. realpath returns
  * a canonical path (mem_alloc'd) or NULL with errno (ENOENT: missing);
  * NULL means realpath(3). mkdir is mkdir(2); NULL means nothing is ever
- * created. The git discovery's calls come after arg (so that an older
+ * created. The git discovery's calls (gitctl.h: gitctl_ops, which roots
+ * hands them to) come after arg (so that an older
  * initialiser leaves them NULL: the system's own): isdir is 1 for a
  * directory, 0 for anything else, -1 with errno (ENOENT: missing), and
  * follows symlinks as git does (stat(2)); read returns a file's bytes,
@@ -129,9 +132,10 @@ struct roots_ops {
 #define ROOTS_GIT	16	/* a linked worktree's git dirs, as roots */
 #define ROOTS_MAKE	32	/* create missing protected hooks folders */
 
-#define ROOTS_GIT_MAX	64		/* admin dirs beyond gitdir and common */
-#define ROOTS_GIT_FILE	(1 << 20)	/* bytes read of a git file */
-#define ROOTS_GIT_DEPTH	8		/* config includes, nested modules */
+/* gitctl.h's bounds on the git discovery */
+#define ROOTS_GIT_MAX	GITCTL_MAX	/* admin dirs beyond gitdir, common */
+#define ROOTS_GIT_FILE	GITCTL_FILE	/* bytes read of a git file */
+#define ROOTS_GIT_DEPTH	GITCTL_DEPTH	/* config includes, nested modules */
 
 /* Caller-allocated; every string is owned and freed by roots_free. */
 struct roots {

@@ -17,6 +17,7 @@
 #include "hash.h"
 #include "mem.h"
 #include "os.h"
+#include "readall.h"
 #include "session_base.h"
 #include "session_rmtree.h"
 #include "shadow.h"
@@ -524,7 +525,7 @@ shadow_read(struct session *s, int rootfd, const char *rel, size_t max,
 
 	if ((fd = shadow_open(s, rootfd, rel, &shadow)) < 0)
 		return -1;
-	rc = fstat(fd, &st) < 0 ? -1 : fsx_read_fd(fd, max, buf, len);
+	rc = fstat(fd, &st) < 0 ? -1 : readall_fd(fd, max, buf, len);
 	fsx_close(fd);
 	if (rc == 0)
 		*mode = PERM(st.st_mode);

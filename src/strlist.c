@@ -2,6 +2,7 @@
  * strlist: a vector of owned strings (strlist.h).
  */
 #include <errno.h>
+#include <string.h>
 
 #include "mem.h"
 #include "strlist.h"
@@ -35,4 +36,15 @@ strlist_free(struct strlist *l)
 	mem_free(l->v);
 	l->v = NULL;
 	l->n = 0;
+}
+
+int
+strlist_has(const struct strlist *l, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strlen(l->v[i]) == len && strncmp(l->v[i], s, len) == 0)
+			return 1;
+	return 0;
 }

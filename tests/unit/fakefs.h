@@ -7,7 +7,7 @@
  * fail_errno. mkdir lists the path and counts the call. A file may have
  * content (fakefs_file), for the git discovery's reads; a directory's
  * listing is the listed paths right beneath it. FAKEFS_OPS is the whole
- * roots_ops over fs.
+ * roots_ops over fs, FAKEFS_GITCTL_OPS the gitctl_ops.
  */
 #ifndef ARCTURN_FAKEFS_H
 #define ARCTURN_FAKEFS_H
@@ -165,7 +165,7 @@ fake_realpath(const char *path, void *arg)
 }
 
 /* mkdir: the parent must exist; the new path is listed resolved. */
-static int
+static int __attribute__((unused))
 fake_mkdir(const char *path, mode_t mode, void *arg)
 {
 	struct fakefs *fs = arg;
@@ -255,5 +255,9 @@ fake_list(const char *path, struct strlist *l, void *arg)
 
 #define FAKEFS_OPS(fs)	{ .realpath = fake_realpath, .mkdir = fake_mkdir, \
 	.arg = (fs), .isdir = fake_isdir, .read = fake_read, .list = fake_list }
+
+/* The same file system as gitctl_ops (gitctl.h), for gitctl's own tests. */
+#define FAKEFS_GITCTL_OPS(fs)	{ .realpath = fake_realpath, \
+	.isdir = fake_isdir, .read = fake_read, .list = fake_list, .arg = (fs) }
 
 #endif
