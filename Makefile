@@ -40,7 +40,7 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply changes config diff fsx fsx_replace hash jsonfile keep mem path \
+CORE_MODS  = apply changes checkpoint checkpoint_record config diff fsx fsx_replace hash jsonfile keep mem path \
              plan review roots sandbox session session_run shadow strlist \
              udiff wsview
 FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
