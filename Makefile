@@ -43,7 +43,7 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 CORE_MODS  = apply changes checkpoint checkpoint_record config diff fsx fsx_replace hash jsonfile keep mem path \
              plan review roots sandbox session session_run shadow strlist \
              udiff wsview
-FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
+FRONT_MODS = cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_posix sandbox_linux \
              sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) os_macos sandbox_posix sandbox_macos \

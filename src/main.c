@@ -54,6 +54,18 @@ static const struct command commands[] = {
 	  "Throw away every pending change of the session." },
 	{ "session", cmd_session, "session list|show|rm [ID]",
 	  "List, show or remove dry-run sessions." },
+	{ "turn", cmd_turn, "turn [--label TEXT]",
+	  "Start a turn: later writes and edits join it, and rewind or undo\n"
+	  "take it back as one. Without it, each write or edit is a turn." },
+	{ "rewind", cmd_rewind, "rewind [TURN] [--force]",
+	  "Restore every path the turns since TURN (default: the last one)\n"
+	  "changed to its state before them. A path changed since is a\n"
+	  "conflict: nothing is restored unless --force. The rewind is a turn\n"
+	  "itself." },
+	{ "undo", cmd_undo, "undo [--force]",
+	  "Rewind the last turn (undo twice: redo)." },
+	{ "checkpoints", cmd_checkpoints, "checkpoints [--json]",
+	  "List the turns of the workspace, newest first, with their paths." },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
