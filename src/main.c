@@ -46,8 +46,10 @@ static const struct command commands[] = {
 	{ "read", cmd_read, "read PATH",
 	  "Print PATH, as the pending session sees it." },
 	{ "diff", cmd_diff,
-	  "diff [--full] [--stat] [--color=auto|always|never]",
-	  "Show every pending change as one git-style diff." },
+	  "diff [--full] [--stat] [--name-only] [--name-status]\n"
+	  "             [--color=auto|always|never] [PATH]...",
+	  "Show every pending change (or those at or beneath PATH) as one\n"
+	  "git-style diff, each file's first 200 body lines unless --full." },
 	{ "apply", cmd_apply, "apply [--yes] [--expect DIGEST] [PATH]...",
 	  "Apply pending changes to the workspace, file by file." },
 	{ "discard", cmd_discard, "discard [--yes]",
