@@ -27,6 +27,7 @@ struct ckpt {
 	int		 blobsfd;
 	int		 turnsfd;
 	int		 lockfd;
+	int		 dirty;		/* a blob made, its dir not synced */
 	struct ckpt_limits lim;
 };
 
@@ -178,7 +179,9 @@ ckpt_save(struct ckpt *c, struct ckpt_turn *t)
 	if (ckpt_format(t, &buf, &len) < 0)
 		return -1;
 	/* the blobs it names are durable before it is */
-	rc = fsx_sync_dir(c->blobsfd);
+	rc = c->dirty ? fsx_sync_dir(c->blobsfd) : 0;
+	if (rc == 0)
+		c->dirty = 0;
 	if (rc == 0)
 		rc = fsx_write_atomic(c->turnsfd, name, buf, len, 0600, 0);
 	mem_free(buf);
@@ -187,8 +190,8 @@ ckpt_save(struct ckpt *c, struct ckpt_turn *t)
 	return rc;
 }
 
-static int
-load(struct ckpt *c, unsigned long id, struct ckpt_turn *t)
+int
+ckpt_load(struct ckpt *c, unsigned long id, struct ckpt_turn *t)
 {
 	char name[NAMELEN + 2], *buf;
 	size_t len;
@@ -251,7 +254,7 @@ ckpt_list(struct ckpt *c, struct ckpt_turn **out, size_t *nout)
 	if (n > 0 && (t = mem_calloc(n, sizeof *t)) == NULL)
 		goto fail;
 	for (i = 0; i < n; i++)
-		if (load(c, id[i], &t[i]) < 0)
+		if (ckpt_load(c, id[i], &t[i]) < 0)
 			goto fail;
 	mem_free(id);
 	*out = t;
@@ -344,7 +347,7 @@ ckpt_for_write(struct ckpt *c, struct ckpt_turn *t)
 	if (current(c, &id) < 0)
 		return -1;
 	if (id > 0)
-		return load(c, id, t);
+		return ckpt_load(c, id, t);
 	if (next_id(c, &t->id) < 0)
 		return -1;
 	t->time = time(NULL);
@@ -379,6 +382,7 @@ blob_fd(struct ckpt *c, int fd, unsigned char sha[HASH_LEN])
 		unlinkat(c->blobsfd, tmp, 0);
 		return -1;
 	}
+	c->dirty = 1;
 	return 0;
 }
 
@@ -392,7 +396,7 @@ blob_buf(struct ckpt *c, const void *buf, size_t len,
 	hash_hex(sha, hex);
 	if (fstatat(c->blobsfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
-	return fsx_write_atomic(c->blobsfd, hex, buf, len, 0600, FSX_NOSYNC);
+	return fsx_write_atomic(c->blobsfd, hex, buf, len, 0600, 0);
 }
 
 int

@@ -108,6 +108,9 @@ int	ckpt_blobs(const struct ckpt *);
  */
 int	ckpt_list(struct ckpt *, struct ckpt_turn **t, size_t *n);
 void	ckpt_turns_free(struct ckpt_turn *t, size_t n);
+
+/* Turn id's record into t (ENOENT: none). */
+int	ckpt_load(struct ckpt *, unsigned long id, struct ckpt_turn *t);
 void	ckpt_turn_clear(struct ckpt_turn *t);
 
 /*

@@ -41,6 +41,8 @@ int	cmd_checkpoints(struct cli *);
  * snapshots rel into the workspace's turn and holds the store locked (a
  * failure fills e: the file is not written); checkpoint_after records
  * what the command left there and lets go. *h stays NULL under dry run.
+ * Writers of one workspace take turns through that lock, so that none
+ * sweeps away another's temp file.
  */
 struct ckpt_hold;
 struct dryrun;

@@ -59,8 +59,10 @@ checkpoint_before(struct dryrun *x, const char *rel, const char *path,
 	if (x->p.dry_run)
 		return 0;	/* the session, not the store, records it */
 	limits(&x->p, &lim);
-	if ((h = mem_calloc(1, sizeof *h)) == NULL)
-		return dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+	if ((h = mem_calloc(1, sizeof *h)) == NULL) {
+		dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+		return -1;
+	}
 	if (ckpt_open(x->p.state, x->p.workspace, 1, LOCK_EX, &lim,
 	    &h->c) < 0 || ckpt_for_write(h->c, &h->t) < 0 ||
 	    (r = ckpt_snapshot(h->c, &h->t, x->rootfd, rel)) < 0 ||
@@ -69,8 +71,9 @@ checkpoint_before(struct dryrun *x, const char *rel, const char *path,
 		ckpt_turn_clear(&h->t);
 		ckpt_close(h->c);
 		mem_free(h);
-		return dryrun_fail(e, EXIT_REFUSED, 0, path, "checkpoint: %s; "
-		    "not written", dryrun_strerror(r));
+		dryrun_fail(e, EXIT_REFUSED, 0, path, "checkpoint: %s; not "
+		    "written", dryrun_strerror(r));
+		return -1;
 	}
 	*hp = h;
 	return 0;
@@ -109,7 +112,8 @@ open_store(struct dryrun *x, struct cli *c, int create, int lockop,
 	    ck) < 0) {
 		if (errno == ENOENT && !create)
 			return 0;
-		return dryrun_fail(e, EXIT_USAGE, errno, "checkpoints", NULL);
+		dryrun_fail(e, EXIT_USAGE, errno, "checkpoints", NULL);
+		return -1;
 	}
 	return 0;
 }

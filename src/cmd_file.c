@@ -277,10 +277,11 @@ cmd_write(struct cli *c)
 	if (view_open(&x, "write", r == 0, x.p.dry_run, 1, LOCK_EX, &v,
 	    &e) < 0 || check_target(&v, rel, path, &e) != 0)
 		goto out;
-	/* what a killed write or apply left next to it */
-	wsview_sweep(&v, rel);
+	/* the checkpoint store's lock is held until the write is recorded */
 	if (r == 0 && checkpoint_before(&x, rel, path, &h, &e) < 0)
 		goto out;
+	/* what a killed write or apply left next to it */
+	wsview_sweep(&v, rel);
 	/* streamed: the content is never held in memory whole */
 	put(&v, rel, NULL, 0, STDIN_FILENO, path, &g, &e);
 	checkpoint_after(h, &x, "write", rel, path);

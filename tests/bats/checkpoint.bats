@@ -93,6 +93,28 @@ project() {
 	[ "$(jq -r '.workspace' <<<"$output")" = "$WS" ]
 }
 
+@test "parallel writers in one turn: every path is recorded, one undo restores all" {
+	for p in 1 2 3 4 5 6 7 8; do printf 'orig %s\n' "$p" >f$p; done
+	before=$(tree)
+	arcturn turn --label parallel
+	for p in 1 2 3 4 5 6 7 8; do
+		(
+			for i in 1 2 3; do
+				printf 'w%s %s\n' "$p" "$i" | "$ARCTURN_BIN" write f$p
+				printf 'shared %s %s\n' "$p" "$i" | "$ARCTURN_BIN" write shared
+			done
+		) &
+	done
+	wait
+	run arcturn --json checkpoints
+	[ "$(jq '.turns | length' <<<"$output")" = 1 ]
+	[ "$(jq '.turns[0].paths | length' <<<"$output")" = 9 ]
+	run arcturn undo
+	assert_success
+	assert_output "undo: restored 9 paths to before turn 1 (as turn 2)"
+	[ "$(tree)" = "$before" ]
+}
+
 @test "rewind TURN restores everything since, leaving other paths alone" {
 	project
 	before=$(tree)
@@ -246,4 +268,18 @@ project() {
 	run arcturn checkpoints
 	assert_failure 2
 	assert_output --partial "arcturn: checkpoints: checkpoints: "
+}
+
+@test "a write that cannot be checkpointed is not made (inside exec the store is protected)" {
+	arcturn exec --require-sandbox -- true 2>/dev/null ||
+	    skip "no sandbox backend here: the store is not protected from a command"
+	printf 'orig\n' >f
+	run arcturn exec -- sh -c "echo new | '$ARCTURN_BIN' write f"
+	assert_failure 1
+	assert_output --regexp '^arcturn: write: f: checkpoint: .*; not written$'
+	[ "$(cat f)" = orig ]
+	# outside it works, and is undoable
+	arcturn write f <<<"new"
+	arcturn undo
+	[ "$(cat f)" = orig ]
 }
