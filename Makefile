@@ -40,12 +40,13 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply apply_swap changes changes_base config config_check \
-             config_file diff fsx fsx_replace gitconfig gitctl hash jsonfile \
-             keep mem path plan readall review roots sandbox session \
-             session_base session_rmtree session_run shadow shadow_base \
-             strlist udiff wsview
-FRONT_MODS = cmd_apply cmd_diff cmd_dryrun cmd_exec cmd_file cmd_session
+CORE_MODS  = apply apply_swap changes changes_base checkpoint \
+             checkpoint_record config config_check config_file diff fsx \
+             fsx_replace gitconfig gitctl hash jsonfile keep mem path plan \
+             readall review roots sandbox session session_base \
+             session_rmtree session_run shadow shadow_base strlist udiff wsview
+FRONT_MODS = cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file \
+             cmd_session
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_posix sandbox_linux \
              sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) os_macos sandbox_posix sandbox_macos \

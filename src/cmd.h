@@ -31,6 +31,26 @@ int	cmd_diff(struct cli *);
 int	cmd_apply(struct cli *);
 int	cmd_discard(struct cli *);
 int	cmd_session(struct cli *);
+int	cmd_turn(struct cli *);
+int	cmd_rewind(struct cli *);
+int	cmd_undo(struct cli *);
+int	cmd_checkpoints(struct cli *);
+
+/*
+ * write and edit without dry run (cmd_checkpoint.c): checkpoint_before
+ * snapshots rel into the workspace's turn and holds the store locked (a
+ * failure fills e: the file is not written); checkpoint_after records
+ * what the command left there and lets go. *h stays NULL under dry run.
+ * Writers of one workspace take turns through that lock, so that none
+ * sweeps away another's temp file.
+ */
+struct ckpt_hold;
+struct dryrun;
+struct dryrun_err;
+int	checkpoint_before(struct dryrun *, const char *rel, const char *path,
+	    struct ckpt_hold **h, struct dryrun_err *e);
+void	checkpoint_after(struct ckpt_hold *h, struct dryrun *,
+	    const char *what, const char *rel, const char *path);
 
 /*
  * exec --dry-run (cmd_dryrun.c): takes over p (freed), returns the exit

@@ -1,10 +1,16 @@
 /*
- * Front end of `arcturn diff [--full] [--stat] [--color[=WHEN]]`: the
- * pending changes of the workspace's session as one git-style diff (each
- * file capped at CAP_DEFAULT body lines unless --full), as a diffstat
- * (--stat), or as a JSON document (--json); the first two end with
- * `digest: <sha256>` when anything is pending. Nothing pending: nothing
- * printed, as git diff. Exit 0, or 2 (usage, config, session).
+ * Front end of `arcturn diff [--full] [--stat] [--name-only]
+ * [--name-status] [--color[=WHEN]] [PATH]...`: the pending changes of the
+ * workspace's session as one git-style diff (each file's first
+ * CAP_DEFAULT body lines, then `... diff truncated: N more lines for P`,
+ * unless --full), as a diffstat (--stat), as names (--name-only, or with
+ * git's status letter and a tab: --name-status), or as a JSON document
+ * (--json); the diff and the diffstat of the whole set end with `digest:
+ * <sha256>` (what `apply --expect` checks) when anything is pending.
+ * PATH... limits the output to the changes at or beneath those paths
+ * (then no digest: it would not be the set's). Nothing pending: nothing
+ * printed, as git diff. Exit 0; 1 a PATH with no pending change; 2
+ * usage, config, session.
  */
 #include <sys/file.h>
 
@@ -20,8 +26,11 @@
 #include "cmd.h"
 #include "cmd_dryrun.h"
 #include "hash.h"
+#include "mem.h"
+#include "plan.h"
 #include "review.h"
 #include "udiff.h"
+#include "wsview.h"
 
 #define CAP_DEFAULT	200
 
@@ -42,16 +51,95 @@ want_color(const char *when)
 }
 
 /* What the user asked to see. */
-enum view { V_DIFF, V_STAT, V_JSON };
+enum view { V_DIFF, V_STAT, V_JSON, V_NAMES, V_STATUS };
+
+/*
+ * Keep in c only the changes at or beneath the paths the user named
+ * (plan_select's choice): the others are freed. A path that selects
+ * nothing is refused (EXIT_REFUSED).
+ */
+static int
+limit(struct dryrun *x, struct changes *c, char **argv, size_t np,
+    struct dryrun_err *e)
+{
+	char **paths;
+	size_t i, j;
+	long unmatched = -1;
+	int *sel = NULL, r = 0;
+
+	if ((paths = mem_calloc(np + 1, sizeof *paths)) == NULL ||
+	    (sel = mem_calloc(c->n + 1, sizeof *sel)) == NULL) {
+		mem_free(paths);
+		return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+	}
+	for (i = 0; r == 0 && i < np; i++) {
+		r = wsview_resolve(x->p.workspace, argv[i], &paths[i]);
+		if (r < 0)
+			dryrun_fail(e, EXIT_REFUSED, errno, argv[i], NULL);
+		else if (r > 0)
+			dryrun_fail(e, EXIT_REFUSED, 0, argv[i],
+			    "outside the workspace");
+	}
+	if (r == 0 && plan_select(c, paths, np, sel, &unmatched) < 0)
+		r = dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+	else if (r == 0 && unmatched >= 0)
+		r = dryrun_fail(e, EXIT_REFUSED, 0, argv[unmatched],
+		    "no pending change there");
+	if (r == 0) {
+		c->count = 0;
+		for (i = j = 0; i < c->n; i++) {
+			if (sel[i]) {
+				c->count += !c->v[i].implied;
+				c->v[j++] = c->v[i];
+				continue;
+			}
+			mem_free(c->v[i].path);
+			mem_free(c->v[i].origin);
+			mem_free(c->v[i].link_to);
+		}
+		c->n = j;
+	}
+	for (i = 0; i < np; i++)
+		mem_free(paths[i]);
+	mem_free(paths);
+	mem_free(sel);
+	return r == 0 ? 0 : -1;
+}
+
+/* --name-only and --name-status: files only, as git lists them. */
+static int
+names(const struct changes *c, int status)
+{
+	static const char letter[] = "AMDMT";
+	const struct change *ch;
+	size_t i;
+	char *q;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < c->n; i++) {
+		ch = &c->v[i];
+		if (ch->status > CHANGE_TYPE)
+			continue;
+		if ((q = udiff_quote("", ch->path)) == NULL)
+			return -1;
+		if ((status && printf("%c\t", letter[ch->status]) < 0) ||
+		    printf("%s\n", q) < 0)
+			rc = -1;
+		mem_free(q);
+	}
+	return rc;
+}
 
 /* Render the pending set c (maybe empty: no session) as v asks. */
 static int
 render(struct dryrun *x, struct changes *c, enum view v, int full,
-    int color)
+    int color, int part)
 {
 	struct udiff_opts o;
 	char hex[HASH_HEXLEN + 1];
 
+	if (v == V_NAMES || v == V_STATUS)
+		return names(c, v == V_STATUS);
 	memset(&o, 0, sizeof o);
 	o.ctx = 3;
 	o.cap = v == V_DIFF && !full ? CAP_DEFAULT : -1;
@@ -66,7 +154,7 @@ render(struct dryrun *x, struct changes *c, enum view v, int full,
 		return 0;
 	if (v == V_STAT && review_stat(c, color, dryrun_stdout, NULL) < 0)
 		return -1;
-	return printf("digest: %s\n", hex) < 0 ? -1 : 0;
+	return part || printf("digest: %s\n", hex) >= 0 ? 0 : -1;
 }
 
 int
@@ -77,6 +165,8 @@ cmd_diff(struct cli *c)
 		{ "stat", no_argument, NULL, 's' },
 		{ "color", optional_argument, NULL, 'c' },
 		{ "colour", optional_argument, NULL, 'c' },
+		{ "name-only", no_argument, NULL, 'n' },
+		{ "name-status", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct dryrun_err e = { .status = EXIT_USAGE };
@@ -98,15 +188,19 @@ cmd_diff(struct cli *c)
 		case 'c':
 			when = optarg != NULL ? optarg : "always";
 			break;
+		case 'n':
+			v = V_NAMES;
+			break;
+		case 'S':
+			v = V_STATUS;
+			break;
 		default:
 			cmd_usage("diff");
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != c->argc || (color = want_color(when)) < 0) {
-		if (optind == c->argc)
-			warnx("diff: --color=%s: want auto, always or never",
-			    when);
+	if ((color = want_color(when)) < 0) {
+		warnx("diff: --color=%s: want auto, always or never", when);
 		cmd_usage("diff");
 		return EXIT_USAGE;
 	}
@@ -118,9 +212,15 @@ cmd_diff(struct cli *c)
 	/* Nothing pending: like git diff, print nothing (JSON: no files). */
 	if (r == DRYRUN_NONE)
 		x.id[0] = '\0';
-	if (r == DRYRUN_NONE && v != V_JSON)
+	if (r == DRYRUN_NONE && optind < c->argc)
+		dryrun_fail(&e, EXIT_REFUSED, 0, c->argv[optind],
+		    "no pending change there");
+	else if (r == DRYRUN_NONE && v != V_JSON)
 		e.status = 0;
-	else if (render(&x, &ch, v, full, color) < 0)
+	else if (optind < c->argc && limit(&x, &ch, c->argv + optind,
+	    (size_t)(c->argc - optind), &e) < 0)
+		;
+	else if (render(&x, &ch, v, full, color, optind < c->argc) < 0)
 		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
 	else
 		e.status = 0;

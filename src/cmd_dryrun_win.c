@@ -20,6 +20,10 @@ NOT_ON_WINDOWS(cmd_diff, "diff")
 NOT_ON_WINDOWS(cmd_apply, "apply")
 NOT_ON_WINDOWS(cmd_discard, "discard")
 NOT_ON_WINDOWS(cmd_session, "session")
+NOT_ON_WINDOWS(cmd_turn, "turn")
+NOT_ON_WINDOWS(cmd_rewind, "rewind")
+NOT_ON_WINDOWS(cmd_undo, "undo")
+NOT_ON_WINDOWS(cmd_checkpoints, "checkpoints")
 
 int
 dryrun_exec(struct policy *p, char **argv)

@@ -255,6 +255,7 @@ cmd_write(struct cli *c)
 {
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct guard g = { 0, NULL, 0 };
+	struct ckpt_hold *h = NULL;
 	struct wsview v;
 	struct dryrun x;
 	const char *path, *why;
@@ -276,10 +277,14 @@ cmd_write(struct cli *c)
 	if (view_open(&x, "write", r == 0, x.p.dry_run, 1, LOCK_EX, &v,
 	    &e) < 0 || check_target(&v, rel, path, &e) != 0)
 		goto out;
+	/* the checkpoint store's lock is held until the write is recorded */
+	if (r == 0 && checkpoint_before(&x, rel, path, &h, &e) < 0)
+		goto out;
 	/* what a killed write or apply left next to it */
 	wsview_sweep(&v, rel);
 	/* streamed: the content is never held in memory whole */
 	put(&v, rel, NULL, 0, STDIN_FILENO, path, &g, &e);
+	checkpoint_after(h, &x, "write", rel, path);
 out:
 	dryrun_report("write", &e);
 	mem_free(g.parent);
@@ -368,6 +373,7 @@ cmd_edit(struct cli *c)
 	};
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct guard g = { 0, NULL, 0 };
+	struct ckpt_hold *h = NULL;
 	struct wsview v;
 	struct dryrun x;
 	const char *old = NULL, *new = NULL, *path;
@@ -413,9 +419,11 @@ cmd_edit(struct cli *c)
 		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
 		goto out;
 	}
-	if (edit_text(buf, len, old, new, all, path, &out, &outlen, &e) != 0)
+	if (edit_text(buf, len, old, new, all, path, &out, &outlen, &e) != 0 ||
+	    (r == 0 && checkpoint_before(&x, rel, path, &h, &e) < 0))
 		goto out;
 	put(&v, rel, out, outlen, -1, path, &g, &e);
+	checkpoint_after(h, &x, "edit", rel, path);
 out:
 	dryrun_report("edit", &e);
 	mem_free(g.parent);

@@ -11,7 +11,9 @@
  * [".git/hooks", ".git/config"]), unixSockets ("all", or an array of
  * absolute paths: the pathname unix sockets, or folders of them, that a
  * confined command may connect to besides its own and those beneath the
- * workspace or a grant; default none).
+ * workspace or a grant; default none), checkpoints ({"keep": turns
+ * kept, default 50, "maxBytes": blob bytes kept, default no limit}; a
+ * workspace config's is ignored with a warning).
  *
  * Environment: ARCTURN_HOME (state dir, default ~/.arcturn), ARCTURN_DRY_RUN
  * (1/0), ARCTURN_SESSION, TMPDIR, XDG_CONFIG_HOME, HOME.

@@ -33,12 +33,12 @@
 
 enum key {
 	K_DRYRUN, K_SANDBOX, K_GRANTS, K_REQUIRE, K_NETWORK, K_PROTECT, K_UNIX,
-	K_COUNT
+	K_CKPT, K_COUNT
 };
 
 static const char *const keys[K_COUNT] = {
 	"dryRun", "sandbox", "grants", "requireSandbox", "network", "protect",
-	"unixSockets"
+	"unixSockets", "checkpoints"
 };
 
 static const char *const mode_names[] = {
@@ -400,6 +400,44 @@ nomem:
 	return config_oom(c, f->path);
 }
 
+/*
+ * "checkpoints": {"keep": N (turns, >= 1), "maxBytes": N (0: no limit)}.
+ * The user's own business: a workspace config's is ignored.
+ */
+static int
+apply_ckpt(struct config_ctx *c, const struct jsonfile *f, const cJSON *v, size_t e)
+{
+	const cJSON *m;
+	double d;
+
+	if (!cJSON_IsObject(v)) {
+		ferr(c, f, f->at[e].off, "\"checkpoints\" must be an object");
+		return -1;
+	}
+	if (c->narrow) {
+		warnmsg(c, "%s: \"checkpoints\" ignored: retention is set in "
+		    "the user config", f->path);
+		return 0;
+	}
+	for (m = v->child; m != NULL; m = m->next) {
+		d = cJSON_IsNumber(m) ? m->valuedouble : -1;
+		if ((strcmp(m->string, "keep") != 0 &&
+		    strcmp(m->string, "maxBytes") != 0) || d < 0 ||
+		    d != (double)(unsigned long long)d || d > 9e15 ||
+		    (m->string[0] == 'k' && (d < 1 || d > 1e6))) {
+			ferr(c, f, f->at[e].off, "\"checkpoints\": \"keep\" "
+			    "(1 to 1000000) and \"maxBytes\" (bytes, 0: no "
+			    "limit) take whole numbers");
+			return -1;
+		}
+		if (m->string[0] == 'k')
+			c->p->ckpt_keep = (unsigned long)d;
+		else
+			c->p->ckpt_maxbytes = (unsigned long long)d;
+	}
+	return 0;
+}
+
 /* Apply the value v of key k, at entry e of f. */
 static int
 apply_key(struct config_ctx *c, const struct jsonfile *f, enum key k,
@@ -478,6 +516,8 @@ apply_key(struct config_ctx *c, const struct jsonfile *f, enum key k,
 		return apply_protect(c, f, v, e);
 	case K_UNIX:
 		return apply_unix(c, f, v, e);
+	case K_CKPT:
+		return apply_ckpt(c, f, v, e);
 	case K_COUNT:
 		break;
 	}

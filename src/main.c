@@ -46,14 +46,28 @@ static const struct command commands[] = {
 	{ "read", cmd_read, "read PATH",
 	  "Print PATH, as the pending session sees it." },
 	{ "diff", cmd_diff,
-	  "diff [--full] [--stat] [--color=auto|always|never]",
-	  "Show every pending change as one git-style diff." },
+	  "diff [--full] [--stat] [--name-only] [--name-status]\n"
+	  "             [--color=auto|always|never] [PATH]...",
+	  "Show every pending change (or those at or beneath PATH) as one\n"
+	  "git-style diff, each file's first 200 body lines unless --full." },
 	{ "apply", cmd_apply, "apply [--yes] [--expect DIGEST] [PATH]...",
 	  "Apply pending changes to the workspace, file by file." },
 	{ "discard", cmd_discard, "discard [--yes]",
 	  "Throw away every pending change of the session." },
 	{ "session", cmd_session, "session list|show|rm [ID]",
 	  "List, show or remove dry-run sessions." },
+	{ "turn", cmd_turn, "turn [--label TEXT]",
+	  "Start a turn: later writes and edits join it, and rewind or undo\n"
+	  "take it back as one. Without it, each write or edit is a turn." },
+	{ "rewind", cmd_rewind, "rewind [TURN] [--force]",
+	  "Restore every path the turns since TURN (default: the last one)\n"
+	  "changed to its state before them. A path changed since is a\n"
+	  "conflict: nothing is restored unless --force. The rewind is a turn\n"
+	  "itself." },
+	{ "undo", cmd_undo, "undo [--force]",
+	  "Rewind the last turn (undo twice: redo)." },
+	{ "checkpoints", cmd_checkpoints, "checkpoints [--json]",
+	  "List the turns of the workspace, newest first, with their paths." },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

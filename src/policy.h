@@ -41,6 +41,8 @@ struct policy {
 	char		*user_config;	/* path of the user config file */
 	char		*home;		/* the home directory, canonical, or NULL */
 	char		*session;	/* --session / ARCTURN_SESSION, or NULL */
+	unsigned long	 ckpt_keep;	/* checkpoints.keep, 0: the default */
+	unsigned long long ckpt_maxbytes; /* checkpoints.maxBytes, 0: any */
 };
 
 #endif

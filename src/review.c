@@ -221,6 +221,81 @@ note(const struct change *ch, udiff_out_fn *out, void *arg)
 	    sizeof line - 1, arg);
 }
 
+/*
+ * The cap on one file's body (the lines after `+++`): the first cap
+ * lines go out, the rest are counted, and review_diff then says how many
+ * with the seed's marker. udiff renders the section whole (its digest
+ * input never changes shape); this cuts at a line, not at a hunk.
+ */
+struct capper {
+	udiff_out_fn	*out;
+	void		*arg;
+	long		 cap;
+	int		 body;		/* past the `+++` line */
+	int		 bol;		/* at the start of a line */
+	char		 head[8];	/* a header line's start, no colour */
+	size_t		 nhead;
+	int		 esc;		/* inside an ANSI sequence */
+	int		 cutting;	/* the cap is reached */
+	long		 shown, cut;
+};
+
+static int
+cap_out(const void *buf, size_t len, void *arg)
+{
+	struct capper *k = arg;
+	const char *p = buf, *from = buf, *end = p + len;
+
+	for (; p < end && !k->cutting; p++) {
+		if (!k->body) {
+			if (k->esc)
+				k->esc = *p != 'm';
+			else if (*p == '\033')
+				k->esc = 1;
+			else if (*p != '\n' && k->nhead < sizeof k->head)
+				k->head[k->nhead++] = *p;
+			if (*p == '\n') {
+				k->body = k->nhead >= 4 &&
+				    memcmp(k->head, "+++ ", 4) == 0;
+				k->nhead = 0;
+			}
+			continue;
+		}
+		if (k->bol && k->shown >= k->cap) {
+			k->cutting = 1;
+			break;
+		}
+		k->bol = *p == '\n';
+		k->shown += k->bol;
+	}
+	if (p > from && k->out(from, (size_t)(p - from), k->arg) < 0)
+		return -1;
+	for (; p < end; p++)
+		k->cut += *p == '\n';
+	return 0;
+}
+
+/* After the file: the marker, when lines were left out. */
+static int
+cap_done(struct capper *k, const char *path, struct udiff_stats *st)
+{
+	char *q, line[64];
+	int rc;
+
+	if (k->cut == 0)
+		return 0;
+	st->truncated = k->cut;
+	if ((q = udiff_quote("", path)) == NULL)
+		return -1;
+	snprintf(line, sizeof line, "... diff truncated: %ld", k->cut);
+	rc = k->out(line, strlen(line), k->arg) < 0 ||
+	    k->out(" more lines for ", 16, k->arg) < 0 ||
+	    k->out(q, strlen(q), k->arg) < 0 || k->out("\n", 1, k->arg) < 0 ?
+	    -1 : 0;
+	mem_free(q);
+	return rc;
+}
+
 int
 review_diff(struct session *s, int rootfd, struct changes *c,
     const struct udiff_opts *opts, udiff_out_fn *out, void *arg,
@@ -228,6 +303,8 @@ review_diff(struct session *s, int rootfd, struct changes *c,
 {
 	struct hash_ctx ctx, *digest = hex != NULL ? &ctx : NULL;
 	unsigned char dg[HASH_LEN];
+	struct udiff_opts uo;
+	struct capper k;
 	struct change *ch;
 	struct side o, n;
 	size_t i;
@@ -264,8 +341,21 @@ review_diff(struct session *s, int rootfd, struct changes *c,
 			side_sentinel(&o);
 			side_sentinel(&n);
 		}
-		rc = udiff_file(ch->path, &o.u, &n.u, opts, out, arg, digest,
-		    &ch->st);
+		if (opts->cap >= 0) {
+			memset(&k, 0, sizeof k);
+			k.out = out;
+			k.arg = arg;
+			k.cap = opts->cap;
+			k.bol = 1;
+			uo = *opts;
+			uo.cap = -1;
+			rc = udiff_file(ch->path, &o.u, &n.u, &uo, cap_out, &k,
+			    digest, &ch->st);
+			if (rc == 0)
+				rc = cap_done(&k, ch->path, &ch->st);
+		} else
+			rc = udiff_file(ch->path, &o.u, &n.u, opts, out, arg,
+			    digest, &ch->st);
 		if (rc == 0 && (o.big || n.big))
 			ch->st.binary = 1;
 		if (rc == 0 && digest != NULL && ch->st.binary)

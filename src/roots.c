@@ -490,12 +490,14 @@ build_protected(struct build *b)
 			return -1;
 	if (p->workspace != NULL && build_git(b) < 0)
 		return -1;
-	/* overlays/ and cache/ are made, to be protected from the start */
+	/*
+	 * made, to be protected from the start: a command must not plant a
+	 * checkpoint store that a later rewind would trust
+	 */
 	for (i = 0; p->state != NULL &&
 	    i < sizeof state_sub / sizeof state_sub[0]; i++)
 		if (protect_in(b, "state dir", p->state, state_sub[i],
-		    b->state && strcmp(state_sub[i], "checkpoints") != 0,
-		    P_NOABSENT) < 0)
+		    b->state, P_NOABSENT) < 0)
 			return -1;
 	if (p->user_config != NULL && p->user_config[0] == '/' &&
 	    protect_config(b, p->user_config) < 0)

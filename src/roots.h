@@ -27,8 +27,9 @@
  *
  * Protected paths (ROOTS_PROTECT), in this order: each `protect` entry
  * beneath the workspace; the git control files (below); the state dir's
- * overlays/, checkpoints/ and cache/ (overlays/ and cache/ are created, so
- * they are protected from the first run); and the folder of the user
+ * overlays/, checkpoints/ and cache/ (created, so they are protected
+ * from the first run: a command must not plant a checkpoint store that
+ * a later rewind would trust); and the folder of the user
  * config, created when a root holds it, so that a command cannot plant a
  * config that loosens the next run. Each is canonicalised too (a symlink
  * in the workspace must not turn the protection into a view of somewhere

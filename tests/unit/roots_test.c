@@ -106,7 +106,7 @@ t_linux_default(void)
 	    "/dev/pts", "/dev/shm", NULL };
 	const char *p[] = { "/home/me/proj/.git/hooks",
 	    "/home/me/proj/.git/config", "/home/me/.arcturn/overlays",
-	    "/home/me/.arcturn/cache", NULL };
+	    "/home/me/.arcturn/checkpoints", "/home/me/.arcturn/cache", NULL };
 	const char *pin[] = { "/home/me/proj/.git", NULL };
 	struct policy pol;
 	struct roots r;
@@ -116,11 +116,11 @@ t_linux_default(void)
 	CHECK(roots_build(&pol, ROOTS_PROTECT | ROOTS_DEVICES, &ops, &r) == 0);
 	same(&r.w, w);
 	CHECK(r.ndev == 7);	/* as named: a backend skips what is missing */
-	/* checkpoints/ does not exist, and no mount can cover it */
 	same(&r.p, p);
 	same(&r.pin, pin);
-	/* made: the state dir, overlays/, cache/; not the config's folder */
-	CHECK(fs.mkdirs == 3);
+	/* made: the state dir, overlays/, checkpoints/, cache/; not the
+	   config's folder */
+	CHECK(fs.mkdirs == 4);
 	CHECK(fakefs_find(&fs, "/home/me/.arcturn/cache", 23) >= 0);
 	CHECK(fakefs_find(&fs, "/home/me/.config", 16) < 0);
 	roots_free(&r);
@@ -257,11 +257,11 @@ t_pins(void)
 	pol.state = "/home/me/proj/.st";	/* a root inside a root */
 	pol.user_config = NULL;
 	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
-	/* the listed twice is listed once; then the state dir's two */
-	CHECK(r.p.n == 6);
+	/* the listed twice is listed once; then the state dir's three */
+	CHECK(r.p.n == 7);
 	r.p.n = 4;
 	same(&r.p, p);
-	r.p.n = 6;
+	r.p.n = 7;
 	/* .st/overlays has .st for its root: nothing to pin */
 	CHECK_STR(r.p.v[4], "/home/me/proj/.st/overlays");
 	same(&r.pin, pin);
@@ -421,7 +421,8 @@ t_limits(void)
 	CHECK(roots_build(&pol, ROOTS_PROTECT, &ops, &r) == 0);
 	CHECK(r.w.n == 303);
 	CHECK_STR(r.w.v[302], "/home/me/g299");
-	CHECK(r.p.n == 3);		/* the deep file, overlays/, cache/ */
+	CHECK(r.p.n == 4);		/* the deep file, overlays/,
+					   checkpoints/, cache/ */
 	CHECK(r.pin.n == 99);		/* every folder above the file */
 	CHECK_STR(r.pin.v[0], "/home/me/proj/d0");
 	CHECK(strlen(r.pin.v[98]) > strlen(r.pin.v[97]));

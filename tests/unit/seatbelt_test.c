@@ -137,8 +137,11 @@ t_golden_default(void)
 	policy_init(&p);
 	CHECK(seatbelt(&p, cmd, &ops, &v, err, sizeof err) == 0);
 	check_argv(v, want);
-	/* the state dir, its overlays/ and cache/; no root holds the config */
-	CHECK(fs.mkdirs == 3);
+	/*
+	 * the state dir, its overlays/, checkpoints/ and cache/; no root
+	 * holds the config
+	 */
+	CHECK(fs.mkdirs == 4);
 	CHECK_STR(generated(v),
 	    "; writable roots (generated)\n"
 	    "(allow file-write* (subpath (param \"WRITABLE_ROOT_0\")))\n"

@@ -1,0 +1,622 @@
+/*
+ * checkpoint: the store of turns and blobs (checkpoint.h has the layout
+ * and the rules).
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "fsx.h"
+#include "mem.h"
+
+#define RECORD_MAX	((size_t)64 << 20)
+#define NAMELEN		10
+
+struct ckpt {
+	int		 dirfd;		/* checkpoints/<K> */
+	int		 blobsfd;
+	int		 turnsfd;
+	int		 lockfd;
+	int		 dirty;		/* a blob made, its dir not synced */
+	struct ckpt_limits lim;
+};
+
+
+static int	ckpt_prune(struct ckpt *);
+
+/* Open (with create: make) the directory name beneath dirfd. */
+static int
+subdir(int dirfd, const char *name, int create)
+{
+	int fd;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) >= 0 || !create || errno != ENOENT)
+		return fd;
+	if (mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+}
+
+static int
+lock_retry(int fd, int op)
+{
+	while (flock(fd, op) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+void
+ckpt_close(struct ckpt *c)
+{
+	int e = errno;
+
+	if (c == NULL)
+		return;
+	fsx_close(c->blobsfd);
+	fsx_close(c->turnsfd);
+	fsx_close(c->lockfd);
+	fsx_close(c->dirfd);
+	mem_free(c);
+	errno = e;
+}
+
+int
+ckpt_open(const char *state, const char *workspace, int create, int lockop,
+    const struct ckpt_limits *lim, struct ckpt **out)
+{
+	unsigned char d[HASH_LEN];
+	char hex[HASH_HEXLEN + 1];
+	struct ckpt *c;
+	int sfd = -1, cfd = -1;
+
+	*out = NULL;
+	if ((c = mem_calloc(1, sizeof *c)) == NULL)
+		return -1;
+	c->dirfd = c->blobsfd = c->turnsfd = c->lockfd = -1;
+	c->lim.keep = CKPT_KEEP_DEFAULT;
+	if (lim != NULL)
+		c->lim = *lim;
+	hash_buf(workspace, strlen(workspace), d);
+	hash_hex(d, hex);
+	if (create && mkdir(state, 0700) < 0 && errno != EEXIST)
+		goto fail;
+	if ((sfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (cfd = subdir(sfd, "checkpoints", create)) < 0 ||
+	    (c->dirfd = subdir(cfd, hex, create)) < 0 ||
+	    (c->blobsfd = subdir(c->dirfd, "blobs", create)) < 0 ||
+	    (c->turnsfd = subdir(c->dirfd, "turns", create)) < 0)
+		goto fail;
+	if ((c->lockfd = openat(c->dirfd, "lock", O_RDWR | O_CREAT |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
+	    lock_retry(c->lockfd, lockop) < 0)
+		goto fail;
+	fsx_close(sfd);
+	fsx_close(cfd);
+	*out = c;
+	return 0;
+fail:
+	fsx_close(sfd);
+	fsx_close(cfd);
+	ckpt_close(c);
+	return -1;
+}
+
+int
+ckpt_blobs(const struct ckpt *c)
+{
+	return c->blobsfd;
+}
+
+void
+ckpt_turn_clear(struct ckpt_turn *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->n; i++)
+		mem_free(t->e[i].path);
+	mem_free(t->e);
+	mem_free(t->label);
+	memset(t, 0, sizeof *t);
+}
+
+void
+ckpt_turns_free(struct ckpt_turn *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; t != NULL && i < n; i++)
+		ckpt_turn_clear(&t[i]);
+	mem_free(t);
+}
+
+/* ---- Records ---- */
+
+static void
+turn_name(unsigned long id, char name[NAMELEN + 2])
+{
+	snprintf(name, NAMELEN + 2, "%010lu", id);
+}
+
+static int
+valid_name(const char *s, unsigned long *id)
+{
+	size_t i;
+
+	if (strlen(s) != NAMELEN)
+		return 0;
+	for (i = 0; i < NAMELEN; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	*id = strtoul(s, NULL, 10);
+	return *id > 0;
+}
+
+int
+ckpt_save(struct ckpt *c, struct ckpt_turn *t)
+{
+	struct stat st;
+	char name[NAMELEN + 2], *buf;
+	size_t len;
+	int rc, fresh;
+
+	turn_name(t->id, name);
+	fresh = fstatat(c->turnsfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0;
+	if (ckpt_format(t, &buf, &len) < 0)
+		return -1;
+	/* the blobs it names are durable before it is */
+	rc = c->dirty ? fsx_sync_dir(c->blobsfd) : 0;
+	if (rc == 0)
+		c->dirty = 0;
+	if (rc == 0)
+		rc = fsx_write_atomic(c->turnsfd, name, buf, len, 0600, 0);
+	mem_free(buf);
+	if (rc == 0 && fresh)
+		(void)ckpt_prune(c);
+	return rc;
+}
+
+int
+ckpt_load(struct ckpt *c, unsigned long id, struct ckpt_turn *t)
+{
+	char name[NAMELEN + 2], *buf;
+	size_t len;
+	int rc;
+
+	turn_name(id, name);
+	if (fsx_read_all(c->turnsfd, name, RECORD_MAX, &buf, &len) < 0)
+		return -1;
+	rc = ckpt_parse(buf, len, t);
+	mem_free(buf);
+	if (rc == 0 && t->id != id) {
+		ckpt_turn_clear(t);
+		errno = EBADMSG;
+		return -1;
+	}
+	return rc;
+}
+
+static int
+keep_turn(int dirfd, const char *name, void *arg)
+{
+	unsigned long id;
+
+	(void)dirfd;
+	(void)arg;
+	return valid_name(name, &id);
+}
+
+/* The ids of the recorded turns, ascending. */
+static int
+ids(struct ckpt *c, unsigned long **out, size_t *n)
+{
+	char **names;
+	size_t i;
+
+	*out = NULL;
+	if (fsx_list(c->turnsfd, keep_turn, NULL, &names, n) < 0)
+		return -1;
+	if (*n > 0 && (*out = mem_calloc(*n, sizeof **out)) == NULL) {
+		fsx_names_free(names, *n);
+		return -1;
+	}
+	for (i = 0; i < *n; i++)
+		valid_name(names[i], &(*out)[i]);
+	fsx_names_free(names, *n);
+	return 0;
+}
+
+int
+ckpt_list(struct ckpt *c, struct ckpt_turn **out, size_t *nout)
+{
+	struct ckpt_turn *t = NULL;
+	unsigned long *id;
+	size_t n, i;
+
+	*out = NULL;
+	*nout = 0;
+	if (ids(c, &id, &n) < 0)
+		return -1;
+	if (n > 0 && (t = mem_calloc(n, sizeof *t)) == NULL)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (ckpt_load(c, id[i], &t[i]) < 0)
+			goto fail;
+	mem_free(id);
+	*out = t;
+	*nout = n;
+	return 0;
+fail:
+	ckpt_turns_free(t, n);
+	mem_free(id);
+	return -1;
+}
+
+/* ---- Turns ---- */
+
+static int
+next_id(struct ckpt *c, unsigned long *next)
+{
+	unsigned long *id;
+	size_t n;
+
+	if (ids(c, &id, &n) < 0)
+		return -1;
+	*next = n > 0 ? id[n - 1] + 1 : 1;
+	mem_free(id);
+	return 0;
+}
+
+/* The current turn's id in *id, 0 when there is none. */
+static int
+current(struct ckpt *c, unsigned long *id)
+{
+	char *buf, name[NAMELEN + 2];
+	struct stat st;
+	size_t len;
+
+	*id = 0;
+	if (fsx_read_all(c->dirfd, "current", 64, &buf, &len) < 0)
+		return errno == ENOENT ? 0 : -1;
+	while (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	if (!valid_name(buf, id))
+		*id = 0;
+	mem_free(buf);
+	turn_name(*id, name);
+	if (*id > 0 && fstatat(c->turnsfd, name, &st, 0) < 0) {
+		if (errno != ENOENT)
+			return -1;
+		*id = 0;	/* retention dropped it */
+	}
+	return 0;
+}
+
+int
+ckpt_turn_start(struct ckpt *c, const char *label, unsigned long *id)
+{
+	struct ckpt_turn t;
+	char name[NAMELEN + 2];
+	int rc;
+
+	memset(&t, 0, sizeof t);
+	if (next_id(c, &t.id) < 0)
+		return -1;
+	t.time = time(NULL);
+	if ((t.label = mem_strdup(label ? label : "")) == NULL)
+		return -1;
+	rc = ckpt_save(c, &t);
+	*id = t.id;
+	ckpt_turn_clear(&t);
+	if (rc < 0)
+		return -1;
+	turn_name(*id, name);
+	name[NAMELEN] = '\n';
+	return fsx_write_atomic(c->dirfd, "current", name, NAMELEN + 1, 0600,
+	    0);
+}
+
+int
+ckpt_turn_end(struct ckpt *c)
+{
+	if (unlinkat(c->dirfd, "current", 0) < 0 && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+int
+ckpt_for_write(struct ckpt *c, struct ckpt_turn *t)
+{
+	unsigned long id;
+
+	memset(t, 0, sizeof *t);
+	if (current(c, &id) < 0)
+		return -1;
+	if (id > 0)
+		return ckpt_load(c, id, t);
+	if (next_id(c, &t->id) < 0)
+		return -1;
+	t->time = time(NULL);
+	return 0;
+}
+
+/* ---- States and blobs ---- */
+
+/* Store the bytes of the regular file fd (sha: their hash) as a blob. */
+static int
+blob_fd(struct ckpt *c, int fd, unsigned char sha[HASH_LEN])
+{
+	char hex[HASH_HEXLEN + 1], tmp[FSX_TMP_NAMELEN + 1];
+	struct stat st;
+	int tfd;
+
+	hash_hex(sha, hex);
+	if (fstatat(c->blobsfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (fsx_tmp_file(c->blobsfd, fd, 0600, tmp, &st) < 0)
+		return -1;
+	/* named by what it holds, even if the file changed meanwhile */
+	if ((tfd = openat(c->blobsfd, tmp, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || hash_fd(tfd, sha) < 0) {
+		fsx_close(tfd);
+		unlinkat(c->blobsfd, tmp, 0);
+		return -1;
+	}
+	close(tfd);
+	hash_hex(sha, hex);
+	if (renameat(c->blobsfd, tmp, c->blobsfd, hex) < 0) {
+		unlinkat(c->blobsfd, tmp, 0);
+		return -1;
+	}
+	c->dirty = 1;
+	return 0;
+}
+
+static int
+blob_buf(struct ckpt *c, const void *buf, size_t len,
+    const unsigned char sha[HASH_LEN])
+{
+	char hex[HASH_HEXLEN + 1];
+	struct stat st;
+
+	hash_hex(sha, hex);
+	if (fstatat(c->blobsfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	return fsx_write_atomic(c->blobsfd, hex, buf, len, 0600, 0);
+}
+
+int
+ckpt_state(struct ckpt *c, int rootfd, const char *rel, int store,
+    struct ckpt_state *s)
+{
+	char target[PATH_MAX + 1];
+	const char *base;
+	struct stat st, st2;
+	ssize_t n;
+	int dfd, fd = -1, rc = -1;
+
+	memset(s, 0, sizeof *s);
+	if ((dfd = fsx_open_parent(rootfd, rel, 0, &base)) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			s->kind = CKPT_ABSENT;
+			return 0;
+		}
+		return -1;
+	}
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT) {
+			s->kind = CKPT_ABSENT;
+			rc = 0;
+		}
+		goto out;
+	}
+	s->mode = st.st_mode & 07777;
+	if (S_ISLNK(st.st_mode)) {
+		s->kind = CKPT_LINK;
+		if ((n = readlinkat(dfd, base, target, sizeof target)) < 0)
+			goto out;
+		if ((size_t)n >= sizeof target) {
+			errno = ENAMETOOLONG;
+			goto out;
+		}
+		hash_buf(target, (size_t)n, s->sha);
+		rc = store ? blob_buf(c, target, (size_t)n, s->sha) : 0;
+	} else if (S_ISREG(st.st_mode)) {
+		s->kind = CKPT_FILE;
+		if ((fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC)) < 0 || fstat(fd, &st2) < 0)
+			goto out;
+		if (st2.st_ino != st.st_ino || !S_ISREG(st2.st_mode)) {
+			errno = EAGAIN;	/* replaced meanwhile */
+			goto out;
+		}
+		if (hash_fd(fd, s->sha) < 0)
+			goto out;
+		rc = store ? blob_fd(c, fd, s->sha) : 0;
+	} else {
+		s->kind = CKPT_OTHER;
+		rc = 0;
+	}
+out:
+	fsx_close(fd);
+	fsx_close(dfd);
+	return rc;
+}
+
+struct ckpt_entry *
+ckpt_find(struct ckpt_turn *t, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->e[i].path, rel) == 0)
+			return &t->e[i];
+	return NULL;
+}
+
+int
+ckpt_add(struct ckpt_turn *t, const char *rel,
+    const struct ckpt_state *before, const struct ckpt_state *after)
+{
+	struct ckpt_entry *e;
+	char *p;
+
+	if ((p = mem_strdup(rel)) == NULL)
+		return -1;
+	if ((e = mem_reallocarray(t->e, t->n + 1, sizeof *e)) == NULL) {
+		mem_free(p);
+		return -1;
+	}
+	t->e = e;
+	e[t->n].path = p;
+	e[t->n].before = *before;
+	e[t->n].after = *after;
+	t->n++;
+	return 0;
+}
+
+int
+ckpt_snapshot(struct ckpt *c, struct ckpt_turn *t, int rootfd,
+    const char *rel)
+{
+	struct ckpt_state s;
+
+	if (ckpt_find(t, rel) != NULL)
+		return 0;
+	if (ckpt_state(c, rootfd, rel, 1, &s) < 0)
+		return -1;
+	if (s.kind == CKPT_OTHER) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ckpt_add(t, rel, &s, &s) < 0)
+		return -1;
+	return 1;
+}
+
+/* ---- Retention ---- */
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+keep_blob(int dirfd, const char *name, void *arg)
+{
+	(void)dirfd;
+	(void)arg;
+	return strlen(name) == HASH_HEXLEN;
+}
+
+/*
+ * Remove the blobs no turn names (and temp names a kill left); *bytes is
+ * the size of those that stay.
+ */
+static int
+gc(struct ckpt *c, unsigned long long *bytes)
+{
+	struct ckpt_turn *t;
+	struct stat st;
+	char **ref = NULL, **names = NULL, hex[HASH_HEXLEN + 1];
+	size_t n, nref = 0, nn = 0, i, j;
+	int rc = -1;
+
+	*bytes = 0;
+	if (ckpt_list(c, &t, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		nref += t[i].n;
+	if (nref > 0 && (ref = mem_calloc(nref, sizeof *ref)) == NULL)
+		goto out;
+	for (nref = 0, i = 0; i < n; i++)
+		for (j = 0; j < t[i].n; j++) {
+			if (t[i].e[j].before.kind == CKPT_ABSENT)
+				continue;
+			hash_hex(t[i].e[j].before.sha, hex);
+			if ((ref[nref] = mem_strdup(hex)) == NULL)
+				goto out;
+			nref++;
+		}
+	if (nref > 0)
+		qsort(ref, nref, sizeof *ref, cmp_str);
+	(void)fsx_sweep_tmp(c->blobsfd);
+	(void)fsx_sweep_tmp(c->turnsfd);
+	if (fsx_list(c->blobsfd, keep_blob, NULL, &names, &nn) < 0)
+		goto out;
+	for (i = 0; i < nn; i++) {
+		if (nref > 0 && bsearch(&names[i], ref, nref, sizeof *ref,
+		    cmp_str) != NULL) {
+			if (fstatat(c->blobsfd, names[i], &st,
+			    AT_SYMLINK_NOFOLLOW) == 0)
+				*bytes += (unsigned long long)st.st_size;
+			continue;
+		}
+		if (unlinkat(c->blobsfd, names[i], 0) < 0 && errno != ENOENT)
+			goto out;
+	}
+	rc = 0;
+out:
+	for (i = 0; ref != NULL && i < nref; i++)
+		mem_free(ref[i]);
+	mem_free(ref);
+	fsx_names_free(names, nn);
+	ckpt_turns_free(t, n);
+	return rc;
+}
+
+/*
+ * Drop the oldest turns beyond lim.keep, then (with lim.maxbytes) while
+ * the blobs the rest name weigh more, never the newest turn.
+ */
+static int
+ckpt_prune(struct ckpt *c)
+{
+	unsigned long *id;
+	unsigned long long bytes;
+	char name[NAMELEN + 2];
+	size_t n, i = 0;
+	int dropped = 0;
+
+	if (ids(c, &id, &n) < 0)
+		return -1;
+	for (; n - i > 1 && n - i > c->lim.keep; i++, dropped++) {
+		turn_name(id[i], name);
+		if (unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT)
+			goto fail;
+	}
+	if (c->lim.maxbytes == 0 && !dropped) {
+		mem_free(id);
+		return 0;
+	}
+	for (;;) {
+		if (gc(c, &bytes) < 0)
+			goto fail;
+		if (c->lim.maxbytes == 0 || bytes <= c->lim.maxbytes ||
+		    n - i <= 1)
+			break;
+		turn_name(id[i++], name);
+		if (unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT)
+			goto fail;
+	}
+	mem_free(id);
+	return fsx_sync_dir(c->turnsfd);
+fail:
+	mem_free(id);
+	return -1;
+}

@@ -1,0 +1,646 @@
+/*
+ * Front ends of the checkpoint commands: turn, rewind, undo, checkpoints;
+ * and the snapshot write and edit take before they change a file
+ * (checkpoint_before, checkpoint_after). Exit codes (cmd.h): 0 ok; 1
+ * refused or partly failed (a conflict, a protected path, nothing to
+ * rewind); 2 usage or environment.
+ *
+ * rewind restores every path the turns since TURN changed to the state
+ * it had before the first of them: by compare-and-swap through apply
+ * (apply.h), with the state the last turn left there as the base. A path
+ * whose state is neither that nor the one being restored is a conflict:
+ * nothing is changed unless --force, which takes what is there now as
+ * the base. What a rewind replaces is snapshotted first, and the rewind
+ * is itself a turn, recorded once it is done (a rewind cut short by a
+ * kill leaves each file old or new, and running it again completes it).
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "apply.h"
+#include "checkpoint.h"
+#include "cmd.h"
+#include "cmd_dryrun.h"
+#include "mem.h"
+#include "path.h"
+#include "roots.h"
+
+struct ckpt_hold {
+	struct ckpt	*c;
+	struct ckpt_turn t;
+};
+
+static void
+limits(const struct policy *p, struct ckpt_limits *lim)
+{
+	lim->keep = p->ckpt_keep ? p->ckpt_keep : CKPT_KEEP_DEFAULT;
+	lim->maxbytes = p->ckpt_maxbytes;
+}
+
+int
+checkpoint_before(struct dryrun *x, const char *rel, const char *path,
+    struct ckpt_hold **hp, struct dryrun_err *e)
+{
+	struct ckpt_limits lim;
+	struct ckpt_hold *h;
+	int r;
+
+	*hp = NULL;
+	if (x->p.dry_run)
+		return 0;	/* the session, not the store, records it */
+	limits(&x->p, &lim);
+	if ((h = mem_calloc(1, sizeof *h)) == NULL) {
+		dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+		return -1;
+	}
+	if (ckpt_open(x->p.state, x->p.workspace, 1, LOCK_EX, &lim,
+	    &h->c) < 0 || ckpt_for_write(h->c, &h->t) < 0 ||
+	    (r = ckpt_snapshot(h->c, &h->t, x->rootfd, rel)) < 0 ||
+	    (r == 1 && ckpt_save(h->c, &h->t) < 0)) {
+		r = errno;
+		ckpt_turn_clear(&h->t);
+		ckpt_close(h->c);
+		mem_free(h);
+		dryrun_fail(e, EXIT_REFUSED, 0, path, "checkpoint: %s; not "
+		    "written", dryrun_strerror(r));
+		return -1;
+	}
+	*hp = h;
+	return 0;
+}
+
+void
+checkpoint_after(struct ckpt_hold *h, struct dryrun *x, const char *what,
+    const char *rel, const char *path)
+{
+	struct ckpt_entry *en;
+
+	if (h == NULL)
+		return;
+	if ((en = ckpt_find(&h->t, rel)) != NULL &&
+	    (ckpt_state(h->c, x->rootfd, rel, 0, &en->after) < 0 ||
+	    ckpt_save(h->c, &h->t) < 0))
+		warnx("warning: %s: %s: checkpoint not updated (%s): rewinding "
+		    "it needs --force", what, path, dryrun_strerror(errno));
+	ckpt_turn_clear(&h->t);
+	ckpt_close(h->c);
+	mem_free(h);
+}
+
+/* Policy, workspace root and the store (create: make it). */
+static int
+open_store(struct dryrun *x, struct cli *c, int create, int lockop,
+    struct ckpt **ck, struct dryrun_err *e)
+{
+	struct ckpt_limits lim;
+
+	*ck = NULL;
+	if (dryrun_load(x, c, 0, e) < 0)
+		return -1;
+	limits(&x->p, &lim);
+	if (ckpt_open(x->p.state, x->p.workspace, create, lockop, &lim,
+	    ck) < 0) {
+		if (errno == ENOENT && !create)
+			return 0;
+		dryrun_fail(e, EXIT_USAGE, errno, "checkpoints", NULL);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cmd_turn(struct cli *c)
+{
+	static const struct option opts[] = {
+		{ "label", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct dryrun x;
+	struct ckpt *ck = NULL;
+	const char *label = "";
+	unsigned long id;
+	int ch;
+
+	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
+		if (ch != 'l') {
+			cmd_usage("turn");
+			return EXIT_USAGE;
+		}
+		label = optarg;
+	}
+	if (optind != c->argc) {
+		cmd_usage("turn");
+		return EXIT_USAGE;
+	}
+	dryrun_init(&x);
+	if (open_store(&x, c, 1, LOCK_EX, &ck, &e) == 0) {
+		if (ckpt_turn_start(ck, label, &id) < 0)
+			dryrun_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
+		else {
+			e.status = 0;
+			if (!c->quiet && printf("turn %lu\n", id) < 0)
+				dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		}
+	}
+	dryrun_report("turn", &e);
+	ckpt_close(ck);
+	dryrun_done(&x);
+	return e.status;
+}
+
+/* ---- rewind ---- */
+
+/* One path a rewind restores. */
+struct rw_path {
+	const char	*path;		/* borrowed from the turns */
+	struct ckpt_state target;	/* before the first turn */
+	struct ckpt_state base;		/* what the last turn left */
+	struct ckpt_state now;		/* what is there now (stored) */
+	unsigned long	 turn;		/* the last turn that changed it */
+	const char	*why;		/* a refusal, or NULL */
+	int		 conflict;	/* why is a conflict */
+	int		 skip;		/* already as restored */
+	char		 hex[HASH_HEXLEN + 1];
+};
+
+static int
+same(const struct ckpt_state *a, const struct ckpt_state *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	if (a->kind == CKPT_ABSENT)
+		return 1;
+	if (a->kind == CKPT_FILE && a->mode != b->mode)
+		return 0;
+	return memcmp(a->sha, b->sha, HASH_LEN) == 0;
+}
+
+static void
+to_base(const struct ckpt_state *s, struct apply_base *b)
+{
+	memset(b, 0, sizeof *b);
+	b->absent = s->kind == CKPT_ABSENT;
+	b->is_link = s->kind == CKPT_LINK;
+	b->mode = s->mode;
+	memcpy(b->sha, s->sha, HASH_LEN);
+}
+
+/* The paths the turns from `from` on changed, in first-change order. */
+static int
+collect(struct ckpt_turn *t, size_t nt, unsigned long from,
+    struct rw_path **out, size_t *nout)
+{
+	struct rw_path *p = NULL, *q;
+	size_t i, j, k, n = 0;
+
+	for (i = 0; i < nt; i++) {
+		if (t[i].id < from)
+			continue;
+		for (j = 0; j < t[i].n; j++) {
+			for (k = 0; k < n; k++)
+				if (strcmp(p[k].path, t[i].e[j].path) == 0)
+					break;
+			if (k == n) {
+				if ((q = mem_reallocarray(p, n + 1,
+				    sizeof *p)) == NULL) {
+					mem_free(p);
+					return -1;
+				}
+				p = q;
+				memset(&p[n], 0, sizeof *p);
+				p[n].path = t[i].e[j].path;
+				p[n].target = t[i].e[j].before;
+				n++;
+			}
+			p[k].base = t[i].e[j].after;
+			p[k].turn = t[i].id;
+		}
+	}
+	*out = p;
+	*nout = n;
+	return 0;
+}
+
+/*
+ * Check each path against the policy and what is there now, snapshot
+ * what is there (so the rewind can be rewound). Returns the number of
+ * conflicts; -1 (e filled) on an error.
+ */
+static int
+check_paths(struct dryrun *x, struct ckpt *ck, struct rw_path *p, size_t n,
+    int force, struct dryrun_err *e)
+{
+	struct roots r;
+	const char *why;
+	char *abs;
+	size_t i;
+	int conflicts = 0, on = x->p.mode != MODE_OFF;
+
+	if (on && roots_build(&x->p, ROOTS_PROTECT | ROOTS_MISSING |
+	    ROOTS_DEVICES | ROOTS_GIT, NULL, &r) < 0)
+		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", r.why), -1;
+	for (i = 0; i < n; i++) {
+		if (on) {
+			if ((abs = path_join(x->p.workspace, p[i].path)) ==
+			    NULL) {
+				roots_free(&r);
+				return dryrun_fail(e, EXIT_USAGE, errno, "",
+				    NULL), -1;
+			}
+			if (roots_check(&r, abs, &why) < 0) {
+				p[i].why = why;
+				mem_free(abs);
+				continue;
+			}
+			mem_free(abs);
+		}
+		if (ckpt_state(ck, x->rootfd, p[i].path, 1, &p[i].now) < 0) {
+			if (on)
+				roots_free(&r);
+			return dryrun_fail(e, EXIT_REFUSED, errno, p[i].path,
+			    NULL), -1;
+		}
+		if (same(&p[i].now, &p[i].target))
+			p[i].skip = 1;
+		else if (p[i].now.kind == CKPT_OTHER) {
+			p[i].why = "a directory or special file now";
+			p[i].conflict = 1;
+			conflicts++;
+		} else if (!same(&p[i].now, &p[i].base)) {
+			if (force)
+				p[i].base = p[i].now;
+			else {
+				p[i].why = "changed since";
+				p[i].conflict = 1;
+				conflicts++;
+			}
+		}
+	}
+	if (on)
+		roots_free(&r);
+	return conflicts;
+}
+
+/* Items for apply_run: one per path to restore. */
+static struct apply_item *
+items_for(struct ckpt *ck, struct rw_path *p, size_t n, size_t *ni)
+{
+	struct apply_item *it;
+	size_t i;
+
+	*ni = 0;
+	if ((it = mem_calloc(n ? n : 1, sizeof *it)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (p[i].skip || p[i].why != NULL)
+			continue;
+		hash_hex(p[i].target.sha, p[i].hex);
+		it[*ni].path = p[i].path;
+		it[*ni].kind = p[i].target.kind == CKPT_FILE ? APPLY_FILE :
+		    p[i].target.kind == CKPT_LINK ? APPLY_SYMLINK :
+		    APPLY_DELETE;
+		it[*ni].srcdir = ckpt_blobs(ck);
+		it[*ni].src = p[i].hex;
+		it[*ni].mode = p[i].target.mode;
+		to_base(&p[i].base, &it[*ni].base);
+		(*ni)++;
+	}
+	return it;
+}
+
+/* The rewind's own turn: before = what was there, after = restored. */
+static int
+record(struct ckpt *ck, struct rw_path *p, size_t n, struct apply_item *it,
+    size_t ni, const char *label, unsigned long *id)
+{
+	struct ckpt_turn t;
+	size_t i, k = 0;
+	int rc = 0;
+
+	*id = 0;
+	if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, &t) < 0)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		if (p[i].skip || p[i].why != NULL)
+			continue;
+		if (!it[k++].failed)
+			rc = ckpt_add(&t, p[i].path, &p[i].now, &p[i].target);
+	}
+	if (rc == 0 && t.n > 0 && (t.label = mem_strdup(label)) != NULL &&
+	    (rc = ckpt_save(ck, &t)) == 0)
+		*id = t.id;
+	else if (rc == 0 && t.n > 0)
+		rc = -1;
+	ckpt_turn_clear(&t);
+	return rc;
+}
+
+static int
+rewind_run(struct cli *c, const char *what, unsigned long from, int force)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct ckpt_turn *t = NULL;
+	struct rw_path *p = NULL;
+	struct apply_item *it = NULL;
+	struct ckpt *ck = NULL;
+	struct dryrun x;
+	char label[64];
+	size_t nt = 0, n = 0, ni = 0, i;
+	unsigned long id = 0;
+	long failed = 0;
+	int conflicts, refused = 0;
+
+	dryrun_init(&x);
+	if (open_store(&x, c, 0, LOCK_EX, &ck, &e) < 0)
+		goto out;
+	if (ck == NULL || ckpt_list(ck, &t, &nt) < 0) {
+		if (ck == NULL || errno == ENOENT)
+			dryrun_fail(&e, EXIT_REFUSED, 0, "", "no checkpoints "
+			    "for this workspace");
+		else
+			dryrun_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
+		goto out;
+	}
+	for (i = nt; from == 0 && i > 0; i--)
+		if (t[i - 1].n > 0)
+			from = t[i - 1].id;
+	for (i = 0; i < nt && t[i].id != from; i++)
+		;
+	if (from == 0 || i == nt) {
+		dryrun_fail(&e, EXIT_REFUSED, 0, "", from == 0 ? "no turn to "
+		    "rewind" : "turn %lu: no such turn (arcturn checkpoints "
+		    "lists them)", from);
+		goto out;
+	}
+	if (dryrun_root(&x, x.p.workspace, &e) < 0 ||
+	    collect(t, nt, from, &p, &n) < 0 ||
+	    (conflicts = check_paths(&x, ck, p, n, force, &e)) < 0) {
+		if (p == NULL && e.reason[0] == '\0')
+			dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (p[i].conflict)
+			warnx("%s: %s: %s turn %lu left it; conflict", what,
+			    p[i].path, p[i].why, p[i].turn);
+		else if (p[i].why != NULL)
+			warnx("%s: %s: %s; refused", what, p[i].path, p[i].why);
+	if (conflicts > 0) {
+		dryrun_fail(&e, EXIT_REFUSED, 0, "", "%d conflict%s; nothing "
+		    "restored (--force overwrites them)", conflicts,
+		    conflicts == 1 ? "" : "s");
+		goto out;
+	}
+	if ((it = items_for(ck, p, n, &ni)) == NULL) {
+		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		goto out;
+	}
+	if (ni > 0 && (failed = apply_run(x.rootfd, it, ni, NULL)) < 0) {
+		dryrun_fail(&e, EXIT_REFUSED, errno, "", NULL);
+		goto out;
+	}
+	for (i = 0; i < ni; i++)
+		if (it[i].failed)
+			warnx("%s: %s: %s", what, it[i].path, it[i].reason);
+	snprintf(label, sizeof label, "%s %lu", strcmp(what, "undo") == 0 ?
+	    "undo of turn" : "rewind to before turn", from);
+	if (record(ck, p, n, it, ni, label, &id) < 0)
+		warnx("warning: %s: the rewind is done but not recorded (%s): "
+		    "it cannot be undone", what, dryrun_strerror(errno));
+	for (i = 0; i < n; i++)
+		refused += p[i].why != NULL;
+	e.status = failed > 0 || refused > 0 ? EXIT_REFUSED : 0;
+	if (!c->quiet && printf("%s: restored %zu path%s to before turn "
+	    "%lu%s", what, ni - (size_t)failed, ni - (size_t)failed == 1 ?
+	    "" : "s", from, id ? "" : "\n") < 0)
+		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+	if (!c->quiet && id && printf(" (as turn %lu)\n", id) < 0)
+		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+out:
+	dryrun_report(what, &e);
+	mem_free(it);
+	mem_free(p);
+	ckpt_turns_free(t, nt);
+	ckpt_close(ck);
+	dryrun_done(&x);
+	return e.status;
+}
+
+static int
+parse_force(struct cli *c, const char *name, int *force)
+{
+	static const struct option opts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch;
+
+	*force = 0;
+	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
+		if (ch != 'f') {
+			cmd_usage(name);
+			return -1;
+		}
+		*force = 1;
+	}
+	return 0;
+}
+
+int
+cmd_rewind(struct cli *c)
+{
+	unsigned long from = 0;
+	char *end;
+	int force;
+
+	if (parse_force(c, "rewind", &force) < 0 || optind < c->argc - 1) {
+		if (optind < c->argc - 1)
+			cmd_usage("rewind");
+		return EXIT_USAGE;
+	}
+	if (optind == c->argc - 1) {
+		errno = 0;
+		from = strtoul(c->argv[optind], &end, 10);
+		if (*c->argv[optind] < '1' || *c->argv[optind] > '9' ||
+		    *end != '\0' || errno != 0) {
+			warnx("rewind: %s: not a turn number", c->argv[optind]);
+			return EXIT_USAGE;
+		}
+	}
+	return rewind_run(c, "rewind", from, force);
+}
+
+int
+cmd_undo(struct cli *c)
+{
+	int force;
+
+	if (parse_force(c, "undo", &force) < 0 || optind != c->argc) {
+		if (optind != c->argc)
+			cmd_usage("undo");
+		return EXIT_USAGE;
+	}
+	return rewind_run(c, "undo", 0, force);
+}
+
+/* ---- checkpoints ---- */
+
+static void
+iso(time_t t, char buf[32])
+{
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, 32, "%lld", (long long)t);
+}
+
+/* A path or label for a terminal: control bytes as \xNN. */
+static int
+put_shown(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f ?
+		    printf("\\x%02x", (unsigned char)*s) < 0 :
+		    putchar(*s) == EOF)
+			return -1;
+	return 0;
+}
+
+static const char *
+change(const struct ckpt_entry *en)
+{
+	if (en->before.kind == CKPT_ABSENT)
+		return en->after.kind == CKPT_ABSENT ? "?" : "A";
+	return en->after.kind == CKPT_ABSENT ? "D" : "M";
+}
+
+static int
+list_text(struct ckpt_turn *t, size_t n)
+{
+	char when[32];
+	size_t i, j;
+
+	for (i = n; i > 0; i--) {
+		iso(t[i - 1].time, when);
+		if (printf("turn %lu  %s  %zu path%s", t[i - 1].id, when,
+		    t[i - 1].n, t[i - 1].n == 1 ? "" : "s") < 0)
+			return -1;
+		if (t[i - 1].label[0] != '\0' && (fputs("  ", stdout) == EOF ||
+		    put_shown(t[i - 1].label) < 0))
+			return -1;
+		if (putchar('\n') == EOF)
+			return -1;
+		for (j = 0; j < t[i - 1].n; j++)
+			if (printf("  %s ", change(&t[i - 1].e[j])) < 0 ||
+			    put_shown(t[i - 1].e[j].path) < 0 ||
+			    putchar('\n') == EOF)
+				return -1;
+	}
+	return 0;
+}
+
+static int
+list_json(const char *ws, struct ckpt_turn *t, size_t n)
+{
+	cJSON *o, *arr, *turn, *paths, *pe;
+	char when[32], *txt = NULL;
+	size_t i, j;
+	int rc = -1;
+
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(o, "workspace", ws) == NULL ||
+	    (arr = cJSON_AddArrayToObject(o, "turns")) == NULL)
+		goto out;
+	for (i = n; i > 0; i--) {
+		iso(t[i - 1].time, when);
+		if ((turn = cJSON_CreateObject()) == NULL)
+			goto out;
+		cJSON_AddItemToArray(arr, turn);
+		if (cJSON_AddNumberToObject(turn, "id",
+		    (double)t[i - 1].id) == NULL ||
+		    cJSON_AddStringToObject(turn, "time", when) == NULL ||
+		    cJSON_AddStringToObject(turn, "label",
+		    t[i - 1].label) == NULL ||
+		    (paths = cJSON_AddArrayToObject(turn, "paths")) == NULL)
+			goto out;
+		for (j = 0; j < t[i - 1].n; j++) {
+			if ((pe = cJSON_CreateObject()) == NULL)
+				goto out;
+			cJSON_AddItemToArray(paths, pe);
+			if (cJSON_AddStringToObject(pe, "path",
+			    t[i - 1].e[j].path) == NULL ||
+			    cJSON_AddStringToObject(pe, "before", ckpt_kind_name(
+			    t[i - 1].e[j].before.kind)) == NULL ||
+			    cJSON_AddStringToObject(pe, "after", ckpt_kind_name(
+			    t[i - 1].e[j].after.kind)) == NULL)
+				goto out;
+		}
+	}
+	if ((txt = cJSON_Print(o)) == NULL)
+		goto out;
+	rc = printf("%s\n", txt) < 0 ? -1 : 0;
+out:
+	if (rc < 0 && errno == 0)
+		errno = ENOMEM;
+	mem_free(txt);
+	cJSON_Delete(o);
+	return rc;
+}
+
+int
+cmd_checkpoints(struct cli *c)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct ckpt_turn *t = NULL;
+	struct ckpt *ck = NULL;
+	struct dryrun x;
+	size_t n = 0;
+	int ch, json = c->json;
+
+	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
+		if (ch != 'j') {
+			cmd_usage("checkpoints");
+			return EXIT_USAGE;
+		}
+		json = 1;
+	}
+	if (optind != c->argc) {
+		cmd_usage("checkpoints");
+		return EXIT_USAGE;
+	}
+	dryrun_init(&x);
+	if (open_store(&x, c, 0, LOCK_SH, &ck, &e) < 0)
+		goto out;
+	if (ck != NULL && ckpt_list(ck, &t, &n) < 0) {
+		dryrun_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
+		goto out;
+	}
+	errno = 0;
+	if ((json ? list_json(x.p.workspace, t, n) : list_text(t, n)) < 0 ||
+	    fflush(stdout) == EOF)
+		dryrun_fail(&e, EXIT_USAGE, errno ? errno : EIO, "", NULL);
+	else
+		e.status = 0;
+out:
+	dryrun_report("checkpoints", &e);
+	ckpt_turns_free(t, n);
+	ckpt_close(ck);
+	dryrun_done(&x);
+	return e.status;
+}

@@ -1,0 +1,285 @@
+#!/usr/bin/env bats
+# Checkpoints: turn, rewind, undo, checkpoints. Trees are compared by
+# content: a listing of every file and link with its mode and SHA-256.
+
+load common
+
+setup() { common_setup; }
+
+# Every file and symlink under the workspace (not .git), sorted: path,
+# kind, mode and hash of content or target.
+tree() {
+	(cd "$WS" && find . -path ./.git -prune -o \( -type f -o -type l \) -print |
+	    LC_ALL=C sort | while IFS= read -r p; do
+		if [ -L "$p" ]; then
+			printf '%s link %s\n' "$p" "$(readlink "$p" | sha256sum | cut -c1-64)"
+		else
+			printf '%s file %s %s\n' "$p" "$(stat -c %a "$p")" \
+			    "$(sha256sum <"$p" | cut -c1-64)"
+		fi
+	done)
+}
+
+store() { echo "$HOME/.arcturn/checkpoints/$(printf '%s' "$WS" | sha256sum | cut -c1-64)"; }
+
+# A small project: files of several modes, a link, a nested folder.
+project() {
+	mkdir -p src/lib docs
+	printf 'int main(void) { return 0; }\n' >src/main.c
+	printf 'lib\n' >src/lib/util.c
+	printf '#!/bin/sh\necho hi\n' >run.sh
+	chmod 0755 run.sh
+	printf 'secret\n' >docs/notes
+	chmod 0600 docs/notes
+	ln -s src/main.c main-link
+}
+
+@test "write and edit, then undo: the tree is as before, modes included" {
+	project
+	before=$(tree)
+	arcturn edit src/main.c --old 'return 0' --new 'return 1'
+	arcturn undo
+	[ "$(tree)" = "$before" ]
+	printf 'changed\n' | arcturn write docs/notes
+	[ "$(cat docs/notes)" = changed ]
+	run arcturn undo
+	assert_success
+	assert_output "undo: restored 1 path to before turn 3 (as turn 4)"
+	[ "$(tree)" = "$before" ]
+	[ "$(stat -c %a docs/notes)" = 600 ]
+}
+
+@test "a file a write created is removed by undo; undo twice is redo" {
+	project
+	before=$(tree)
+	arcturn write src/new.c <<<"new file"
+	after=$(tree)
+	arcturn undo
+	[ ! -e src/new.c ]
+	[ "$(tree)" = "$before" ]
+	arcturn undo
+	[ "$(tree)" = "$after" ]
+	[ "$(cat src/new.c)" = "new file" ]
+}
+
+@test "turn groups writes: one undo takes the whole turn back" {
+	project
+	arcturn write a.txt <<<"first"
+	before=$(tree)
+	run arcturn turn --label "fix the build"
+	assert_success
+	assert_output "turn 2"
+	arcturn edit src/main.c --old main --new start
+	arcturn write src/lib/util.c <<<"lib 2"
+	arcturn write src/lib/util.c <<<"lib 3"
+	arcturn write docs/new.md <<<"doc"
+	run arcturn checkpoints
+	assert_success
+	assert_line --index 0 --regexp '^turn 2  [0-9T:Z-]+  3 paths  fix the build$'
+	assert_line --index 1 "  M src/main.c"
+	assert_line --index 2 "  M src/lib/util.c"
+	assert_line --index 3 "  A docs/new.md"
+	assert_line --index 4 --regexp '^turn 1  .*  1 path$'
+	run arcturn undo
+	assert_success
+	assert_output "undo: restored 3 paths to before turn 2 (as turn 3)"
+	[ "$(tree)" = "$before" ]
+	# a rewind ends the turn: the next write is a turn of its own
+	arcturn write a.txt <<<"second"
+	run arcturn --json checkpoints
+	[ "$(jq '.turns | length' <<<"$output")" = 4 ]
+	[ "$(jq -r '.turns[0].paths[0].path' <<<"$output")" = a.txt ]
+	[ "$(jq -r '.turns[1].label' <<<"$output")" = "undo of turn 2" ]
+	[ "$(jq -r '.workspace' <<<"$output")" = "$WS" ]
+}
+
+@test "parallel writers in one turn: every path is recorded, one undo restores all" {
+	for p in 1 2 3 4 5 6 7 8; do printf 'orig %s\n' "$p" >f$p; done
+	before=$(tree)
+	arcturn turn --label parallel
+	for p in 1 2 3 4 5 6 7 8; do
+		(
+			for i in 1 2 3; do
+				printf 'w%s %s\n' "$p" "$i" | "$ARCTURN_BIN" write f$p
+				printf 'shared %s %s\n' "$p" "$i" | "$ARCTURN_BIN" write shared
+			done
+		) &
+	done
+	wait
+	run arcturn --json checkpoints
+	[ "$(jq '.turns | length' <<<"$output")" = 1 ]
+	[ "$(jq '.turns[0].paths | length' <<<"$output")" = 9 ]
+	run arcturn undo
+	assert_success
+	assert_output "undo: restored 9 paths to before turn 1 (as turn 2)"
+	[ "$(tree)" = "$before" ]
+}
+
+@test "rewind TURN restores everything since, leaving other paths alone" {
+	project
+	before=$(tree)
+	arcturn write src/main.c <<<"v1"
+	arcturn write src/main.c <<<"v2"
+	arcturn write run.sh <<<"echo v2"
+	arcturn edit src/lib/util.c --old lib --new LIB
+	printf 'mine\n' >user.txt	# the user's own file: never touched
+	run arcturn rewind 1
+	assert_success
+	assert_output "rewind: restored 3 paths to before turn 1 (as turn 5)"
+	[ "$(cat user.txt)" = mine ]
+	rm user.txt
+	[ "$(tree)" = "$before" ]
+	[ "$(stat -c %a run.sh)" = 755 ]
+	# and the rewind itself can be undone
+	arcturn undo
+	[ "$(cat src/main.c)" = v2 ]
+	[ "$(cat src/lib/util.c)" = LIB ]
+}
+
+@test "rewind: a path changed since is a conflict; --force overwrites and keeps it" {
+	project
+	arcturn write src/main.c <<<"tool"
+	printf 'user edit\n' >src/main.c
+	run arcturn undo
+	assert_failure 1
+	assert_line "arcturn: undo: src/main.c: changed since turn 1 left it; conflict"
+	assert_line "arcturn: undo: 1 conflict; nothing restored (--force overwrites them)"
+	[ "$(cat src/main.c)" = "user edit" ]
+	run arcturn undo --force
+	assert_success
+	[ "$(cat src/main.c)" = 'int main(void) { return 0; }' ]
+	# the user's edit was snapshotted by the forced undo
+	arcturn undo
+	[ "$(cat src/main.c)" = "user edit" ]
+}
+
+@test "rewind: nothing to rewind, no such turn, a bad number" {
+	run arcturn undo
+	assert_failure 1
+	assert_output "arcturn: undo: no checkpoints for this workspace"
+	arcturn write a <<<"x"
+	run arcturn rewind 7
+	assert_failure 1
+	assert_output "arcturn: rewind: turn 7: no such turn (arcturn checkpoints lists them)"
+	run arcturn rewind 0x1
+	assert_failure 2
+	run arcturn rewind 1 2
+	assert_failure 2
+	run arcturn checkpoints --bogus
+	assert_failure 2
+}
+
+@test "rewind does not restore a path the policy protects" {
+	arcturn write keep.txt <<<"tool"
+	arcturn write other.txt <<<"tool"
+	arcturn turn
+	arcturn write keep.txt <<<"tool 2"
+	arcturn write other.txt <<<"tool 2"
+	printf '{ "protect": ["keep.txt"] }\n' >.arcturn.json
+	run arcturn undo
+	assert_failure 1
+	assert_line "arcturn: undo: keep.txt: protected path; refused"
+	assert_line "undo: restored 1 path to before turn 3 (as turn 4)"
+	[ "$(cat keep.txt)" = "tool 2" ]
+	[ "$(cat other.txt)" = "tool" ]
+}
+
+@test "write --dry-run makes no turn; after apply, edits checkpoint the applied file" {
+	printf 'orig\n' >f
+	arcturn write --dry-run f <<<"pending"
+	run arcturn checkpoints
+	assert_success
+	assert_output ""
+	arcturn apply --yes >/dev/null
+	[ "$(cat f)" = pending ]
+	arcturn edit f --old pending --new later
+	arcturn undo
+	[ "$(cat f)" = pending ]
+}
+
+@test "retention: checkpoints.keep turns stay, and the blobs only they name" {
+	mkdir -p "$HOME/.config/arcturn"
+	printf '{ "checkpoints": { "keep": 3 } }\n' >"$HOME/.config/arcturn/config.json"
+	for i in 1 2 3 4 5 6; do
+		arcturn write f <<<"content $i"
+	done
+	run arcturn --json checkpoints
+	[ "$(jq -c '[.turns[].id]' <<<"$output")" = "[6,5,4]" ]
+	# turns 4-6 snapshotted content 3, 4 and 5
+	[ "$(ls "$(store)/blobs" | wc -l)" = 3 ]
+	arcturn rewind 4
+	[ "$(cat f)" = "content 3" ]
+	run arcturn rewind 2
+	assert_failure 1
+	printf '{ "checkpoints": { "keep": 0 } }\n' >"$HOME/.config/arcturn/config.json"
+	run arcturn checkpoints
+	assert_failure 2
+	assert_output --partial '"checkpoints": "keep" (1 to 1000000)'
+	printf '{ "checkpoints": { "keep": 2 } }\n' >.arcturn.json
+	printf '{}\n' >"$HOME/.config/arcturn/config.json"
+	run arcturn checkpoints
+	assert_success
+	assert_line --partial '"checkpoints" ignored: retention is set in the user config'
+}
+
+@test "checkpoints.maxBytes drops the oldest turns first" {
+	mkdir -p "$HOME/.config/arcturn"
+	printf '{ "checkpoints": { "maxBytes": 2500 } }\n' >"$HOME/.config/arcturn/config.json"
+	for i in 1 2 3 4 5; do
+		head -c 1000 /dev/zero | tr '\0' "$i" >f
+		arcturn write f <<<"small"
+	done
+	run arcturn --json checkpoints
+	[ "$(jq -c '[.turns[].id]' <<<"$output")" = "[5,4]" ]
+}
+
+@test "kill -9 during a rewind leaves each file old or new; a second rewind completes" {
+	mkdir many
+	for i in $(seq 1 120); do printf 'old %s\n' "$i" >many/f$i; done
+	before=$(tree)
+	arcturn turn
+	for i in $(seq 1 120); do
+		printf 'new %s\n' "$i" | arcturn write many/f$i
+	done
+	for delay in 0.01 0.03 0.06; do
+		timeout -s KILL "$delay" "$ARCTURN_BIN" rewind 1 >/dev/null 2>&1 || true
+		for i in $(seq 1 120); do
+			c=$(cat many/f$i)
+			[ "$c" = "old $i" ] || [ "$c" = "new $i" ]
+		done
+		run ls -A many
+		refute_output --partial ".arcturn-tmp-"
+	done
+	run arcturn rewind 1
+	assert_success
+	[ "$(tree)" = "$before" ]
+}
+
+@test "the checkpoint store is private and made of whole records" {
+	arcturn write a <<<"x"
+	[ "$(stat -c %a "$(store)")" = 700 ]
+	[ "$(stat -c %a "$(store)/blobs")" = 700 ]
+	run ls -A "$(store)/turns"
+	assert_output "0000000001"
+	run head -1 "$(store)/turns/0000000001"
+	assert_output "arcturn-turn 1"
+	# a damaged record is said, not skipped
+	printf 'arcturn-turn 1\nid 1\n' >"$(store)/turns/0000000001"
+	run arcturn checkpoints
+	assert_failure 2
+	assert_output --partial "arcturn: checkpoints: checkpoints: "
+}
+
+@test "a write that cannot be checkpointed is not made (inside exec the store is protected)" {
+	arcturn exec --require-sandbox -- true 2>/dev/null ||
+	    skip "no sandbox backend here: the store is not protected from a command"
+	printf 'orig\n' >f
+	run arcturn exec -- sh -c "echo new | '$ARCTURN_BIN' write f"
+	assert_failure 1
+	assert_output --regexp '^arcturn: write: f: checkpoint: .*; not written$'
+	[ "$(cat f)" = orig ]
+	# outside it works, and is undoable
+	arcturn write f <<<"new"
+	arcturn undo
+	[ "$(cat f)" = orig ]
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bats
+# Review: the per-file cap (the first 200 body lines, then the marker),
+# diff PATH..., --name-only, --name-status, and the prompt's exit status.
+
+load common
+
+setup() { common_setup; }
+
+dw() { ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" write "$@"; }
+
+# The body lines (after +++, before the marker) of file $2 in diff text $1.
+body() {
+	awk -v f="+++ b/$2" '
+		$0 == f { on = 1; next }
+		on && /^(diff --git |\.\.\. diff truncated: |digest: )/ { exit }
+		on { n++ }
+		END { print n + 0 }' <<<"$1"
+}
+
+@test "a long first hunk shows its first 200 body lines, then the marker with the count" {
+	seq 1 1000 >big
+	seq 1 1000 | sed 's/$/ new/' | dw big
+	run arcturn diff --full
+	assert_success
+	full=$(body "$output" big)
+	[ "$full" = 2001 ]	# one hunk: its header, 1000 - and 1000 +
+	capped_digest=$(sed -n 's/^digest: //p' <<<"$output")
+	run arcturn diff
+	assert_success
+	[ "$(body "$output" big)" = 200 ]
+	assert_line "... diff truncated: 1801 more lines for big"
+	assert_line "@@ -1,1000 +1,1000 @@"
+	assert_line "-199"
+	refute_line "-200"
+	[ "$(sed -n 's/^digest: //p' <<<"$output")" = "$capped_digest" ]
+	# with colour, the same lines are cut
+	run arcturn diff --color=always
+	[ "$(grep -c $'^\e\\[3[12]m[-+]' <<<"$output")" = 199 ]
+	assert_line --partial "diff truncated: 1801 more lines for big"
+}
+
+@test "a file under the cap is shown whole, without a marker" {
+	seq 1 50 >small
+	seq 1 50 | sed 's/5/five/' | dw small
+	run arcturn diff
+	assert_success
+	refute_output --partial "diff truncated"
+	[ "$(body "$output" small)" -gt 10 ]
+	[ "$output" = "$(arcturn diff --full)" ]
+}
+
+@test "diff PATH... shows the changes at or beneath the paths, without a digest" {
+	mkdir -p src/a docs
+	printf 'x\n' >src/a/one.c
+	printf 'y\n' >docs/readme
+	dw src/a/one.c <<<"X"
+	dw src/a/two.c <<<"new"
+	dw docs/readme <<<"Y"
+	run arcturn diff src
+	assert_success
+	assert_line "diff --git a/src/a/one.c b/src/a/one.c"
+	assert_line "diff --git a/src/a/two.c b/src/a/two.c"
+	refute_output --partial "docs/readme"
+	refute_output --partial "digest:"
+	run arcturn diff docs/readme src/a/two.c
+	assert_success
+	[ "$(grep -c '^diff --git' <<<"$output")" = 2 ]
+	run arcturn -C "$WS" diff "$WS/src/a/one.c"
+	assert_success
+	assert_line "+X"
+	[ "$(grep -c '^diff --git' <<<"$output")" = 1 ]
+	run arcturn diff nothing.c
+	assert_failure 1
+	assert_output "arcturn: diff: nothing.c: no pending change there"
+	run arcturn diff /etc/passwd
+	assert_failure 1
+	assert_output "arcturn: diff: /etc/passwd: outside the workspace"
+	run arcturn diff --stat src/a
+	assert_success
+	assert_line " 2 files changed, 2 insertions(+), 1 deletion(-)"
+}
+
+@test "diff PATH with nothing pending at all is refused" {
+	run arcturn diff some/path
+	assert_failure 1
+	assert_output "arcturn: diff: some/path: no pending change there"
+}
+
+@test "--name-only and --name-status list files as git does" {
+	mkdir -p d
+	printf 'x\n' >d/old
+	printf 'm\n' >mode.sh
+	dw d/old <<<"changed"
+	dw d/new <<<"new"
+	dw 'sp ace' <<<"q"
+	run arcturn diff --name-only
+	assert_success
+	assert_output "$(printf 'd/new\nd/old\nsp ace')"
+	run arcturn diff --name-status
+	assert_success
+	assert_output "$(printf 'A\td/new\nM\td/old\nA\tsp ace')"
+	run arcturn diff --name-status d/old
+	assert_success
+	assert_output "$(printf 'M\td/old')"
+	if command -v git >/dev/null; then
+		# the same names git prints for the applied change
+		git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm base
+		expect=$(arcturn diff --name-status)
+		arcturn apply --yes >/dev/null
+		git add -A
+		[ "$(git diff --cached --name-status)" = "$expect" ]
+	fi
+}
+
+@test "declining the apply prompt exits 1 and keeps everything pending" {
+	command -v script >/dev/null || skip "script(1) is missing"
+	printf 'a\n' >f
+	dw f <<<"b"
+	run script -qec "$(printf '%q ' "$ARCTURN_BIN" apply)" /dev/null <<<"k"
+	assert_failure 1
+	assert_output --partial "Kept 1 pending file(s)."
+	[ "$(cat f)" = a ]
+	run arcturn diff --name-only
+	assert_output "f"
+}
