@@ -13,10 +13,13 @@ set -eu
 cd "$(dirname "$0")/.."
 
 # qemu-user-static runs the aarch64 build (tests/qemu/run), openssh-client
-# checks release signatures (tests/release/run).
+# checks release signatures (tests/release/run), mandoc lints the man page
+# and bash-completion, zsh and fish drive the completions
+# (tests/bats/manpage.bats, tests/bats/completion.bats).
 pkgs="make gcc libc6-dev musl-tools dpkg-dev xz-utils patch git python3
 	bubblewrap bats bats-assert bats-support bats-file attr util-linux
-	mingw-w64 wine wine64 qemu-user-static openssh-client"
+	mingw-w64 wine wine64 qemu-user-static openssh-client
+	mandoc bash-completion zsh fish"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
