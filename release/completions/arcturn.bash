@@ -18,12 +18,13 @@ _arcturn_bin()
 	printf 'arcturn\n'
 }
 
-# Session ids, one a line: the first column of `arcturn session list`
-# (ids are lower-case letters, digits and dashes; the header is not).
+# Session ids, one a line: the first column of the lines of `arcturn
+# session list` that read "ID PENDING WORKSPACE" (ids are lower-case
+# letters, digits and dashes; the header is not, nor is anything else).
 _arcturn_sessions()
 {
 	"$(_arcturn_bin "$1")" session list 2>/dev/null </dev/null |
-		awk '$1 ~ /^[a-z0-9][a-z0-9-]*$/ { print $1 }'
+		awk 'NF >= 3 && $1 ~ /^[a-z0-9][a-z0-9-]*$/ && $2 ~ /^[0-9]+$/ { print $1 }'
 }
 
 # COMPREPLY from the words of $1 that start with $2.

@@ -16,9 +16,16 @@ docs_setup() {
 	[ -f "$SRC_DIR/main.c" ] || fail "no $SRC_DIR/main.c (set ARCTURN_SRC_DIR)"
 }
 
+# `arcturn [CMD] --help`, run once per test file.
+help_of() {
+	local f=$BATS_FILE_TMPDIR/help.${1:-all}
+	[ -s "$f" ] || "$ARCTURN_BIN" $1 --help >"$f" || return
+	cat "$f"
+}
+
 # The commands, from the usage lines of `arcturn --help`.
 help_commands() {
-	"$ARCTURN_BIN" --help |
+	help_of |
 		sed -n 's/^ *\(usage: \)\{0,1\}arcturn \([a-z][a-z-]*\).*/\2/p'
 }
 
@@ -35,18 +42,18 @@ options_in() {
 
 # The global options: the first and the last line of `arcturn --help`.
 help_globals() {
-	"$ARCTURN_BIN" --help | sed -n '1p;$p' | sed 's/COMMAND --help//' | options_in
+	help_of | sed -n '1p;$p' | sed 's/COMMAND --help//' | options_in
 }
 
 # The options of one command, from `arcturn CMD --help`, with --help.
 help_options() {
-	{ "$ARCTURN_BIN" "$1" --help; echo --help; } | options_in
+	{ help_of "$1"; echo --help; } | options_in
 }
 
 # The subcommands of one command: lower-case words of its usage line once
 # the options and their values are taken out (`session list|show|rm`).
 help_subcommands() {
-	"$ARCTURN_BIN" "$1" --help | sed -n '1,/^$/p' |
+	help_of "$1" | sed -n '1,/^$/p' |
 		sed -E 's/--?[a-z][a-z-]*([= ][a-z]+(\|[a-z]+)+)?//g' |
 		tr ' |[]' '\n\n\n\n' | grep -xE '[a-z]+' |
 		grep -vx -e usage -e arcturn -e "$1" | sort -u
@@ -55,7 +62,7 @@ help_subcommands() {
 # The values an option lists in help: `--network on|off`,
 # `--color=auto|always|never`; one a line.
 help_values() {	# command option
-	"$ARCTURN_BIN" "$1" --help |
+	help_of "$1" |
 		grep -oE -- "$2[= ][a-z-]+(\\|[a-z-]+)+" | head -1 |
 		sed -E 's/^[^ =]*[ =]//' | tr '|' '\n'
 }
