@@ -92,7 +92,7 @@ _arcturn()
 			_arcturn_words "$(_arcturn_sessions "$bin")" "${cur#*=}"
 			return ;;
 		-*) _arcturn_words "$globals" "$cur" ;;
-		*) _arcturn_words "exec sandbox write edit read diff apply discard session" "$cur" ;;
+		*) _arcturn_words "exec sandbox write edit read diff apply discard session turn rewind undo checkpoints" "$cur" ;;
 		esac
 		return
 	fi
@@ -102,7 +102,8 @@ _arcturn()
 	for ((i = ci + 1; i < cword; i++)); do
 		case ${words[i]} in
 		--) dashdash=1; break ;;
-		--sandbox | --grant | --network | --old | --new | --expect)
+		--sandbox | --grant | --network | --allow-unix | --old | --new | \
+		    --expect | --label)
 			((i++)) ;;
 		-*) ;;
 		*)
@@ -119,7 +120,7 @@ _arcturn()
 			for ((i = ci + 1; i < cword; i++)); do
 				case ${words[i]} in
 				--) i=$((i + 1)); break ;;
-				--sandbox | --grant | --network) ((i++)) ;;
+				--sandbox | --grant | --network | --allow-unix) ((i++)) ;;
 				-*) ;;
 				*) break ;;
 				esac
@@ -137,11 +138,12 @@ _arcturn()
 		--sandbox) _arcturn_words "off workspace-write read-only" "$cur"; return ;;
 		--network) _arcturn_words "on off" "$cur"; return ;;
 		--grant) _arcturn_paths -d; return ;;
+		--allow-unix) _arcturn_paths; return ;;
 		esac
 		case $cur in
 		--sandbox=*) _arcturn_words "off workspace-write read-only" "${cur#*=}" ;;
 		--network=*) _arcturn_words "on off" "${cur#*=}" ;;
-		-*) _arcturn_words "--sandbox --grant --dry-run --require-sandbox --network -- --help -h" "$cur" ;;
+		-*) _arcturn_words "--sandbox --grant --dry-run --require-sandbox --network --allow-unix -- --help -h" "$cur" ;;
 		*) mapfile -t COMPREPLY < <(compgen -c -- "$cur") ;;
 		esac
 		;;
@@ -177,7 +179,8 @@ _arcturn()
 		case $cur in
 		--colo*=*)
 			_arcturn_words "auto always never" "${cur#*=}" ;;
-		-*) _arcturn_words "--full --stat --color --colour --help -h" "$cur" ;;
+		-*) _arcturn_words "--full --stat --name-only --name-status --color --colour --help -h" "$cur" ;;
+		*) _arcturn_paths ;;
 		esac
 		;;
 	apply)
@@ -204,6 +207,26 @@ _arcturn()
 		elif [ $nargs = 1 ] && { [ "$sub" = show ] || [ "$sub" = rm ]; }; then
 			_arcturn_words "$(_arcturn_sessions "$bin")" "$cur"
 		fi
+		;;
+	turn)
+		case $prev in
+		--label) return ;;
+		esac
+		case $cur in
+		--label=*) ;;
+		-*) _arcturn_words "--label --help -h" "$cur" ;;
+		esac
+		;;
+	rewind | undo)
+		# a turn id is a number (arcturn checkpoints lists them)
+		case $cur in
+		-*) _arcturn_words "--force --help -h" "$cur" ;;
+		esac
+		;;
+	checkpoints)
+		case $cur in
+		-*) _arcturn_words "--json --help -h" "$cur" ;;
+		esac
 		;;
 	esac
 }

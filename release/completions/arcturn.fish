@@ -42,7 +42,7 @@ function __arcturn_args
     set -l i (math $c[2] + 1)
     while test $i -le (count $t)
         switch $t[$i]
-            case --sandbox --grant --network --old --new --expect
+            case --sandbox --grant --network --allow-unix --old --new --expect --label
                 set i (math $i + 1)
             case '-*'
             case '*'
@@ -75,7 +75,7 @@ function __arcturn_exec_cmd
     set -l i (math $c[2] + 1)
     while test $i -le (count $t)
         switch $t[$i]
-            case --sandbox --grant --network
+            case --sandbox --grant --network --allow-unix
                 set i (math $i + 1)
             case --
                 return 0
@@ -95,7 +95,7 @@ function __arcturn_exec_complete
     set -l i (math $c[2] + 1)
     while test $i -le (count $t)
         switch $t[$i]
-            case --sandbox --grant --network
+            case --sandbox --grant --network --allow-unix
                 set i (math $i + 1)
             case --
                 set i (math $i + 1)
@@ -152,9 +152,13 @@ complete -c arcturn -n __arcturn_no_cmd -a diff -d 'show pending changes'
 complete -c arcturn -n __arcturn_no_cmd -a apply -d 'apply pending changes'
 complete -c arcturn -n __arcturn_no_cmd -a discard -d 'drop pending changes'
 complete -c arcturn -n __arcturn_no_cmd -a session -d 'list, show, remove sessions'
+complete -c arcturn -n __arcturn_no_cmd -a turn -d 'start a turn'
+complete -c arcturn -n __arcturn_no_cmd -a rewind -d 'restore what turns changed'
+complete -c arcturn -n __arcturn_no_cmd -a undo -d 'take the last turn back'
+complete -c arcturn -n __arcturn_no_cmd -a checkpoints -d 'list the turns'
 
 # Every command takes --help.
-for c in exec sandbox write edit read diff apply discard session
+for c in exec sandbox write edit read diff apply discard session turn rewind undo checkpoints
     complete -c arcturn -n "__arcturn_using $c 0" -s h -l help -d 'show usage'
 end
 
@@ -166,6 +170,7 @@ complete -c arcturn -n $e -l grant -x -a '(__fish_complete_directories)' -d 'als
 complete -c arcturn -n $e -l dry-run -d 'capture writes into the session'
 complete -c arcturn -n $e -l require-sandbox -d 'exit 125 instead of running unconfined'
 complete -c arcturn -n $e -l network -x -a 'on off' -d 'keep or cut network access'
+complete -c arcturn -n $e -l allow-unix -r -F -d 'also allow this unix socket'
 complete -c arcturn -n $e -a '(__fish_complete_command)'
 complete -c arcturn -n __arcturn_exec_cmd -x -a '(__arcturn_exec_complete)'
 
@@ -187,6 +192,8 @@ complete -c arcturn -n '__arcturn_using edit' -l all -d 'replace every occurrenc
 # diff [--full] [--stat] [--color=auto|always|never]
 complete -c arcturn -n '__arcturn_using diff' -l full -d 'no 200-line cap per file'
 complete -c arcturn -n '__arcturn_using diff' -l stat -d 'a diffstat'
+complete -c arcturn -n '__arcturn_using diff' -l name-only -d 'only the paths'
+complete -c arcturn -n '__arcturn_using diff' -l name-status -d 'the paths with their status'
 complete -c arcturn -n '__arcturn_using diff' -l color -d 'colour: =auto, =always, =never'
 complete -c arcturn -n '__arcturn_using diff' -l colour -d 'colour: =auto, =always, =never'
 complete -c arcturn -n '__arcturn_using diff' -a '(__arcturn_color)'
@@ -203,3 +210,9 @@ complete -c arcturn -n '__arcturn_using session 0' -a show -d 'one session and i
 complete -c arcturn -n '__arcturn_using session 0' -a rm -d 'remove a session'
 complete -c arcturn -n '__arcturn_sub session show' -x -a '(__arcturn_sessions)'
 complete -c arcturn -n '__arcturn_sub session rm' -x -a '(__arcturn_sessions)'
+
+# turn [--label TEXT], rewind [TURN] [--force], undo [--force], checkpoints [--json]
+complete -c arcturn -n '__arcturn_using turn' -l label -x -d 'a label for the turn'
+complete -c arcturn -n '__arcturn_using rewind' -l force -d 'restore over conflicts'
+complete -c arcturn -n '__arcturn_using undo' -l force -d 'restore over conflicts'
+complete -c arcturn -n '__arcturn_using checkpoints' -l json -d 'machine-readable list'

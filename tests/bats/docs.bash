@@ -86,7 +86,7 @@ src_table() {
 		on { s = s $0 }
 		on && /};/ { on = 0 }
 		END { while (match(s, /"[^"]*"/)) { print substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH) } }
-	' "$SRC_DIR/config.c"
+	' "$SRC_DIR"/config*.c
 }
 
 # Environment variables the sources read by name: getenv("NAME").
