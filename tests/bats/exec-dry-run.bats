@@ -141,6 +141,26 @@ SCRIPT='rm a; mv b c; mkdir d; rmdir e; chmod +x f; ln -s x y; : >> g; echo new 
 	assert_equal "$(cat o)" mine
 }
 
+@test "a symlink out of the workspace replaced by a directory: captured, applied, nothing written outside" {
+	echo keep >"$OUT/x"
+	ln -s "$OUT" link
+	run arcturn exec --dry-run -- sh -c 'rm link && mkdir link && echo hi > link/x'
+	assert_success
+	run changes
+	assert_output "link deleted
+link dir-added
+link/x added"
+	# the real link and what it leads to are untouched until apply
+	assert_equal "$(readlink link)" "$OUT"
+	assert_equal "$(cat "$OUT/x")" keep
+	run arcturn apply --yes
+	assert_success
+	[ -d link ] && [ ! -L link ]
+	assert_equal "$(cat link/x)" hi
+	assert_equal "$(cat "$OUT/x")" keep
+	assert_equal "$(ls "$OUT")" x
+}
+
 @test "fail closed: no user namespaces -> 125, command not run" {
 	run "$ARCTURN_TOOLS/nosys" -u -- "$ARCTURN_BIN" exec --dry-run -- sh -c "touch '$T/ran'"
 	assert_failure 125
