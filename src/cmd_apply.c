@@ -225,8 +225,8 @@ veto(struct dryrun *x, struct changes *c, const int *sel,
 	struct policy q = x->p;
 	struct roots r;
 	const char *why;
-	char *abs;
-	size_t i;
+	char *abs, *canon;
+	size_t i, j;
 	int rc;
 
 	if (x->p.mode == MODE_OFF)
@@ -238,18 +238,48 @@ veto(struct dryrun *x, struct changes *c, const int *sel,
 	for (i = 0; i < c->n; i++) {
 		if (!sel[i] || c->v[i].refuse != NULL)
 			continue;
+		/*
+		 * The path as apply names it, and canonical as the file
+		 * tools check it (a symlink in the real tree leads the
+		 * check to what it names): refused when either is.
+		 */
+		canon = NULL;
 		if ((abs = path_join(x->p.workspace, c->v[i].path)) == NULL) {
 			roots_free(&r);
 			return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
 		}
+		if (path_canon(abs, PATH_LEXICAL, NULL, &canon) < 0) {
+			mem_free(abs);
+			if (errno == ENOMEM) {
+				roots_free(&r);
+				return dryrun_fail(e, EXIT_USAGE, errno, "",
+				    NULL);
+			}
+			c->v[i].refuse = "cannot be checked against the "
+			    "policy; refused";
+			continue;
+		}
 		rc = roots_check(&r, abs, &why);
+		if (rc == 0)
+			rc = roots_check(&r, canon, &why);
 		mem_free(abs);
+		mem_free(canon);
 		if (rc < 0)
 			c->v[i].refuse = strcmp(why, "protected path") == 0 ?
 			    "protected path; refused" :
 			    "outside the writable roots; refused";
 	}
 	roots_free(&r);
+	/* a hard link to a refused path would give it a second name */
+	for (i = 0; i < c->n; i++) {
+		if (!sel[i] || c->v[i].refuse != NULL ||
+		    c->v[i].link_to == NULL)
+			continue;
+		j = changes_find(c, c->v[i].link_to);
+		if (j < c->n && strcmp(c->v[j].path, c->v[i].link_to) == 0 &&
+		    c->v[j].refuse != NULL)
+			c->v[i].refuse = c->v[j].refuse;
+	}
 	return 0;
 }
 

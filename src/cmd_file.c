@@ -280,10 +280,14 @@ cmd_write(struct cli *c)
 	/* the checkpoint store's lock is held until the write is recorded */
 	if (r == 0 && checkpoint_before(&x, rel, path, &h, &e) < 0)
 		goto out;
-	/* what a killed write or apply left next to it */
-	wsview_sweep(&v, rel);
 	/* streamed: the content is never held in memory whole */
 	put(&v, rel, NULL, 0, STDIN_FILENO, path, &g, &e);
+	/*
+	 * What a killed write or apply left next to it: only once the
+	 * write got through, in the folder the policy check passed.
+	 */
+	if (e.status == 0)
+		wsview_sweep(&v, rel);
 	checkpoint_after(h, &x, "write", rel, path);
 out:
 	dryrun_report("write", &e);

@@ -422,8 +422,8 @@ apply_ckpt(struct config_ctx *c, const struct jsonfile *f, const cJSON *v, size_
 	for (m = v->child; m != NULL; m = m->next) {
 		d = cJSON_IsNumber(m) ? m->valuedouble : -1;
 		if ((strcmp(m->string, "keep") != 0 &&
-		    strcmp(m->string, "maxBytes") != 0) || d < 0 ||
-		    d != (double)(unsigned long long)d || d > 9e15 ||
+		    strcmp(m->string, "maxBytes") != 0) || d < 0 || d > 9e15 ||
+		    d != (double)(unsigned long long)d ||
 		    (m->string[0] == 'k' && (d < 1 || d > 1e6))) {
 			ferr(c, f, f->at[e].off, "\"checkpoints\": \"keep\" "
 			    "(1 to 1000000) and \"maxBytes\" (bytes, 0: no "

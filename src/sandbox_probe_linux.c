@@ -132,44 +132,11 @@ facts(struct sandbox_report *r, int *abi, int *mount)
 		    strerror(errno));
 }
 
-static void
-bwrap_guarantees(struct sandbox_report *r, const struct policy *p)
-{
-	static const struct sandbox_claim c[] = {
-		{ SG_WRITES, 1, "bwrap: / bound read-only, roots bound "
-		    "read-write" },
-		{ SG_METADATA, 1, "read-only bind mounts refuse chmod, chown, "
-		    "utimes and xattrs" },
-		{ SG_PROTECTED, 1, "bound read-only on top of the roots" },
-		{ SG_TRUNCATION, 1, "read-only bind mounts" },
-		{ SG_DEVICES, 1, "--dev gives a minimal /dev" },
-		{ SG_SIGNALS, 1, "bwrap --unshare-pid: processes outside are "
-		    "out of reach" },
-		{ SG_TIOCSTI, 1, "seccomp filter of arcturn's init in the "
-		    "sandbox" },
-		{ SG_NETWORK_OFF, 1, "bwrap --unshare-net" },
-		{ SG_UNIX_SOCKETS, 1, "seccomp gate: arcturn's init in the "
-		    "sandbox connects, binds and sends datagrams for the "
-		    "command after pinning the target (one race left on "
-		    "sends, README)" },
-		{ SG_IPC, 1, "bwrap --unshare-ipc, and a /dev/shm of its own" },
-		{ SG_LIFETIME, 1, "bwrap --unshare-pid --die-with-parent: "
-		    "arcturn's init ends every process of the command when "
-		    "the command or arcturn ends" },
-	};
-
-	sandbox_claims(r, c, sizeof c / sizeof c[0]);
-	if (p->network)
-		sandbox_guarantee(r, SG_ABSTRACT, 0, "with the network on, "
-		    "bwrap shares the network namespace, and with it the "
-		    "abstract sockets (X11's @/tmp/.X11-unix/X0, D-Bus) of "
-		    "every process outside; --network off cuts them");
-	else
-		sandbox_guarantee(r, SG_ABSTRACT, 1, "bwrap --unshare-net: a "
-		    "network namespace of its own");
-}
-
-/* How the helper decides about pathname unix sockets here. */
+/*
+ * How the helper decides about pathname unix sockets here: Landlock's
+ * RESOLVE_UNIX from its ABI (abi), else the seccomp gate; under bwrap abi
+ * is 0 (the helper is init there and always runs the gate).
+ */
 static void
 unix_guarantee(struct sandbox_report *r, int abi)
 {
@@ -195,6 +162,40 @@ unix_guarantee(struct sandbox_report *r, int abi)
 		    "supervisor connects, binds and sends datagrams for the "
 		    "command after pinning the target (one race left on "
 		    "sends, README)");
+}
+
+static void
+bwrap_guarantees(struct sandbox_report *r, const struct policy *p)
+{
+	static const struct sandbox_claim c[] = {
+		{ SG_WRITES, 1, "bwrap: / bound read-only, roots bound "
+		    "read-write" },
+		{ SG_METADATA, 1, "read-only bind mounts refuse chmod, chown, "
+		    "utimes and xattrs" },
+		{ SG_PROTECTED, 1, "bound read-only on top of the roots" },
+		{ SG_TRUNCATION, 1, "read-only bind mounts" },
+		{ SG_DEVICES, 1, "--dev gives a minimal /dev" },
+		{ SG_SIGNALS, 1, "bwrap --unshare-pid: processes outside are "
+		    "out of reach" },
+		{ SG_TIOCSTI, 1, "seccomp filter of arcturn's init in the "
+		    "sandbox" },
+		{ SG_NETWORK_OFF, 1, "bwrap --unshare-net" },
+		{ SG_IPC, 1, "bwrap --unshare-ipc, and a /dev/shm of its own" },
+		{ SG_LIFETIME, 1, "bwrap --unshare-pid --die-with-parent: "
+		    "arcturn's init ends every process of the command when "
+		    "the command or arcturn ends" },
+	};
+
+	sandbox_claims(r, c, sizeof c / sizeof c[0]);
+	unix_guarantee(r, 0);
+	if (p->network)
+		sandbox_guarantee(r, SG_ABSTRACT, 0, "with the network on, "
+		    "bwrap shares the network namespace, and with it the "
+		    "abstract sockets (X11's @/tmp/.X11-unix/X0, D-Bus) of "
+		    "every process outside; --network off cuts them");
+	else
+		sandbox_guarantee(r, SG_ABSTRACT, 1, "bwrap --unshare-net: a "
+		    "network namespace of its own");
 }
 
 /* git, missing protected paths, the state dir: a mount layer or bwrap. */

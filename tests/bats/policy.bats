@@ -155,6 +155,22 @@ t_hooks_missing() {
 	assert_line --partial ".git/commondir"
 }
 
+@test "helper: apply refuses a hard link to a path protected since the dry run" {
+	use_backend helper
+	run arcturn exec --dry-run -- sh -c 'echo s > p; ln p q; echo t > r'
+	assert_success
+	# protected after capture: its hard link must not give it a second name
+	echo '{"protect": ["p"]}' >.arcturn.json
+	run arcturn apply --yes
+	echo "$output"
+	assert_failure 1
+	assert_line "arcturn: apply: p: protected path; refused"
+	assert_line "arcturn: apply: q: protected path; refused"
+	assert_line "Applied 1, failed 2. Pending changes kept."
+	[ ! -e p ] && [ ! -e q ]
+	assert_equal "$(cat r)" t
+}
+
 # the file tools: write --dry-run .git/config + apply --yes
 @test "write --dry-run .git/config with a payload, then apply --yes: refused" {
 	git_repo "$WS"
