@@ -33,7 +33,6 @@
 #include "review.h"
 #include "roots.h"
 #include "session.h"
-#include "wsview.h"
 
 /*
  * Ask on the terminal: /dev/tty, else stdin when it is one. Returns 1
@@ -141,38 +140,6 @@ check_expect(struct dryrun *x, struct changes *c, const char *expect,
 	return 0;
 }
 
-/* Select the changes the paths name (all when there are none): sel. */
-static int
-select_paths(struct dryrun *x, struct changes *c, char **argv, size_t np,
-    int *sel, struct dryrun_err *e)
-{
-	char **paths;
-	size_t i;
-	long unmatched = -1;
-	int r = 0;
-
-	if ((paths = mem_calloc(np + 1, sizeof *paths)) == NULL)
-		return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
-	for (i = 0; r == 0 && i < np; i++) {
-		r = wsview_resolve(x->p.workspace, argv[i], &paths[i]);
-		if (r < 0)
-			dryrun_fail(e, EXIT_REFUSED, errno, argv[i], NULL);
-		else if (r > 0)
-			dryrun_fail(e, EXIT_REFUSED, 0, argv[i],
-			    "outside the workspace");
-	}
-	if (r == 0) {
-		plan_select(c, paths, np, sel, &unmatched);
-		if (unmatched >= 0)
-			r = dryrun_fail(e, EXIT_REFUSED, 0, argv[unmatched],
-			    "no pending change there");
-	}
-	for (i = 0; i < np; i++)
-		mem_free(paths[i]);
-	mem_free(paths);
-	return r == 0 ? 0 : e->status;
-}
-
 static void
 apply_failed(const char *path, int err, const char *reason, void *arg)
 {
@@ -240,8 +207,9 @@ veto(struct dryrun *x, struct changes *c, const int *sel,
 			continue;
 		/*
 		 * The path as apply names it, and canonical as the file
-		 * tools check it (a symlink in the real tree leads the
-		 * check to what it names): refused when either is.
+		 * tools check it: a symlink in the real tree must not lead
+		 * a change onto a protected path. (One that leads out of
+		 * the workspace is apply's own refusal, which names it.)
 		 */
 		canon = NULL;
 		if ((abs = path_join(x->p.workspace, c->v[i].path)) == NULL) {
@@ -260,8 +228,9 @@ veto(struct dryrun *x, struct changes *c, const int *sel,
 			continue;
 		}
 		rc = roots_check(&r, abs, &why);
-		if (rc == 0)
-			rc = roots_check(&r, canon, &why);
+		if (rc == 0 && roots_check(&r, canon, &why) < 0 &&
+		    strcmp(why, "protected path") == 0)
+			rc = -1;
 		mem_free(abs);
 		mem_free(canon);
 		if (rc < 0)
@@ -404,8 +373,8 @@ cmd_apply(struct cli *c)
 		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
 		goto out;
 	}
-	if (select_paths(&x, &ch, c->argv + optind, (size_t)(c->argc - optind),
-	    sel, &e) != 0)
+	if (dryrun_select(&x, &ch, c->argv + optind,
+	    (size_t)(c->argc - optind), sel, &e) != 0)
 		goto out;
 	nsel = plan_count(&ch, sel);
 	if (yes || ask(&apply_q, nsel, c->quiet, &e) > 0)

@@ -30,7 +30,6 @@
 #include "plan.h"
 #include "review.h"
 #include "udiff.h"
-#include "wsview.h"
 
 #define CAP_DEFAULT	200
 
@@ -62,29 +61,12 @@ static int
 limit(struct dryrun *x, struct changes *c, char **argv, size_t np,
     struct dryrun_err *e)
 {
-	char **paths;
 	size_t i, j;
-	long unmatched = -1;
-	int *sel = NULL, r = 0;
+	int *sel, r;
 
-	if ((paths = mem_calloc(np + 1, sizeof *paths)) == NULL ||
-	    (sel = mem_calloc(c->n + 1, sizeof *sel)) == NULL) {
-		mem_free(paths);
+	if ((sel = mem_calloc(c->n + 1, sizeof *sel)) == NULL)
 		return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
-	}
-	for (i = 0; r == 0 && i < np; i++) {
-		r = wsview_resolve(x->p.workspace, argv[i], &paths[i]);
-		if (r < 0)
-			dryrun_fail(e, EXIT_REFUSED, errno, argv[i], NULL);
-		else if (r > 0)
-			dryrun_fail(e, EXIT_REFUSED, 0, argv[i],
-			    "outside the workspace");
-	}
-	if (r == 0 && plan_select(c, paths, np, sel, &unmatched) < 0)
-		r = dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
-	else if (r == 0 && unmatched >= 0)
-		r = dryrun_fail(e, EXIT_REFUSED, 0, argv[unmatched],
-		    "no pending change there");
+	r = dryrun_select(x, c, argv, np, sel, e);
 	if (r == 0) {
 		c->count = 0;
 		for (i = j = 0; i < c->n; i++) {
@@ -99,9 +81,6 @@ limit(struct dryrun *x, struct changes *c, char **argv, size_t np,
 		}
 		c->n = j;
 	}
-	for (i = 0; i < np; i++)
-		mem_free(paths[i]);
-	mem_free(paths);
 	mem_free(sel);
 	return r == 0 ? 0 : -1;
 }

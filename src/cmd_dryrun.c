@@ -23,6 +23,7 @@
 #include "fsx.h"
 #include "mem.h"
 #include "path.h"
+#include "plan.h"
 #include "sandbox.h"
 #include "session.h"
 #include "session_run.h"
@@ -286,6 +287,36 @@ dryrun_changes(struct dryrun *x, const char *what, int lockop,
 		return DRYRUN_ERR;
 	}
 	return DRYRUN_GOT;
+}
+
+int
+dryrun_select(struct dryrun *x, struct changes *c, char **argv, size_t np,
+    int *sel, struct dryrun_err *e)
+{
+	char **paths;
+	size_t i;
+	long unmatched = -1;
+	int r = 0;
+
+	if ((paths = mem_calloc(np + 1, sizeof *paths)) == NULL)
+		return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+	for (i = 0; r == 0 && i < np; i++) {
+		r = wsview_resolve(x->p.workspace, argv[i], &paths[i]);
+		if (r < 0)
+			dryrun_fail(e, EXIT_REFUSED, errno, argv[i], NULL);
+		else if (r > 0)
+			dryrun_fail(e, EXIT_REFUSED, 0, argv[i],
+			    "outside the workspace");
+	}
+	if (r == 0 && plan_select(c, paths, np, sel, &unmatched) < 0)
+		r = dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+	else if (r == 0 && unmatched >= 0)
+		r = dryrun_fail(e, EXIT_REFUSED, 0, argv[unmatched],
+		    "no pending change there");
+	for (i = 0; i < np; i++)
+		mem_free(paths[i]);
+	mem_free(paths);
+	return r == 0 ? 0 : -1;
 }
 
 int

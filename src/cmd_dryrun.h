@@ -111,6 +111,15 @@ int	dryrun_resolve(struct dryrun *, const char *path, int dry, char **rel,
 	    struct dryrun_err *);
 
 /*
+ * Select in sel (c->n entries) the changes at or beneath the paths the
+ * user named, argv[0..np-1] (plan_select's choice: every change when np
+ * is 0). A path outside the workspace, or one that selects nothing, is
+ * refused (EXIT_REFUSED). 0, or -1 with e filled.
+ */
+int	dryrun_select(struct dryrun *, struct changes *, char **argv,
+	    size_t np, int *sel, struct dryrun_err *);
+
+/*
  * strerror, with a hint where the bare text misleads: EMFILE/ENFILE "out
  * of file descriptors (raise the limit: ulimit -n)".
  */
