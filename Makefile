@@ -27,13 +27,17 @@ XWARN    =
 EXTRA_CFLAGS =
 # The Linux binary is built for size, as the helper is: each release file
 # stays at most 400 KB with the helper in it (release/build.sh checks).
-CFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) -fno-asynchronous-unwind-tables \
+# No unwind tables (C, nothing unwinds) and no compiler ident. -Os is on
+# the link lines too: zig cc links in debug mode without it, and its lld
+# then merges no strings (27 KB of .comment alone in the aarch64 binary).
+SIZEFLAGS = -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-ident
+CFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) $(SIZEFLAGS) \
            -ffunction-sections -fdata-sections -Isrc -Ilandlock-helper \
            -I$(BUILD) -I$(DEPS)/include $(EXTRA_CFLAGS)
-LDFLAGS  = -static -s -Wl,--gc-sections
-HFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) -fno-asynchronous-unwind-tables \
+LDFLAGS  = -Os -static -s -Wl,--gc-sections
+HFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) $(SIZEFLAGS) \
            -ffunction-sections -fdata-sections $(EXTRA_CFLAGS)
-HLDFLAGS = -static -s -Wl,--gc-sections
+HLDFLAGS = -Os -static -s -Wl,--gc-sections
 # Unit tests build with the host compiler and sanitizers (leak checks
 # included), against host-built copies of the same pinned dependencies.
 TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \

@@ -267,6 +267,8 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	snprintf(sn, sizeof sn, "session %s", x->id);
 	if (veto(x, c, sel, e) != 0)
 		return;
+	/* what a killed apply left, also beside paths it finished */
+	dryrun_sweep(x);
 	if (keep_open(&x->s, &k) < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
 		return;
@@ -363,6 +365,7 @@ cmd_apply(struct cli *c)
 		if (!c->quiet)
 			printf("No pending changes.\n");
 		if (r == DRYRUN_GOT && optind == c->argc) {
+			dryrun_sweep(&x);
 			x.open = 0;
 			session_remove(&x.s);
 		}
@@ -473,7 +476,7 @@ cmd_discard(struct cli *c)
 		goto out;
 	/* what a killed apply of these changes left in the workspace */
 	if (listed)
-		dryrun_sweep(x.rootfd, &ch);
+		dryrun_sweep(&x);
 	x.open = 0;
 	snprintf(sn, sizeof sn, "session %s", x.id);
 	if (session_remove(&x.s) < 0) {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
@@ -31,6 +32,7 @@
 #include "checkpoint.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
+#include "fsx.h"
 #include "mem.h"
 #include "path.h"
 #include "roots.h"
@@ -292,6 +294,34 @@ check_paths(struct dryrun *x, struct ckpt *ck, struct rw_path *p, size_t n,
 	return conflicts;
 }
 
+/*
+ * Remove the temp files a killed rewind left next to the paths that need
+ * no restoring now (apply_run sweeps the directories it writes in).
+ */
+static void
+sweep_skipped(int rootfd, const struct rw_path *p, size_t n)
+{
+	struct stat st;
+	dev_t dev = 0;
+	ino_t ino = 0;
+	const char *name;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		if (!p[i].skip || p[i].why != NULL ||
+		    (fd = fsx_open_parent(rootfd, p[i].path, 0, &name)) < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && (st.st_dev != dev ||
+		    st.st_ino != ino)) {
+			dev = st.st_dev;
+			ino = st.st_ino;
+			(void)fsx_sweep_tmp(fd);
+		}
+		close(fd);
+	}
+}
+
 /* Items for apply_run: one per path to restore. */
 static struct apply_item *
 items_for(struct ckpt *ck, struct rw_path *p, size_t n, size_t *ni)
@@ -410,6 +440,7 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 		dryrun_fail(&e, EXIT_REFUSED, errno, "", NULL);
 		goto out;
 	}
+	sweep_skipped(x.rootfd, p, n);
 	for (i = 0; i < ni; i++)
 		if (it[i].failed)
 			warnx("%s: %s: %s", what, it[i].path, it[i].reason);

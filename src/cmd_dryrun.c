@@ -354,33 +354,62 @@ dryrun_resolve(struct dryrun *x, const char *path, int dry, char **rel,
 	return r;
 }
 
-void
-dryrun_sweep(int rootfd, const struct changes *c)
+/* Keep the names of directories (not whiteouts, not opaque markers). */
+static int
+is_dir(int dirfd, const char *name, void *arg)
 {
-	const char *name, *prev = NULL;
-	size_t i, plen = 0, l;
-	char *slash;
-	int fd;
+	struct stat st;
 
-	for (i = 0; i < c->n; i++) {
-		slash = strrchr(c->v[i].path, '/');
-		l = slash == NULL ? 0 : (size_t)(slash - c->v[i].path);
-		/* changes come in path order: each directory once in a row */
-		if (prev != NULL && l == plen && memcmp(prev, c->v[i].path,
-		    l) == 0)
-			continue;
-		prev = c->v[i].path;
-		plen = l;
-		if ((fd = fsx_open_parent(rootfd, c->v[i].path, 0,
-		    &name)) >= 0) {
-			fsx_sweep_tmp(fd);
-			close(fd);
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode);
+}
+
+/*
+ * Sweep the real directory rfd, then each one below it that the upper
+ * directory ufd has too. Both fds are closed. Never follows a symlink in
+ * the real tree (O_NOFOLLOW on every step) and stops SWEEP_DEPTH levels
+ * down: two fds per level.
+ */
+#define SWEEP_DEPTH	128
+
+static void
+sweep_dir(int ufd, int rfd, int depth)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+	int u, r;
+
+	(void)fsx_sweep_tmp(rfd);
+	if (depth < SWEEP_DEPTH && fsx_list(ufd, is_dir, NULL, &names,
+	    &n) == 0) {
+		for (i = 0; i < n; i++) {
+			u = openat(ufd, names[i], O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+			r = u < 0 ? -1 : openat(rfd, names[i], O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (r >= 0)
+				sweep_dir(u, r, depth + 1);
+			else if (u >= 0)
+				close(u);
 		}
+		fsx_names_free(names, n);
 	}
-	if ((fd = dup(rootfd)) >= 0) {
-		fsx_sweep_tmp(fd);
-		close(fd);
+	close(ufd);
+	close(rfd);
+}
+
+void
+dryrun_sweep(const struct dryrun *x)
+{
+	int u, r;
+
+	if ((u = dup(x->s.upperfd)) < 0)
+		return;
+	if ((r = dup(x->rootfd)) < 0) {
+		close(u);
+		return;
 	}
+	sweep_dir(u, r, 0);
 }
 
 void

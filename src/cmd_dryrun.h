@@ -125,8 +125,12 @@ int	dryrun_select(struct dryrun *, struct changes *, char **argv,
  */
 const char *dryrun_strerror(int err);
 
-/* Remove the temp files a killed apply left in the dirs of c's changes. */
-void	dryrun_sweep(int rootfd, const struct changes *c);
+/*
+ * Remove the temp files a killed apply left in the real workspace: in
+ * every directory the session's upper tree has, whether or not a change
+ * is pending there still (a path a killed apply finished is no change).
+ */
+void	dryrun_sweep(const struct dryrun *x);
 
 /* changes_warn_fn printing `arcturn: WHAT: path: what (reason)`. */
 void	dryrun_list_warn(const char *path, int err, const char *what,

@@ -79,7 +79,7 @@ unpack() {	# pkg ver -> directory with Debian's patches applied
 
 ver_of() { awk -v p="$1" '$1 == p { print $2; exit }' "$lock"; }
 
-cflags="-O2 -fPIC -fno-strict-aliasing -w"
+cflags="-O2 -fPIC -fno-strict-aliasing -w -fno-ident -ffunction-sections -fdata-sections"
 
 d=$(unpack cjson "$(ver_of cjson)")
 $cc $cflags -c "$d/cJSON.c" -o "$out/src/cJSON.o"

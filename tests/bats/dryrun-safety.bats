@@ -190,6 +190,37 @@ damaged() {
 	assert_equal "$(cat f)" base
 }
 
+@test "leftovers beside paths a killed apply finished: the next apply removes them" {
+	mkdir -p sub/deep other
+	echo old >sub/deep/f
+	echo old >other/g
+	dw sub/deep/f <<<"new"
+	dw other/g <<<"new"
+	# a killed apply had swapped f in (it is no change now) and left the
+	# content it replaced under a temp name; g is still pending
+	echo new >sub/deep/f
+	echo old >sub/deep/.arcturn-tmp-aaaaaaaaaaaaaaaa
+	run arcturn apply --yes
+	assert_success
+	[ ! -e sub/deep/.arcturn-tmp-aaaaaaaaaaaaaaaa ]
+	assert_equal "$(cat other/g)" new
+	# the same when nothing is pending any more
+	dw sub/deep/f <<<"newer"
+	echo newer >sub/deep/f
+	: >sub/deep/.arcturn-tmp-bbbbbbbbbbbbbbbb
+	run arcturn apply --yes
+	assert_success
+	assert_output --partial "No pending changes"
+	[ ! -e sub/deep/.arcturn-tmp-bbbbbbbbbbbbbbbb ]
+	# a symlink in the real tree is not followed by the sweep
+	mkdir -p "$BATS_TEST_TMPDIR/out"
+	: >"$BATS_TEST_TMPDIR/out/.arcturn-tmp-cccccccccccccccc"
+	dw link/x <<<"y"
+	ln -s "$BATS_TEST_TMPDIR/out" link
+	run arcturn apply --yes
+	[ -e "$BATS_TEST_TMPDIR/out/.arcturn-tmp-cccccccccccccccc" ]
+}
+
 @test "leftover .arcturn-tmp-* files: discard and the next write remove them" {
 	mkdir sub
 	echo user >sub/u

@@ -166,7 +166,8 @@ for p in (ws + "/rename", ws + "/link", ws + "/dir/default"):
 	echo "$output"
 	[ ! -e "$OUT/moved" ]
 	# the server outside is still there to be reached: the test is real
-	run "$ARCTURN_BIN" exec --allow-unix "$TMPDIR" -- sh -c \
+	# (at its new name when the rename above went through)
+	run "$ARCTURN_BIN" exec --allow-unix "$TMPDIR" --allow-unix "$WS" -- sh -c \
 	    "tmux -S '$WS/rename' run-shell 'id > $OUT/real' 2>/dev/null ||
 	     tmux -S '$sock' run-shell 'id > $OUT/real'"
 	echo "$output"
