@@ -190,6 +190,39 @@ damaged() {
 	assert_equal "$(cat f)" base
 }
 
+@test "EMFILE: exec --dry-run with too few fds never leaves a change to apply blind" {
+	have_dry_exec
+	local n seen0=0 seen125=0 incomplete=0
+	for n in 6 7 8 9 10 11 12 13 14 15 16 20 32; do
+		echo base >f
+		run bash -c "ulimit -n $n; exec '$ARCTURN_BIN' exec --dry-run -- sh -c 'echo mine >f'"
+		assert_equal "$(cat f)" base
+		case $status in
+		0) seen0=$((seen0 + 1)) ;;
+		125)
+			seen125=$((seen125 + 1))
+			assert_line --regexp '^arcturn: '
+			case $output in *"incomplete: could not record"*)
+				incomplete=$((incomplete + 1)) ;;
+			esac
+			;;
+		*) echo "ulimit -n $n: exit $status: $output"; return 1 ;;
+		esac
+		# the user edits f afterwards: a change with no record of its
+		# base must not land over that edit
+		echo theirs >f
+		run arcturn apply --yes
+		if [ "$(cat f)" != theirs ]; then
+			echo "ulimit -n $n: apply overwrote the user's edit: $output"
+			return 1
+		fi
+		arcturn discard --yes >/dev/null
+	done
+	# every case was reached: too few fds to start, enough to run the
+	# command but not to record its changes, and enough
+	[ "$seen125" -gt 0 ] && [ "$seen0" -gt 0 ] && [ "$incomplete" -gt 0 ]
+}
+
 @test "leftovers beside paths a killed apply finished: the next apply removes them" {
 	mkdir -p sub/deep other
 	echo old >sub/deep/f
