@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#endif
 
 #include "cmd_dryrun.h"
 #include "mcp.h"
@@ -334,27 +331,6 @@ handle(struct state *st, const char *line, size_t len)
 	cJSON_Delete(m);
 }
 
-static int
-self_path(char *buf, size_t size)
-{
-#ifdef __APPLE__
-	uint32_t n = (uint32_t)size;
-	char tmp[PATH_MAX];
-
-	if (_NSGetExecutablePath(buf, &n) != 0 || realpath(buf, tmp) == NULL)
-		return -1;
-	snprintf(buf, size, "%s", tmp);
-	return 0;
-#else
-	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
-
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-#endif
-}
-
 /*
  * The workspace, its config and policy are checked once here, so that a
  * server that cannot work says so at once (each call loads them again).
@@ -412,7 +388,7 @@ cmd_mcp(struct cli *c)
 		warn("mcp: %s", c->dir != NULL ? c->dir : ".");
 		return EXIT_USAGE;
 	}
-	if (self_path(srv.self, sizeof srv.self) < 0) {
+	if (mcp_self_path(srv.self, sizeof srv.self) < 0) {
 		warn("mcp: the arcturn binary's own path");
 		free(srv.dir);
 		return EXIT_USAGE;

@@ -33,6 +33,8 @@
 #ifndef ARCTURN_MCP_H
 #define ARCTURN_MCP_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 
 #include <cJSON.h>
@@ -109,6 +111,16 @@ struct mcp_run {
 /* Run it; 0 once it ran and was reaped, -1 with errno if it could not. */
 int	mcp_run(const struct mcp_server *, struct mcp_run *);
 void	mcp_run_free(struct mcp_run *);
+
+/*
+ * The platform's part (mcp_linux.c, mcp_macos.c). mcp_self_path: the
+ * absolute path of the running binary into buf, 0 or -1 with errno.
+ * mcp_child_tie, in a child of the server: have it killed when the server
+ * dies where the OS can (Linux: PR_SET_PDEATHSIG); -1 when it cannot or
+ * parent is gone already.
+ */
+int	mcp_self_path(char *buf, size_t size);
+int	mcp_child_tie(pid_t parent);
 
 /*
  * buf (len bytes) as a NUL-terminated UTF-8 string: with lossy, every

@@ -62,12 +62,15 @@ sink_read(struct sink *s)
 }
 
 static void
-child(const struct mcp_server *srv, struct mcp_run *r, int in, int out,
-    int err)
+child(const struct mcp_server *srv, struct mcp_run *r, pid_t parent, int in,
+    int out, int err)
 {
 	sigset_t none;
 
 	setpgid(0, 0);
+	/* the server gone (killed): its calls end too, where the OS can */
+	if (mcp_child_tie(parent) < 0)
+		_exit(125);
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -77,6 +80,22 @@ child(const struct mcp_server *srv, struct mcp_run *r, int in, int out,
 		_exit(125);
 	execv(srv->self, r->argv);
 	_exit(125);
+}
+
+/* pipe2(O_CLOEXEC) where there is none (macOS): one thread, no race. */
+static int
+cloexec_pipe(int p[2])
+{
+	if (pipe(p) < 0)
+		return -1;
+	if (fcntl(p[0], F_SETFD, FD_CLOEXEC) < 0 ||
+	    fcntl(p[1], F_SETFD, FD_CLOEXEC) < 0) {
+		close(p[0]);
+		close(p[1]);
+		p[0] = p[1] = -1;
+		return -1;
+	}
+	return 0;
 }
 
 static void
@@ -96,7 +115,7 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 	int i, n, wst, infd, save, killed = 0;
 	size_t inoff = 0;
 	long deadline, grace = 0, left;
-	pid_t pid;
+	pid_t pid, parent;
 
 	r->out = r->err = NULL;
 	r->outlen = r->errlen = r->out_total = r->err_total = 0;
@@ -105,13 +124,14 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 	r->sig = 0;
 	if ((r->out = mem_alloc(r->cap + 1)) == NULL ||
 	    (r->err = mem_alloc(r->cap + 1)) == NULL ||
-	    pipe2(pin, O_CLOEXEC) < 0 || pipe2(pout, O_CLOEXEC) < 0 ||
-	    pipe2(perr, O_CLOEXEC) < 0)
+	    cloexec_pipe(pin) < 0 || cloexec_pipe(pout) < 0 ||
+	    cloexec_pipe(perr) < 0)
 		goto fail;
+	parent = getpid();
 	if ((pid = fork()) < 0)
 		goto fail;
 	if (pid == 0)
-		child(srv, r, pin[0], pout[1], perr[1]);
+		child(srv, r, parent, pin[0], pout[1], perr[1]);
 	setpgid(pid, pid);	/* either side may win the race: both set it */
 	close_fd(&pin[0]);
 	close_fd(&pout[1]);
