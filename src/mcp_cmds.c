@@ -138,11 +138,12 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	if (rc < 0)
 		return mcp_fail("arcturn: exec: cannot run %s: %s", srv->self,
 		    strerror(errno));
-	/* arcturn itself failed, or the command could not run or be found */
+	/*
+	 * arcturn itself failed, or the command could not run or be found,
+	 * and exec said so (a command's own 125 to 127 is its result)
+	 */
 	if (r.status >= EXIT_OWN && r.status <= EXIT_NOTFOUND &&
-	    (mcp_child_line("exec", &r, line, sizeof line),
-	    strncmp(line, "arcturn: exec: ", 15) == 0 ||
-	    strncmp(r.err, "arcturn: ", 9) == 0)) {
+	    mcp_child_line("exec", &r, line, sizeof line) == 1) {
 		mcp_run_free(&r);
 		return mcp_result(NULL, line, 1);
 	}

@@ -311,8 +311,11 @@ mcp_argv(const struct mcp_server *srv, char *const *words, size_t nwords,
 	return v;
 }
 
-/* The error line a failed child printed last (or one saying how it ended). */
-void
+/*
+ * The error line a failed child printed last (or one saying how it
+ * ended): 1 when it printed one, else 0.
+ */
+int
 mcp_child_line(const char *what, const struct mcp_run *r, char *buf,
     size_t size)
 {
@@ -328,12 +331,15 @@ mcp_child_line(const char *what, const struct mcp_run *r, char *buf,
 	if (best != NULL) {
 		n = strcspn(best, "\n");
 		snprintf(buf, size, "%.*s", (int)n, best);
-	} else if (r->sig != 0)
+		return 1;
+	}
+	if (r->sig != 0)
 		snprintf(buf, size, "arcturn: %s: killed by signal %d", what,
 		    r->sig);
 	else
 		snprintf(buf, size, "arcturn: %s: failed with exit status %d",
 		    what, r->status);
+	return 0;
 }
 
 /*
@@ -454,7 +460,8 @@ apply_edits(const cJSON *edits, const char *path, const char *buf,
 		olen = strlen(o->valuestring);
 		nlen = strlen(nw->valuestring);
 		hit = strstr(cur, o->valuestring);
-		again = hit != NULL ? strstr(hit + 1, o->valuestring) : NULL;
+		/* counted as `arcturn edit` counts: without overlaps */
+		again = hit != NULL ? strstr(hit + olen, o->valuestring) : NULL;
 		if (hit == NULL || again != NULL) {
 			*fail = mcp_fail("arcturn: edit: %s: edit %zu: %s", path,
 			    k, hit == NULL ? "old text not found" : "old text "

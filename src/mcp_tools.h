@@ -42,8 +42,11 @@ int	mcp_dry(const struct mcp_server *);
 char	**mcp_argv(const struct mcp_server *, char *const *words,
 	    size_t nwords, char *const *more, size_t nmore);
 
-/* The one line a failed child said (its last `arcturn: ` error line). */
-void	mcp_child_line(const char *what, const struct mcp_run *, char *buf,
+/*
+ * The one line a failed child said (its last `arcturn: ` line that is not
+ * a warning): 1; else a line saying how it ended: 0.
+ */
+int	mcp_child_line(const char *what, const struct mcp_run *, char *buf,
 	    size_t size);
 
 /*

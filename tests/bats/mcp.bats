@@ -160,6 +160,10 @@ sc() {	# id field: the structuredContent's field
 	[ "$(reply 3 .result.isError)" = true ]
 	run reply 3 '.result.content[0].text'
 	assert_output '"arcturn: edit: e.txt: edit 1: old text not found"'
+	# occurrences are counted as arcturn edit counts them: no overlaps
+	printf 'aaa\n' >o.txt
+	{ echo "$INIT"; call 1 edit_file '{"path":"o.txt","edits":[{"oldText":"aa","newText":"b"}]}'; } | serve
+	[ "$(cat o.txt)" = ba ]
 }
 
 @test "run_command: status, output, confinement, timeout, and isError when it cannot run" {
@@ -171,6 +175,7 @@ sc() {	# id field: the structuredContent's field
 		call 4 run_command "$(jq -cn --arg o "$OUT/w" '{command: ["sh", "-c", "echo x >\"$0\"", $o]}')"
 		call 5 run_command '{"command":["pwd"],"cwd":"sub"}'
 		call 6 sandbox_status '{}'
+		call 7 run_command '{"command":["sh","-c","exit 127"]}'
 	} | serve
 	[ "$(sc 1 exitCode)" = 3 ]
 	[ "$(sc 1 stdout)" = '"out\nin\n"' ]
@@ -193,6 +198,9 @@ sc() {	# id field: the structuredContent's field
 	[ "$(sc 3 signal)" = 9 ]
 	[ "$(reply 5 .result.isError)" = true ]
 	reply 5 '.result.content[0].text' | grep -q 'cwd: sub'
+	# a command's own 127 is its result, not a tool failure
+	[ "$(sc 7 exitCode)" = 127 ]
+	[ "$(reply 7 .result.isError)" = null ]
 }
 
 @test "run_command caps a 10 MB stdout at 1 MiB and says so" {
