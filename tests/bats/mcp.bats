@@ -248,6 +248,25 @@ sc() {	# id field: the structuredContent's field
 	[ "$(cat b.txt)" = captured ] && [ "$(cat c.txt)" = ran ]
 }
 
+@test "dryRun in the workspace config, or ARCTURN_DRY_RUN, captures as --dry-run does" {
+	echo '{"dryRun": true}' >.arcturn.json
+	{
+		echo "$INIT"
+		call 1 write_file '{"path":"b.txt","content":"x\n"}'
+		call 2 run_command '{"command":["sh","-c","echo y >c.txt"]}'
+	} | serve
+	[ ! -e b.txt ] && [ ! -e c.txt ]
+	[ "$(sc 1 captured)" = true ] && [ "$(sc 2 captured)" = true ]
+	[ "$("$ARCTURN_BIN" diff --name-only | tr '\n' ' ')" = "b.txt c.txt " ]
+	"$ARCTURN_BIN" discard --yes >/dev/null
+	rm .arcturn.json
+	{ echo "$INIT"; call 1 write_file '{"path":"d.txt","content":"z\n"}'; } |
+		ARCTURN_DRY_RUN=1 serve
+	[ ! -e d.txt ]
+	[ "$(sc 1 captured)" = true ]
+	[ "$("$ARCTURN_BIN" diff --name-only)" = d.txt ]
+}
+
 @test "discard_changes and apply_changes work on the session" {
 	{
 		echo "$INIT"
