@@ -54,13 +54,15 @@ CORE_MODS  = apply apply_swap changes changes_base checkpoint \
              session_rmtree session_run shadow shadow_base strlist udiff wsview
 FRONT_MODS = cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file \
              cmd_session
-LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) os_linux sandbox_posix sandbox_linux \
+# The MCP server (mcp.h): a front end over the others.
+MCP_MODS   = mcp mcp_cmds mcp_run mcp_schema mcp_tools
+LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) mcp_linux os_linux sandbox_posix sandbox_linux \
              sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux
-MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) os_macos sandbox_posix sandbox_macos \
+MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) mcp_macos os_macos sandbox_posix sandbox_macos \
              seatbelt
 WIN_MODS   = cmd_exec config config_check config_file gitconfig gitctl \
              jsonfile mem path readall roots sandbox strlist labeljournal \
-             winquote sandbox_win cmd_dryrun_win
+             winquote sandbox_win cmd_dryrun_win mcp_win
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = labeljournal seatbelt winquote
 
@@ -68,7 +70,9 @@ CORE_OBJS = $(LINUX_MODS:%=$(BUILD)/obj/%.o)
 HDRS      = $(wildcard src/*.h) $(BUILD)/helper_sum.h
 HELPER_SRCS = $(wildcard landlock-helper/*.c)
 # Unit tests link the modules, not the command front ends.
-UNIT_LINK = $(addprefix $(BUILD)/tobj/,$(addsuffix .o,$(filter-out $(FRONT_MODS),$(LINUX_MODS)) $(TEST_MODS)))
+# mcp_run is the one MCP module with no front end under it: unit-tested
+# (mcp_linux, its platform part, is in LINUX_MODS).
+UNIT_LINK = $(addprefix $(BUILD)/tobj/,$(addsuffix .o,$(filter-out $(FRONT_MODS) $(MCP_MODS),$(LINUX_MODS)) $(TEST_MODS) mcp_run))
 UNIT_SRCS = $(wildcard tests/unit/*_test.c)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS = $(wildcard tests/tools/*.c)

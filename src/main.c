@@ -8,6 +8,8 @@
 #include "cmd.h"
 #include "landlock_uapi.h"
 
+int	cmd_mcp(struct cli *);	/* mcp.h (mcp_win.c on Windows) */
+
 struct command {
 	const char	*name;
 	int		(*fn)(struct cli *);
@@ -68,6 +70,13 @@ static const struct command commands[] = {
 	  "Rewind the last turn (undo twice: redo)." },
 	{ "checkpoints", cmd_checkpoints, "checkpoints [--json]",
 	  "List the turns of the workspace, newest first, with their paths." },
+	{ "mcp", cmd_mcp, "mcp [--dry-run] [--allow-apply]",
+	  "Serve the workspace to an agent as an MCP server over stdio\n"
+	  "(newline-delimited JSON-RPC): read_file, write_file, edit_file,\n"
+	  "run_command, review_changes, discard_changes, sandbox_status, with\n"
+	  "the policy of the commands above.\n\n"
+	  "  --dry-run       capture writes and commands in the dry-run session\n"
+	  "  --allow-apply   also offer apply_changes (default: a human applies)" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

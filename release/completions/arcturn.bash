@@ -92,7 +92,7 @@ _arcturn()
 			_arcturn_words "$(_arcturn_sessions "$bin")" "${cur#*=}"
 			return ;;
 		-*) _arcturn_words "$globals" "$cur" ;;
-		*) _arcturn_words "exec sandbox write edit read diff apply discard session turn rewind undo checkpoints" "$cur" ;;
+		*) _arcturn_words "exec sandbox write edit read diff apply discard session turn rewind undo checkpoints mcp" "$cur" ;;
 		esac
 		return
 	fi
@@ -226,6 +226,11 @@ _arcturn()
 	checkpoints)
 		case $cur in
 		-*) _arcturn_words "--json --help -h" "$cur" ;;
+		esac
+		;;
+	mcp)
+		case $cur in
+		-*) _arcturn_words "--dry-run --allow-apply --help -h" "$cur" ;;
 		esac
 		;;
 	esac

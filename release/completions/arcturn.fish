@@ -156,9 +156,10 @@ complete -c arcturn -n __arcturn_no_cmd -a turn -d 'start a turn'
 complete -c arcturn -n __arcturn_no_cmd -a rewind -d 'restore what turns changed'
 complete -c arcturn -n __arcturn_no_cmd -a undo -d 'take the last turn back'
 complete -c arcturn -n __arcturn_no_cmd -a checkpoints -d 'list the turns'
+complete -c arcturn -n __arcturn_no_cmd -a mcp -d 'serve the workspace over MCP (stdio)'
 
 # Every command takes --help.
-for c in exec sandbox write edit read diff apply discard session turn rewind undo checkpoints
+for c in exec sandbox write edit read diff apply discard session turn rewind undo checkpoints mcp
     complete -c arcturn -n "__arcturn_using $c 0" -s h -l help -d 'show usage'
 end
 
@@ -216,3 +217,7 @@ complete -c arcturn -n '__arcturn_using turn' -l label -x -d 'a label for the tu
 complete -c arcturn -n '__arcturn_using rewind' -l force -d 'restore over conflicts'
 complete -c arcturn -n '__arcturn_using undo' -l force -d 'restore over conflicts'
 complete -c arcturn -n '__arcturn_using checkpoints' -l json -d 'machine-readable list'
+
+# mcp [--dry-run] [--allow-apply]
+complete -c arcturn -n '__arcturn_using mcp' -l dry-run -d 'capture writes and commands in the session'
+complete -c arcturn -n '__arcturn_using mcp' -l allow-apply -d 'also offer apply_changes'

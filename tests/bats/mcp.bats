@@ -1,0 +1,338 @@
+#!/usr/bin/env bats
+# arcturn mcp: the MCP server driven with plain JSON lines (bash + jq):
+# the handshake and version negotiation, ping, tools/list, every tool's
+# happy path and isError path, the CLI's policy (protected paths, paths
+# outside the roots), dry-run capture seen by `arcturn diff` with the same
+# digest, output caps, malformed and oversized lines, EOF mid-message, and
+# a stdout that cannot be written. tests/mcp/ drives it with the official
+# TypeScript SDK.
+
+load common
+
+setup() {
+	common_setup
+	command -v jq >/dev/null || fail "jq is missing: install it"
+	git init -q .
+	printf 'hello\n' >a.txt
+	INIT=$(init_msg 2025-06-18)
+}
+
+init_msg() {	# version
+	jq -cn --arg v "$1" '{jsonrpc: "2.0", id: 0, method: "initialize",
+		params: {protocolVersion: $v, capabilities: {},
+		clientInfo: {name: "bats", version: "1"}}}'
+}
+
+req() {	# id method [params-json]
+	jq -cn --argjson id "$1" --arg m "$2" --argjson p "${3:-null}" \
+		'{jsonrpc: "2.0", id: $id, method: $m} +
+		 (if $p == null then {} else {params: $p} end)'
+}
+
+call() {	# id tool args-json
+	req "$1" tools/call "$(jq -cn --arg n "$2" --argjson a "$3" \
+		'{name: $n, arguments: $a}')"
+}
+
+# Run the server (options "$@") on the lines of stdin; replies in $T/out.
+serve() {
+	"$ARCTURN_BIN" mcp "$@" >"$T/out" 2>"$T/err"
+	echo $? >"$T/rc"
+	# stdout carries protocol messages only, one a line
+	jq -e -s 'all(.[]; .jsonrpc == "2.0" and has("id"))' "$T/out" >/dev/null ||
+		fail "stdout holds something else than JSON-RPC: $(cat "$T/out")"
+}
+
+reply() {	# id [jq filter]
+	jq -c "select(.id == $1) | ${2:-.}" "$T/out"
+}
+
+sc() {	# id field: the structuredContent's field
+	reply "$1" ".result.structuredContent.$2"
+}
+
+@test "initialize answers the client's version when served, else the newest" {
+	{ init_msg 2025-06-18; } | serve
+	[ "$(reply 0 .result.protocolVersion)" = '"2025-06-18"' ]
+	[ "$(reply 0 .result.serverInfo.name)" = '"arcturn"' ]
+	[ "$(reply 0 '.result.capabilities.tools | type')" = '"object"' ]
+	{ init_msg 2025-11-25; } | serve
+	[ "$(reply 0 .result.protocolVersion)" = '"2025-11-25"' ]
+	{ init_msg 2024-11-05; } | serve
+	[ "$(reply 0 .result.protocolVersion)" = '"2025-11-25"' ]
+	# no version at all: invalid params
+	req 0 initialize '{}' | serve
+	[ "$(reply 0 .error.code)" = -32602 ]
+	[ "$(cat "$T/rc")" = 0 ]
+}
+
+@test "requests before initialize are refused, ping is answered, notifications get no reply" {
+	{
+		req 1 tools/list
+		req 2 ping
+		echo "$INIT"
+		echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+		echo '{"jsonrpc":"2.0","method":"notifications/whatever","params":{}}'
+		req 3 ping
+		req 4 no/such/method
+		req 5 tools/list
+	} | serve
+	[ "$(reply 1 .error.code)" = -32002 ]
+	[ "$(reply 2 .result)" = '{}' ]
+	[ "$(reply 3 .result)" = '{}' ]
+	[ "$(reply 4 .error.code)" = -32601 ]
+	[ "$(reply 5 '.result.tools | length')" = 7 ]
+	# six requests, six replies: the notifications got none
+	[ "$(wc -l <"$T/out")" = 6 ]
+}
+
+@test "tools/list: every tool has both schemas; apply_changes only with --allow-apply" {
+	{ echo "$INIT"; req 1 tools/list; call 2 apply_changes '{"expect":"x"}'; } | serve
+	run reply 1 '[.result.tools[].name] | sort | join(" ")'
+	assert_output '"discard_changes edit_file read_file review_changes run_command sandbox_status write_file"'
+	[ "$(reply 1 '[.result.tools[] | select(.inputSchema.type == "object" and .outputSchema.type == "object")] | length')" = 7 ]
+	[ "$(reply 2 .error.code)" = -32602 ]
+	{ echo "$INIT"; req 1 tools/list; } | serve --allow-apply
+	[ "$(reply 1 '[.result.tools[].name] | index("apply_changes") != null')" = true ]
+	[ "$(reply 1 '.result.tools | length')" = 8 ]
+}
+
+@test "unknown tools and malformed arguments are JSON-RPC errors -32602" {
+	{
+		echo "$INIT"
+		call 1 no_such_tool '{}'
+		call 2 read_file '{}'
+		call 3 read_file '{"path": 7}'
+		call 4 write_file '{"path": "b", "content": "x", "extra": 1}'
+		call 5 run_command '{"command": []}'
+		call 6 run_command '{"command": ["true"], "timeoutMs": -1}'
+		call 7 edit_file '{"path": "a.txt", "edits": [{"oldText": ""}]}'
+		req 8 tools/call '{"name": "read_file", "arguments": [1]}'
+	} | serve
+	for i in 1 2 3 4 5 6 7 8; do
+		[ "$(reply $i .error.code)" = -32602 ] || fail "reply $i: $(reply $i)"
+	done
+	[ ! -e b ]
+}
+
+@test "read_file: the file, and isError with the CLI's line" {
+	{ echo "$INIT"; call 1 read_file '{"path":"a.txt"}'; call 2 read_file '{"path":"nope.txt"}'; } | serve
+	[ "$(sc 1 content)" = '"hello\n"' ]
+	[ "$(sc 1 bytes)" = 6 ]
+	[ "$(reply 1 '.result.content[0].text')" = '"hello\n"' ]
+	[ "$(reply 2 .result.isError)" = true ]
+	run reply 2 '.result.content[0].text'
+	assert_output '"arcturn: read: nope.txt: No such file or directory"'
+}
+
+@test "write_file writes; protected paths and paths outside the roots are refused" {
+	cp .git/config "$T/config.before"
+	{
+		echo "$INIT"
+		call 1 write_file '{"path":"b.txt","content":"new\n"}'
+		call 2 write_file '{"path":".git/config","content":"[core]\n\thooksPath = /tmp\n"}'
+		call 3 write_file "$(jq -cn --arg p "$OUT/x" '{path: $p, content: "x"}')"
+	} | serve
+	[ "$(cat b.txt)" = new ]
+	[ "$(sc 1 captured)" = false ]
+	[ "$(reply 2 .result.isError)" = true ]
+	run reply 2 '.result.content[0].text'
+	assert_output '"arcturn: write: .git/config: protected path; refused"'
+	cmp .git/config "$T/config.before"
+	[ "$(reply 3 .result.isError)" = true ]
+	run reply 3 '.result.content[0].text'
+	assert_output "\"arcturn: write: $OUT/x: outside the writable roots; refused\""
+	[ ! -e "$OUT/x" ]
+}
+
+@test "edit_file: edits in order, dryRun previews, a missing oldText is an error" {
+	printf 'one\ntwo\nthree\n' >e.txt
+	{
+		echo "$INIT"
+		call 1 edit_file '{"path":"e.txt","edits":[{"oldText":"two","newText":"2"}],"dryRun":true}'
+		call 2 edit_file '{"path":"e.txt","edits":[{"oldText":"one","newText":"1"},{"oldText":"three","newText":"3"}]}'
+		call 3 edit_file '{"path":"e.txt","edits":[{"oldText":"absent","newText":"x"}]}'
+	} | serve
+	sc 1 diff | grep -q -- '+2'
+	[ "$(printf 'one\n2\nthree\n' | wc -c)" = "$(sc 1 bytes)" ]
+	[ "$(printf '1\ntwo\n3\n')" = "$(cat e.txt)" ]
+	sc 2 diff | grep -q -- '-one'
+	[ "$(reply 3 .result.isError)" = true ]
+	run reply 3 '.result.content[0].text'
+	assert_output '"arcturn: edit: e.txt: edit 1: old text not found"'
+	# occurrences are counted as arcturn edit counts them: no overlaps
+	printf 'aaa\n' >o.txt
+	{ echo "$INIT"; call 1 edit_file '{"path":"o.txt","edits":[{"oldText":"aa","newText":"b"}]}'; } | serve
+	[ "$(cat o.txt)" = ba ]
+}
+
+@test "run_command: status, output, confinement, timeout, and isError when it cannot run" {
+	{
+		echo "$INIT"
+		call 1 run_command '{"command":["sh","-c","echo out; echo err >&2; cat; exit 3"],"stdin":"in\n"}'
+		call 2 run_command '{"command":["arcturn-no-such-command"]}'
+		call 3 run_command '{"command":["sleep","20"],"timeoutMs":300}'
+		call 4 run_command "$(jq -cn --arg o "$OUT/w" '{command: ["sh", "-c", "echo x >\"$0\"", $o]}')"
+		call 5 run_command '{"command":["pwd"],"cwd":"sub"}'
+		call 6 sandbox_status '{}'
+		call 7 run_command '{"command":["sh","-c","exit 127"]}'
+	} | serve
+	[ "$(sc 1 exitCode)" = 3 ]
+	[ "$(sc 1 stdout)" = '"out\nin\n"' ]
+	[ "$(sc 1 stderr)" = '"err\n"' ]
+	[ "$(sc 1 stdoutTruncated)" = false ]
+	[ "$(sc 1 outputCap)" = 1048576 ]
+	backend=$(sc 6 backend)
+	[ "$(sc 1 backend)" = "$backend" ]
+	if [ "$backend" = '"none"' ]; then
+		[ "$(sc 1 confined)" = false ]
+	else
+		[ "$(sc 1 confined)" = true ]
+		# confined: the write outside failed
+		[ "$(sc 4 exitCode)" != 0 ]
+		[ ! -e "$OUT/w" ]
+	fi
+	[ "$(reply 2 .result.isError)" = true ]
+	reply 2 '.result.content[0].text' | grep -q '^"arcturn: '
+	[ "$(sc 3 timedOut)" = true ]
+	[ "$(sc 3 signal)" = 9 ]
+	[ "$(reply 5 .result.isError)" = true ]
+	reply 5 '.result.content[0].text' | grep -q 'cwd: sub'
+	# a command's own 127 is its result, not a tool failure
+	[ "$(sc 7 exitCode)" = 127 ]
+	[ "$(reply 7 .result.isError)" = null ]
+}
+
+@test "run_command caps a 10 MB stdout at 1 MiB and says so" {
+	{
+		echo "$INIT"
+		call 1 run_command '{"command":["sh","-c","head -c 10000000 /dev/zero | tr \"\\\\000\" a"]}'
+	} | serve
+	[ "$(sc 1 exitCode)" = 0 ]
+	[ "$(sc 1 stdoutTruncated)" = true ]
+	[ "$(sc 1 stdoutBytes)" = 10000000 ]
+	[ "$(sc 1 'stdout | length')" = 1048576 ]
+}
+
+@test "--dry-run: write_file and run_command are captured, arcturn diff shows the digest review_changes gave" {
+	{
+		echo "$INIT"
+		call 1 write_file '{"path":"b.txt","content":"captured\n"}'
+		call 2 run_command '{"command":["sh","-c","echo ran >c.txt; echo bye >a.txt"]}'
+		call 3 read_file '{"path":"a.txt"}'
+		call 4 review_changes '{}'
+		call 5 review_changes '{"paths":["b.txt"]}'
+		call 6 discard_changes '{"paths":["b.txt"]}'
+	} | serve --dry-run
+	# the real tree is untouched
+	[ ! -e b.txt ] && [ ! -e c.txt ]
+	[ "$(cat a.txt)" = hello ]
+	[ "$(sc 1 captured)" = true ]
+	[ "$(sc 2 captured)" = true ]
+	# read_file sees the session
+	[ "$(sc 3 content)" = '"bye\n"' ]
+	digest=$(sc 4 digest | tr -d '"')
+	[ ${#digest} = 64 ]
+	[ "$(sc 4 count)" = 3 ]
+	[ "$(reply 4 '[.result.structuredContent.files[].path] | join(" ")')" = '"a.txt b.txt c.txt"' ]
+	run "$ARCTURN_BIN" diff
+	assert_success
+	assert_line "digest: $digest"
+	[ "$(sc 4 diff | jq -r .)" = "$output" ]
+	[ "$(sc 5 digest)" = null ]
+	[ "$(sc 5 count)" = 1 ]
+	[ "$(reply 6 .result.isError)" = true ]
+	# the human applies exactly what was reviewed
+	run "$ARCTURN_BIN" apply --yes --expect "$digest"
+	assert_success
+	[ "$(cat b.txt)" = captured ] && [ "$(cat c.txt)" = ran ]
+}
+
+@test "dryRun in the workspace config, or ARCTURN_DRY_RUN, captures as --dry-run does" {
+	echo '{"dryRun": true}' >.arcturn.json
+	{
+		echo "$INIT"
+		call 1 write_file '{"path":"b.txt","content":"x\n"}'
+		call 2 run_command '{"command":["sh","-c","echo y >c.txt"]}'
+	} | serve
+	[ ! -e b.txt ] && [ ! -e c.txt ]
+	[ "$(sc 1 captured)" = true ] && [ "$(sc 2 captured)" = true ]
+	[ "$("$ARCTURN_BIN" diff --name-only | tr '\n' ' ')" = "b.txt c.txt " ]
+	"$ARCTURN_BIN" discard --yes >/dev/null
+	rm .arcturn.json
+	{ echo "$INIT"; call 1 write_file '{"path":"d.txt","content":"z\n"}'; } |
+		ARCTURN_DRY_RUN=1 serve
+	[ ! -e d.txt ]
+	[ "$(sc 1 captured)" = true ]
+	[ "$("$ARCTURN_BIN" diff --name-only)" = d.txt ]
+}
+
+@test "discard_changes and apply_changes work on the session" {
+	{
+		echo "$INIT"
+		call 1 write_file '{"path":"b.txt","content":"one\n"}'
+		call 2 discard_changes '{}'
+		call 3 review_changes '{}'
+		call 4 write_file '{"path":"b.txt","content":"two\n"}'
+		call 5 apply_changes '{"expect":"0000000000000000000000000000000000000000000000000000000000000000"}'
+	} | serve --dry-run --allow-apply
+	[ "$(sc 2 discarded)" = true ]
+	[ "$(sc 3 count)" = 0 ]
+	[ "$(sc 3 digest)" = null ]
+	[ "$(reply 5 .result.isError)" = true ]
+	[ ! -e b.txt ]
+	digest=$("$ARCTURN_BIN" diff | sed -n 's/^digest: //p')
+	call 1 apply_changes "$(jq -cn --arg d "$digest" '{expect: $d}')" |
+		{ echo "$INIT"; cat; } | serve --dry-run --allow-apply
+	[ "$(sc 1 applied)" = true ]
+	[ "$(cat b.txt)" = two ]
+}
+
+@test "malformed lines are answered and the server goes on" {
+	{
+		echo "$INIT"
+		echo 'this is not json'
+		echo '{"jsonrpc":"2.0","id":1,"method":"ping"} trailing'
+		echo '[]'
+		echo '"a string"'
+		echo '{"jsonrpc":"2.0","id":2}'
+		echo '{"jsonrpc":"1.0","id":3,"method":"ping"}'
+		echo '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}'
+		echo ''
+		req 9 ping
+	} | serve
+	[ "$(jq -c 'select(.id == null) | .error.code' "$T/out" | sort | uniq -c | awk '{print $1 ":" $2}' | tr '\n' ' ')" = "3:-32600 2:-32700 " ]
+	[ "$(reply 2 .error.code)" = -32600 ]
+	[ "$(reply 3 .error.code)" = -32600 ]
+	[ "$(reply 9 .result)" = '{}' ]
+	[ "$(cat "$T/rc")" = 0 ]
+}
+
+@test "an oversized line is refused without being held in memory" {
+	# 64 MiB in one line, the server limited to 48 MiB of address space
+	{
+		echo "$INIT"
+		head -c 67108864 /dev/zero | tr '\0' a
+		echo
+		req 1 ping
+	} | (ulimit -v 49152; exec "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err")
+	[ "$(jq -c 'select(.id == null) | .error.code' "$T/out")" = -32600 ]
+	jq -r 'select(.id == null) | .error.message' "$T/out" | grep -q 4194304
+	[ "$(reply 1 .result)" = '{}' ]
+}
+
+@test "EOF ends the server with status 0, also in the middle of a message" {
+	printf '%s\n%s' "$INIT" '{"jsonrpc":"2.0","id":1,"meth' | serve
+	[ "$(cat "$T/rc")" = 0 ]
+	[ "$(wc -l <"$T/out")" = 1 ]
+	: | serve
+	[ "$(cat "$T/rc")" = 0 ]
+}
+
+@test "a stdout that cannot be written ends the server" {
+	rc=0
+	{ echo "$INIT"; req 1 ping; } |
+		"$ARCTURN_BIN" mcp >/dev/full 2>"$T/err" || rc=$?
+	[ "$rc" = 2 ]
+	grep -q 'write to standard output' "$T/err"
+}

@@ -1,0 +1,188 @@
+// arcturn mcp end to end with the official MCP TypeScript SDK as the
+// client (StdioClientTransport): the handshake, tools/list, every tool's
+// happy path and isError path, dry-run capture seen by `arcturn diff`
+// with the digest review_changes gave, apply_changes only with
+// --allow-apply, a 10 MB stdout capped; and, over a raw pipe, version
+// negotiation and malformed lines. Prints TAP.
+//
+//   node sdk.mjs ARCTURN_BIN   (run from the folder npm ci installed)
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const bin = process.argv[2];
+let n = 0, failed = 0;
+
+function ok(cond, name, detail) {
+	n++;
+	if (cond) {
+		console.log(`ok ${n} - ${name}`);
+	} else {
+		failed++;
+		console.log(`not ok ${n} - ${name}`);
+		if (detail !== undefined)
+			console.log(`# ${JSON.stringify(detail).slice(0, 2000)}`);
+	}
+}
+
+// A workspace of its own, its temp dir and home beside it (arcturn exec
+// refuses a TMPDIR that holds the workspace).
+const top = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "arcturn-mcp-sdk.")));
+const ws = path.join(top, "ws"), outside = path.join(top, "outside");
+for (const d of [ws, outside, path.join(top, "tmp"), path.join(top, "home")])
+	fs.mkdirSync(d, { recursive: true });
+const env = {
+	PATH: process.env.PATH, HOME: path.join(top, "home"),
+	TMPDIR: path.join(top, "tmp"), LANG: "C.UTF-8",
+};
+execFileSync("git", ["init", "-q", "."], { cwd: ws, env });
+fs.writeFileSync(path.join(ws, "a.txt"), "hello\n");
+
+const cli = (...args) => execFileSync(bin, args, { cwd: ws, env, encoding: "utf8" });
+
+async function connect(...flags) {
+	const transport = new StdioClientTransport({
+		command: bin, args: ["mcp", ...flags], cwd: ws, env, stderr: "pipe",
+	});
+	const client = new Client({ name: "arcturn-tests", version: "1" });
+	await client.connect(transport);
+	return client;
+}
+
+// A call that must fail with a JSON-RPC error: its code.
+async function rpcError(p) {
+	try {
+		await p;
+		return null;
+	} catch (e) {
+		return e.code;
+	}
+}
+
+const text = (r) => r.content?.[0]?.text;
+
+async function main() {
+	// plain server: no dry run, no apply
+	let c = await connect();
+	ok(c.getServerVersion()?.name === "arcturn", "initialize: serverInfo names arcturn", c.getServerVersion());
+	ok(c.getServerCapabilities()?.tools !== undefined, "initialize: the tools capability");
+	const names = (await c.listTools()).tools.map((t) => t.name).sort();
+	ok(names.join(" ") === "discard_changes edit_file read_file review_changes run_command sandbox_status write_file",
+	    "tools/list: seven tools, no apply_changes without --allow-apply", names);
+	ok((await c.listTools()).tools.every((t) => t.outputSchema?.type === "object"),
+	    "tools/list: each tool has an outputSchema");
+
+	let r = await c.callTool({ name: "read_file", arguments: { path: "a.txt" } });
+	ok(!r.isError && r.structuredContent.content === "hello\n" && text(r) === "hello\n", "read_file", r);
+	r = await c.callTool({ name: "read_file", arguments: { path: "missing.txt" } });
+	ok(r.isError && text(r) === "arcturn: read: missing.txt: No such file or directory", "read_file: isError with the CLI's line", r);
+
+	r = await c.callTool({ name: "write_file", arguments: { path: "b.txt", content: "bee\n" } });
+	ok(!r.isError && fs.readFileSync(path.join(ws, "b.txt"), "utf8") === "bee\n" &&
+	    r.structuredContent.captured === false, "write_file writes the real tree", r);
+	const cfg = fs.readFileSync(path.join(ws, ".git/config"), "utf8");
+	r = await c.callTool({ name: "write_file", arguments: { path: ".git/config", content: "x" } });
+	ok(r.isError && text(r) === "arcturn: write: .git/config: protected path; refused" &&
+	    fs.readFileSync(path.join(ws, ".git/config"), "utf8") === cfg, "write_file: a protected path is refused", r);
+	r = await c.callTool({ name: "write_file", arguments: { path: path.join(outside, "x"), content: "x" } });
+	ok(r.isError && /outside the writable roots; refused$/.test(text(r)) && !fs.existsSync(path.join(outside, "x")),
+	    "write_file: a path outside the roots is refused", r);
+
+	r = await c.callTool({ name: "edit_file", arguments: { path: "b.txt", edits: [{ oldText: "bee", newText: "bop" }] } });
+	ok(!r.isError && r.structuredContent.diff.includes("+bop") &&
+	    fs.readFileSync(path.join(ws, "b.txt"), "utf8") === "bop\n", "edit_file", r);
+	r = await c.callTool({ name: "edit_file", arguments: { path: "b.txt", edits: [{ oldText: "zzz", newText: "y" }] } });
+	ok(r.isError && text(r) === "arcturn: edit: b.txt: edit 1: old text not found", "edit_file: isError when oldText is missing", r);
+
+	r = await c.callTool({ name: "run_command", arguments: { command: ["sh", "-c", "echo out; echo err >&2; exit 4"] } });
+	ok(!r.isError && r.structuredContent.exitCode === 4 && r.structuredContent.stdout === "out\n" &&
+	    r.structuredContent.stderr === "err\n", "run_command: status and output", r);
+	const st = await c.callTool({ name: "sandbox_status", arguments: {} });
+	ok(!st.isError && typeof st.structuredContent.backend === "string", "sandbox_status", st);
+	ok(r.structuredContent.backend === st.structuredContent.backend &&
+	    r.structuredContent.confined === (st.structuredContent.backend !== "none"),
+	    "run_command: says its backend and whether it was confined", [r.structuredContent, st.structuredContent.backend]);
+	r = await c.callTool({ name: "run_command", arguments: { command: ["arcturn-no-such-command"] } });
+	ok(r.isError && /^arcturn: /.test(text(r)), "run_command: isError when the command cannot run", r);
+	r = await c.callTool({ name: "run_command", arguments: { command: ["sh", "-c", "head -c 10000000 /dev/zero | tr '\\000' a"] } });
+	ok(!r.isError && r.structuredContent.stdoutTruncated === true && r.structuredContent.stdoutBytes === 10000000 &&
+	    r.structuredContent.stdout.length === r.structuredContent.outputCap,
+	    "run_command: a 10 MB stdout is capped", { ...r.structuredContent, stdout: undefined });
+
+	ok(await rpcError(c.callTool({ name: "no_such_tool", arguments: {} })) === -32602, "an unknown tool: -32602");
+	ok(await rpcError(c.callTool({ name: "read_file", arguments: { path: 1 } })) === -32602, "malformed arguments: -32602");
+	ok(await rpcError(c.callTool({ name: "apply_changes", arguments: { expect: "x" } })) === -32602,
+	    "apply_changes is refused without --allow-apply");
+	await c.close();
+
+	// dry run: captured, the real tree unchanged, the CLI sees the same
+	c = await connect("--dry-run");
+	r = await c.callTool({ name: "write_file", arguments: { path: "c.txt", content: "sea\n" } });
+	ok(!r.isError && r.structuredContent.captured === true, "--dry-run: write_file is captured", r);
+	r = await c.callTool({ name: "run_command", arguments: { command: ["sh", "-c", "echo ran >d.txt; echo bye >a.txt"] } });
+	ok(!r.isError && r.structuredContent.exitCode === 0 && r.structuredContent.captured === true,
+	    "--dry-run: run_command is captured", r);
+	ok(!fs.existsSync(path.join(ws, "c.txt")) && !fs.existsSync(path.join(ws, "d.txt")) &&
+	    fs.readFileSync(path.join(ws, "a.txt"), "utf8") === "hello\n", "--dry-run: the real tree is unchanged");
+	r = await c.callTool({ name: "read_file", arguments: { path: "a.txt" } });
+	ok(r.structuredContent.content === "bye\n", "--dry-run: read_file sees the session", r);
+	const rev = await c.callTool({ name: "review_changes", arguments: {} });
+	const cliDiff = cli("diff");
+	const m = /^digest: ([0-9a-f]{64})$/m.exec(cliDiff);
+	ok(!rev.isError && m && rev.structuredContent.digest === m[1] && rev.structuredContent.count === 3,
+	    "review_changes: the digest arcturn diff prints", [rev.structuredContent, cliDiff]);
+	r = await c.callTool({ name: "discard_changes", arguments: { paths: ["c.txt"] } });
+	ok(r.isError, "discard_changes: paths are refused", r);
+	r = await c.callTool({ name: "discard_changes", arguments: {} });
+	ok(!r.isError && cli("diff") === "", "discard_changes empties the session", r);
+	await c.close();
+
+	// --allow-apply: the agent applies what it reviewed
+	c = await connect("--dry-run", "--allow-apply");
+	ok((await c.listTools()).tools.some((t) => t.name === "apply_changes"), "--allow-apply lists apply_changes");
+	await c.callTool({ name: "write_file", arguments: { path: "e.txt", content: "applied\n" } });
+	const d = (await c.callTool({ name: "review_changes", arguments: {} })).structuredContent.digest;
+	r = await c.callTool({ name: "apply_changes", arguments: { expect: "0".repeat(64) } });
+	ok(r.isError && !fs.existsSync(path.join(ws, "e.txt")), "apply_changes: a stale digest is refused", r);
+	r = await c.callTool({ name: "apply_changes", arguments: { expect: d } });
+	ok(!r.isError && fs.readFileSync(path.join(ws, "e.txt"), "utf8") === "applied\n", "apply_changes applies", r);
+	await c.close();
+
+	// raw lines: version negotiation and malformed input
+	const lines = await raw([
+		{ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+		"not json",
+		"[]",
+		{ jsonrpc: "2.0", id: 2, method: "ping" },
+		{ jsonrpc: "2.0", id: 3, method: "initialize", params: { protocolVersion: "1999-01-01" } },
+	]);
+	ok(lines[0]?.result?.protocolVersion === "2025-06-18", "initialize answers 2025-06-18 when asked", lines[0]);
+	ok(lines[1]?.error?.code === -32700 && lines[1].id === null, "a malformed line: -32700, id null", lines[1]);
+	ok(lines[2]?.error?.code === -32600, "a batch: -32600", lines[2]);
+	ok(lines[3]?.id === 2 && lines[3].result !== undefined, "the server goes on after malformed lines", lines[3]);
+	ok(lines[4]?.result?.protocolVersion === "2025-11-25", "an unknown version gets the newest", lines[4]);
+}
+
+// Send each message as a line, close stdin, parse the replies.
+function raw(msgs) {
+	return new Promise((resolve, reject) => {
+		const p = spawn(bin, ["mcp"], { cwd: ws, env, stdio: ["pipe", "pipe", "ignore"] });
+		let out = "";
+		p.stdout.on("data", (b) => { out += b; });
+		p.on("error", reject);
+		p.on("close", () => resolve(out.split("\n").filter(Boolean).map((l) => JSON.parse(l))));
+		p.stdin.end(msgs.map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join("\n") + "\n");
+	});
+}
+
+main().catch((e) => {
+	ok(false, "the SDK session", String(e && e.stack || e));
+}).finally(() => {
+	console.log(`1..${n}`);
+	fs.rmSync(top, { recursive: true, force: true });
+	process.exit(failed ? 1 : 0);
+});
