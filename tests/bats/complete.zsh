@@ -20,17 +20,20 @@ else
 	zpty -w z "fpath=(${(q)dir} \$fpath); autoload -Uz compinit; compinit -u -D"
 fi
 # Each match goes out as <m>MATCH; <done> ends one completion. compadd
-# called only to query (-O, -A, -D) passes straight through.
+# called only to query (-O, -A, -D) passes straight through. The markers
+# are typed in two quoted halves, so that the terminal's echo of what is
+# typed (early, before zsh's line editor takes the terminal) never holds
+# one: only what the shell prints does.
 zpty -w z 'compadd() {
 	if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi
 	local -a __m; local __x
 	builtin compadd -A __m "$@"
-	for __x in $__m; do print -r -- "<m>$__x"; done
+	for __x in $__m; do print -r -- "<""m>$__x"; done
 	builtin compadd "$@"
 }'
-zpty -w z '_t_complete() { _complete; local r=$?; print -r -- "<done>"; return r }'
+zpty -w z '_t_complete() { _complete; local r=$?; print -r -- "<do""ne>"; return r }'
 zpty -w z "zstyle ':completion:*' completer _t_complete"
-zpty -w z 'print -r -- "<ready>"'
+zpty -w z 'print -r -- "<rea""dy>"'
 zpty -r z out '*<ready>*' || exit 1
 n=0
 for line in "$@"; do
