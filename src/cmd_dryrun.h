@@ -140,4 +140,12 @@ void	dryrun_list_warn(const char *path, int err, const char *what,
 int	dryrun_stdout(const void *buf, size_t len, void *arg);
 
 
+/*
+ * exec --dry-run as dryrun_exec (cmd.h) does it, what naming the command
+ * in messages; *ran (may be NULL) is set when the command ran and what it
+ * wrote is recorded in the session (p->session names it).
+ */
+int	dryrun_exec_as(struct policy *p, char **cmd, const char *what,
+	    int *ran);
+
 #endif

@@ -24,6 +24,7 @@
 #include "changes_base.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
+#include "conflict.h"
 #include "mem.h"
 #include "session.h"
 #include "session_run.h"
@@ -185,6 +186,30 @@ refusal(struct session *s, const struct changes *ch, size_t i, char *buf,
 	return apply_unrecorded_reason(b.why, buf, len);
 }
 
+/*
+ * The conflict marks of ch (conflict.h), one per change, or NULL for
+ * none (free with mem_free).
+ */
+static const char **
+conflicts(struct session *s, const struct changes *ch)
+{
+	const char **m;
+	size_t i;
+	int rootfd;
+
+	if ((m = mem_calloc(ch->n ? ch->n : 1, sizeof *m)) == NULL)
+		return NULL;
+	if (session_lock(s, LOCK_SH) < 0)
+		return m;
+	rootfd = open(s->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; rootfd >= 0 && i < ch->n; i++)
+		m[i] = conflict_mark(conflict_of(s, rootfd, ch, i, NULL));
+	if (rootfd >= 0)
+		close(rootfd);
+	session_unlock(s);
+	return m;
+}
+
 static int
 session_show_cmd(struct dryrun *x, struct cli *c)
 {
@@ -193,7 +218,7 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 	struct change *e;
 	cJSON *o = NULL, *files, *f;
 	char *txt, why[160];
-	const char *rf;
+	const char *rf, **cm = NULL;
 	size_t i, nunrec = 0;
 	long pend;
 	int r, incomplete, un;
@@ -218,6 +243,8 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 		if (refusal(&x->s, &ch, i, why, sizeof why, &un) != NULL && un)
 			nunrec++;
 	incomplete = session_run_incomplete(&x->s) || nunrec > 0;
+	if ((cm = conflicts(&x->s, &ch)) == NULL)
+		goto nomem;
 	if (!c->json) {
 		printf("session:   %s\nworkspace: %s\ncreated:   %s\n", x->id,
 		    x->s.workspace, x->s.created);
@@ -237,9 +264,12 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 			    e->status == CHANGE_RMDIR ? "/" : "");
 			if (rf != NULL)
 				printf("  (%s)", rf);
+			else if (cm[i] != NULL)
+				printf("  (%s)", cm[i]);
 			printf("\n");
 		}
 		changes_free(&ch);
+		mem_free(cm);
 		return pend < 0 ? EXIT_REFUSED : 0;
 	}
 	json_hooks();
@@ -266,7 +296,9 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 		if (!cJSON_AddStringToObject(f, "path", e->path) ||
 		    !cJSON_AddStringToObject(f, "status",
 		    changes_status_name(e->status)) ||
-		    (rf != NULL && !cJSON_AddStringToObject(f, "refused", rf)))
+		    (rf != NULL && !cJSON_AddStringToObject(f, "refused", rf)) ||
+		    (cm[i] != NULL && !cJSON_AddStringToObject(f, "conflict",
+		    cm[i] + 10)))
 			goto nomem;
 	}
 	if ((txt = cJSON_Print(o)) == NULL)
@@ -275,10 +307,12 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 	mem_free(txt);
 	cJSON_Delete(o);
 	changes_free(&ch);
+	mem_free(cm);
 	return pend < 0 ? EXIT_REFUSED : 0;
 nomem:
 	cJSON_Delete(o);
 	changes_free(&ch);
+	mem_free(cm);
 	warnx("session: %s", strerror(ENOMEM));
 	return EXIT_USAGE;
 }

@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	  "  --sandbox MODE      off, workspace-write (default) or read-only\n"
 	  "  --grant PATH        also allow writes beneath PATH (absolute, must exist)\n"
 	  "  --dry-run           capture every write into the dry-run session\n"
+	  "  --checkpoint        as --dry-run, then apply it all as one undoable turn\n"
 	  "  --require-sandbox   exit 125 instead of running unconfined\n"
 	  "  --network on|off    keep or cut network access (default on)\n"
 	  "  --allow-unix PATH   also allow connecting to the unix socket PATH (or\n"
@@ -50,10 +51,13 @@ static const struct command commands[] = {
 	  "             [--color=auto|always|never] [PATH]...",
 	  "Show every pending change (or those at or beneath PATH) as one\n"
 	  "git-style diff, each file's first 200 body lines unless --full." },
-	{ "apply", cmd_apply, "apply [--yes] [--expect DIGEST] [PATH]...",
-	  "Apply pending changes to the workspace, file by file." },
-	{ "discard", cmd_discard, "discard [--yes]",
-	  "Throw away every pending change of the session." },
+	{ "apply", cmd_apply,
+	  "apply [--yes] [--expect DIGEST] [--force PATH...] [PATH]...",
+	  "Apply pending changes to the workspace, file by file, as one undoable\n"
+	  "turn. --force lands the named paths over conflicts." },
+	{ "discard", cmd_discard, "discard [--yes] [PATH]...",
+	  "Throw away the pending changes of the session (only those of each\n"
+	  "PATH, when given)." },
 	{ "session", cmd_session, "session list|show|rm [ID]",
 	  "List, show or remove dry-run sessions." },
 	{ "turn", cmd_turn, "turn [--label TEXT]",
