@@ -87,35 +87,23 @@ confirm(const char *question, const char *choices, const char *yes)
 	return line[n] != '\0' && strchr(yes, line[n] | 0x20) != NULL;
 }
 
-/* A question before acting on n things, and what follows each answer. */
-struct question {
-	const char	*ask;		/* "... %zu ...?" */
-	const char	*choices;
-	const char	*yes;		/* the keys that mean yes */
-	const char	*noterm;	/* the reason without a terminal (%zu) */
-	const char	*kept;		/* printed when declined (%zu) */
-};
-
-static const struct question apply_q = {
+static const struct dryrun_question apply_q = {
 	"Apply %zu file(s) to the workspace?", "[a]pply/[k]eep pending", "ay",
 	"no terminal to confirm on; use --yes to apply %zu file(s) without "
 	    "asking",
 	"Kept %zu pending file(s).\n"
 };
 
-static const struct question discard_q = {
+static const struct dryrun_question discard_q = {
 	"Discard %zu pending file change(s)?", "[d]iscard/[k]eep", "dy",
 	"no terminal to confirm on; use --yes to discard %zu pending file "
 	    "change(s)",
 	"Kept %zu pending file change(s).\n"
 };
 
-/*
- * Ask q about n things: 1 yes; 0 declined (said so unless quiet; e says
- * EXIT_REFUSED with nothing more to print); -1 no terminal (e filled).
- */
-static int
-ask(const struct question *q, size_t n, int quiet, struct dryrun_err *e)
+int
+dryrun_ask(const struct dryrun_question *q, size_t n, int quiet,
+    struct dryrun_err *e)
 {
 	char line[128];
 	int r;
@@ -338,8 +326,9 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		snprintf(turn, sizeof turn, " (as turn %lu)", id);
 	kept = keep_count(k);
 	if (kept > 0 && (!res.all || !recorded))
-		fprintf(out, "Replaced content kept in %s/overlays/%s/replaced/%s "
-		    "(%zu file(s)).\n", x->p.state, x->id, keep_name(k), kept);
+		fprintf(out, "Replaced content kept in "
+		    "%s/overlays/%s/replaced/%s (%zu file(s)).\n", x->p.state,
+		    x->id, keep_name(k), kept);
 	keep_close(k);
 	if (res.left < 0)
 		warnx("apply: %s: dropping applied changes: %s", sn,
@@ -357,8 +346,8 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		fprintf(out, "Applied %zu, failed %zu. Pending changes kept.\n",
 		    res.applied, res.failed);
 		if (!quiet && id > 0)
-			fprintf(out, "The applied changes are turn %lu (arcturn undo "
-			    "takes them back).\n", id);
+			fprintf(out, "The applied changes are turn %lu "
+			    "(arcturn undo takes them back).\n", id);
 		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
 		return;
 	}
@@ -467,7 +456,7 @@ cmd_apply(struct cli *c)
 	nsel = plan_count(&ch, sel);
 	if (force && take_conflicts(&x, &ch, sel, c->quiet, &e) != 0)
 		goto out;
-	if (yes || ask(&apply_q, nsel, c->quiet, &e) > 0)
+	if (yes || dryrun_ask(&apply_q, nsel, c->quiet, &e) > 0)
 		run_apply(&x, &ch, sel, c->quiet, "apply", stdout, &e);
 out:
 	dryrun_report("apply", &e);
@@ -554,7 +543,7 @@ out:
 	return e.status != 0 ? e.status : rc;
 }
 
-static const struct question damaged_q = {
+static const struct dryrun_question damaged_q = {
 	"Discard the damaged session?", "[d]iscard/[k]eep", "dy",
 	"no terminal to confirm on; use --yes to discard the damaged session",
 	"Kept the damaged session.\n"
@@ -577,7 +566,7 @@ discard_damaged(struct dryrun *x, int yes, int quiet, struct dryrun_err *e)
 	/* what is damaged, said once; then the discard itself */
 	dryrun_report("discard", e);
 	dryrun_fail(e, EXIT_USAGE, 0, "", NULL);
-	if (!yes && ask(&damaged_q, 1, quiet, e) <= 0)
+	if (!yes && dryrun_ask(&damaged_q, 1, quiet, e) <= 0)
 		return e->status;
 	if (session_remove_id(x->storefd, x->id, say_waiting, x->id) < 0)
 		return dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
@@ -631,7 +620,7 @@ discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
 		    holds_unselected(&ch, sel, ch.v[i].path))
 			sel[i] = 0;
 	n = plan_count(&ch, sel);
-	if (!yes && ask(&discard_q, n, c->quiet, e) <= 0)
+	if (!yes && dryrun_ask(&discard_q, n, c->quiet, e) <= 0)
 		goto out;
 	for (i = 0; i < ch.n; i++)
 		ch.v[i].applied = sel[i] != 0;
@@ -646,8 +635,8 @@ discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
 			    changes_find(&after, ch.v[i].path) < after.n &&
 			    strcmp(after.v[changes_find(&after,
 			    ch.v[i].path)].path, ch.v[i].path) == 0) {
-				warnx("discard: %s: still pending (it goes with "
-				    "%s)", ch.v[i].path, ch.v[i].origin);
+				warnx("discard: %s: still pending (it goes "
+				    "with %s)", ch.v[i].path, ch.v[i].origin);
 				left++;
 			}
 	if (left > 0) {
@@ -713,7 +702,7 @@ cmd_discard(struct cli *c)
 		n = ch.count;
 		listed = 1;
 	}
-	if (n > 0 && !yes && ask(&discard_q, n, c->quiet, &e) <= 0)
+	if (n > 0 && !yes && dryrun_ask(&discard_q, n, c->quiet, &e) <= 0)
 		goto out;
 	/* what a killed apply of these changes left in the workspace */
 	if (listed)

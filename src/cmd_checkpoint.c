@@ -404,7 +404,8 @@ items_for(struct ckpt *ck, struct rw_path *p, size_t n, size_t *ni)
 		case CKPT_FILE:
 		case CKPT_LINK:
 			rw_push(v, ni, i, RW_FILES, p[i].target.kind ==
-			    CKPT_FILE ? APPLY_FILE : APPLY_SYMLINK, &p[i], b, m);
+			    CKPT_FILE ? APPLY_FILE : APPLY_SYMLINK, &p[i], b,
+			    m);
 			break;
 		case CKPT_DIR:
 			if (b->kind != CKPT_DIR) {

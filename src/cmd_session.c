@@ -5,8 +5,12 @@
  *
  * show marks what apply will refuse: a session whose last run could not
  * record its bases is "incomplete", and each change without a usable
- * record, or that cannot be applied at all, says so. A damaged session
- * is named with its damaged part; `session rm` removes it all the same.
+ * record, or that cannot be applied at all, or whose real file changed
+ * since capture (conflict.h), says so. A damaged session is named with
+ * its damaged part; `session rm` removes it all the same. `session rm
+ * [--yes] ID` asks first, as discard does, when the session holds
+ * pending changes or cannot be read: without a terminal and without
+ * --yes it refuses (2).
  */
 #include <sys/file.h>
 
@@ -324,16 +328,67 @@ say_waiting(void *arg)
 	    (const char *)arg);
 }
 
-/* Remove a session, however damaged (session_remove_id). */
+static const struct dryrun_question rm_q = {
+	"Remove the session and its %zu pending file change(s)?",
+	"[r]emove/[k]eep", "ry",
+	"no terminal to confirm on; use --yes to remove the session and its "
+	    "%zu pending file change(s)",
+	"Kept %zu pending file change(s).\n"
+};
+
+static const struct dryrun_question rm_damaged_q = {
+	"Remove the session (its pending changes cannot be counted)?",
+	"[r]emove/[k]eep", "ry",
+	"no terminal to confirm on; use --yes to remove the session",
+	"Kept the session.\n"
+};
+
+/*
+ * Ask before session rm drops pending changes, as discard does: 1 go on,
+ * else the exit status.
+ */
 static int
-session_rm_cmd(struct dryrun *x, struct cli *c, const char *id)
+rm_ask(struct dryrun *x, struct cli *c, const char *id, int yes)
 {
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct changes ch;
+	struct session s;
+	long pend = -1;
+	int r;
+
+	if (yes)
+		return 1;
+	memset(&s, 0, sizeof s);
+	if (x->storefd >= 0 && session_open(x->storefd, id, NULL, &s) == 0) {
+		pend = pending_of(&s, &ch);
+		changes_free(&ch);
+		session_close(&s);
+	} else if (errno == ENOENT)
+		return 1;	/* rm says there is no such session */
+	if (pend == 0)
+		return 1;
+	r = pend > 0 ? dryrun_ask(&rm_q, (size_t)pend, c->quiet, &e) :
+	    dryrun_ask(&rm_damaged_q, 1, c->quiet, &e);
+	if (r > 0)
+		return 1;
+	dryrun_report("session", &e);
+	return e.status;
+}
+
+/* Remove a session, however damaged (session_remove_id), asking first. */
+static int
+session_rm_cmd(struct dryrun *x, struct cli *c, const char *id, int yes)
+{
+	int r;
+
 	if (!session_id_valid(id)) {
 		warnx("session: %s: invalid session id "
 		    "(want [a-z0-9][a-z0-9-]{0,63})", id);
 		return EXIT_USAGE;
 	}
 	x->storefd = session_store_open(x->p.state, 0);
+	if (x->storefd >= 0 && (r = rm_ask(x, c, id, yes)) != 1)
+		return r;
 	if (x->storefd < 0 || session_remove_id(x->storefd, id, say_waiting,
 	    (void *)id) < 0) {
 		if (errno == ENOENT)
@@ -353,8 +408,18 @@ cmd_session(struct cli *c)
 	struct dryrun_err e;
 	struct dryrun x;
 	const char *sub = c->argc >= 2 ? c->argv[1] : "";
-	int rc;
+	int rc, yes = 0;
 
+	/* session rm [--yes|-y] ID, the option on either side */
+	if (strcmp(sub, "rm") == 0 && c->argc == 4 &&
+	    (strcmp(c->argv[2], "--yes") == 0 || strcmp(c->argv[2], "-y") ==
+	    0 || strcmp(c->argv[3], "--yes") == 0 ||
+	    strcmp(c->argv[3], "-y") == 0)) {
+		yes = 1;
+		if (c->argv[2][0] == '-')
+			c->argv[2] = c->argv[3];
+		c->argc = 3;
+	}
 	if (!(strcmp(sub, "list") == 0 && c->argc == 2) &&
 	    !(strcmp(sub, "show") == 0 && c->argc <= 3) &&
 	    !(strcmp(sub, "rm") == 0 && c->argc == 3)) {
@@ -375,7 +440,7 @@ cmd_session(struct cli *c)
 	if (strcmp(sub, "list") == 0)
 		rc = session_list_cmd(&x, c);
 	else if (strcmp(sub, "rm") == 0)
-		rc = session_rm_cmd(&x, c, c->argv[2]);
+		rc = session_rm_cmd(&x, c, c->argv[2], yes);
 	else if (c->argc == 3) {
 		mem_free(x.p.session);
 		x.p.session = mem_strdup(c->argv[2]);

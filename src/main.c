@@ -48,9 +48,10 @@ static const struct command commands[] = {
 	  "Print PATH, as the pending session sees it." },
 	{ "diff", cmd_diff,
 	  "diff [--full] [--stat] [--name-only] [--name-status]\n"
-	  "             [--color=auto|always|never] [PATH]...",
+	  "             [--color=auto|always|never] [--no-pager] [PATH]...",
 	  "Show every pending change (or those at or beneath PATH) as one\n"
-	  "git-style diff, each file's first 200 body lines unless --full." },
+	  "git-style diff, each file's first 200 body lines unless --full;\n"
+	  "on a terminal through the pager ($PAGER) unless --no-pager." },
 	{ "apply", cmd_apply,
 	  "apply [--yes] [--expect DIGEST] [--force PATH...] [PATH]...",
 	  "Apply pending changes to the workspace, file by file, as one undoable\n"
@@ -58,8 +59,9 @@ static const struct command commands[] = {
 	{ "discard", cmd_discard, "discard [--yes] [PATH]...",
 	  "Throw away the pending changes of the session (only those of each\n"
 	  "PATH, when given)." },
-	{ "session", cmd_session, "session list|show|rm [ID]",
-	  "List, show or remove dry-run sessions." },
+	{ "session", cmd_session, "session list|show|rm [--yes] [ID]",
+	  "List, show or remove dry-run sessions (rm asks first, as discard\n"
+	  "does, unless --yes)." },
 	{ "turn", cmd_turn, "turn [--label TEXT]",
 	  "Start a turn: later writes and edits join it, and rewind or undo\n"
 	  "take it back as one. Without it, each write or edit is a turn." },

@@ -194,3 +194,40 @@ body() {
 	arcturn undo
 	[ "$(cat f)" = mine ]
 }
+
+@test "session rm asks like discard: no terminal and no --yes refuses (exit 2), --yes removes" {
+	dw f <<<"x"
+	id=$("$ARCTURN_BIN" --json session show | jq -r .id)
+	run arcturn session rm "$id"
+	assert_failure 2
+	assert_output "arcturn: session: no terminal to confirm on; use --yes to remove the session and its 1 pending file change(s)"
+	[ -d "$HOME/.arcturn/overlays/$id" ]
+	run arcturn session rm --yes "$id"
+	assert_success
+	assert_output "Removed session $id."
+	[ ! -e "$HOME/.arcturn/overlays/$id" ]
+	# nothing pending: nothing to ask about
+	arcturn --session empty1 write --dry-run g <<<"y"
+	arcturn --session empty1 discard --yes g >/dev/null
+	run arcturn session rm empty1
+	assert_success
+}
+
+@test "diff goes through \$PAGER on a terminal only; --no-pager and --json never page" {
+	command -v script >/dev/null || skip "no script(1) to give diff a terminal"
+	dw f <<<"x"
+	printf '#!/bin/sh\necho PAGED; cat\n' >"$T/pager"
+	chmod +x "$T/pager"
+	# not a terminal: no pager
+	PAGER="$T/pager" run arcturn diff
+	refute_line PAGED
+	# a terminal: the pager gets the diff
+	run env PAGER="$T/pager" script -qec "'$ARCTURN_BIN' diff --color=never" /dev/null
+	assert_line --partial PAGED
+	assert_line --partial "+x"
+	run env PAGER="$T/pager" script -qec "'$ARCTURN_BIN' diff --no-pager --color=never" /dev/null
+	refute_line --partial PAGED
+	assert_line --partial "+x"
+	run env PAGER="$T/pager" script -qec "'$ARCTURN_BIN' --json diff" /dev/null
+	refute_line --partial PAGED
+}
