@@ -71,6 +71,8 @@ struct change {
 	ino_t			 ino;
 	/* filled by review_diff (review.h) */
 	int			 gone;		/* vanished: left out */
+	int			 conflict;	/* conflict.h: what the real
+						   path did since capture */
 	struct udiff_stats	 st;
 	/* filled by plan_apply (plan.h) */
 	int			 applied;

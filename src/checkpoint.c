@@ -382,7 +382,8 @@ blob_fd(struct ckpt *c, int fd, unsigned char sha[HASH_LEN])
 		unlinkat(c->blobsfd, tmp, 0);
 		return -1;
 	}
-	c->dirty = 1;
+	/* stores run from several threads (keep.h): one value, no race */
+	__atomic_store_n(&c->dirty, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -448,7 +449,7 @@ ckpt_state(struct ckpt *c, int rootfd, const char *rel, int store,
 			goto out;
 		rc = store ? blob_fd(c, fd, s->sha) : 0;
 	} else {
-		s->kind = CKPT_OTHER;
+		s->kind = S_ISDIR(st.st_mode) ? CKPT_DIR : CKPT_OTHER;
 		rc = 0;
 	}
 out:
@@ -499,7 +500,7 @@ ckpt_snapshot(struct ckpt *c, struct ckpt_turn *t, int rootfd,
 		return 0;
 	if (ckpt_state(c, rootfd, rel, 1, &s) < 0)
 		return -1;
-	if (s.kind == CKPT_OTHER) {
+	if (s.kind == CKPT_OTHER || s.kind == CKPT_DIR) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -546,7 +547,8 @@ gc(struct ckpt *c, unsigned long long *bytes)
 		goto out;
 	for (nref = 0, i = 0; i < n; i++)
 		for (j = 0; j < t[i].n; j++) {
-			if (t[i].e[j].before.kind == CKPT_ABSENT)
+			if (t[i].e[j].before.kind != CKPT_FILE &&
+			    t[i].e[j].before.kind != CKPT_LINK)
 				continue;
 			hash_hex(t[i].e[j].before.sha, hex);
 			if ((ref[nref] = mem_strdup(hex)) == NULL)

@@ -31,8 +31,8 @@
  *	<PATHLEN bytes>			 and a newline)
  *	end
  *
- * where <before> and <after> are each `KIND MODE HEX` (KIND absent, file
- * or link; MODE octal permission bits; HEX the SHA-256 of the content or
+ * where <before> and <after> are each `KIND MODE HEX` (KIND absent, file,
+ * link or dir; MODE octal permission bits; HEX the SHA-256 of the content or
  * link target, 64 zeros for absent). before is the path's state right
  * before the turn first changed it (its blob is in blobs/), after the
  * state the tool left there (rewind's compare-and-swap base).
@@ -58,7 +58,8 @@
 
 #define CKPT_KEEP_DEFAULT	50	/* turns kept (checkpoints.keep) */
 
-enum ckpt_kind { CKPT_ABSENT, CKPT_FILE, CKPT_LINK, CKPT_OTHER };
+/* CKPT_DIR: a directory, by mode only (apply's and rewind's turns). */
+enum ckpt_kind { CKPT_ABSENT, CKPT_FILE, CKPT_LINK, CKPT_OTHER, CKPT_DIR };
 
 /* A path's state: kind, permission bits, hash of content or target. */
 struct ckpt_state {
@@ -131,7 +132,8 @@ int	ckpt_for_write(struct ckpt *, struct ckpt_turn *t);
 
 /*
  * The state of rel beneath rootfd (a final symlink not followed; a
- * missing path or parent is CKPT_ABSENT). With store, a regular file's
+ * missing path or parent is CKPT_ABSENT; a directory CKPT_DIR with its
+ * mode; a fifo, socket or device CKPT_OTHER). With store, a regular file's
  * bytes or a link's target go to blobs/ (once per content).
  */
 int	ckpt_state(struct ckpt *, int rootfd, const char *rel, int store,
@@ -140,7 +142,8 @@ int	ckpt_state(struct ckpt *, int rootfd, const char *rel, int store,
 /*
  * Snapshot rel into t before its first change in the turn: when t has no
  * entry for it, its state is stored (blob) and an entry added with after
- * = before. Returns 1 when added, 0 when t had it already.
+ * = before. Returns 1 when added, 0 when t had it already; EINVAL for a
+ * directory or special file.
  */
 int	ckpt_snapshot(struct ckpt *, struct ckpt_turn *t, int rootfd,
 	    const char *rel);
@@ -168,7 +171,7 @@ int	ckpt_save(struct ckpt *, struct ckpt_turn *t);
 int	ckpt_format(const struct ckpt_turn *t, char **buf, size_t *len);
 int	ckpt_parse(const char *buf, size_t len, struct ckpt_turn *t);
 
-/* "absent", "file", "link" or "other". */
+/* "absent", "file", "link", "other" or "dir". */
 const char *ckpt_kind_name(enum ckpt_kind);
 
 #endif

@@ -13,12 +13,14 @@
 
 #define TURN_MAGIC	"arcturn-turn 1\n"
 
-static const char *const kind_names[] = { "absent", "file", "link", "other" };
+static const char *const kind_names[] = { "absent", "file", "link", "other",
+    "dir" };
+#define NKIND	(sizeof kind_names / sizeof kind_names[0])
 
 const char *
 ckpt_kind_name(enum ckpt_kind k)
 {
-	return (unsigned)k < 4 ? kind_names[k] : "other";
+	return (unsigned)k < NKIND ? kind_names[k] : "other";
 }
 
 /* A buffer that grows, for a record being written. */
@@ -200,10 +202,11 @@ rd_state(struct rd *r, struct ckpt_state *s)
 	int k;
 
 	rd_word(r, kind, sizeof kind);
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < (int)NKIND; k++)
 		if (strcmp(kind, kind_names[k]) == 0)
 			break;
-	if (k == 3)
+	/* "other" is never recorded */
+	if (k == (int)NKIND || k == CKPT_OTHER)
 		r->bad = 1;
 	s->kind = (enum ckpt_kind)k;
 	s->mode = (unsigned int)rd_num(r, 8) & 07777;

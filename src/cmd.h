@@ -58,6 +58,8 @@ void	checkpoint_after(struct ckpt_hold *h, struct dryrun *,
  */
 struct policy;
 int	dryrun_exec(struct policy *p, char **argv);
+/* exec --checkpoint (cmd_apply.c): the same, then applied as a turn. */
+int	dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **argv);
 
 /* Print `usage: ...` for the named command to stderr (main.c). */
 void	cmd_usage(const char *);

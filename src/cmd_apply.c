@@ -8,6 +8,13 @@
  * apply keeps what it replaces or deletes (keep.h) and, when the session
  * stays (something failed), says where. On a terminal, an apply that
  * takes over a second shows its progress on stderr (-q: never).
+ *
+ * apply is a checkpointed turn of its own (keep.h): `arcturn undo` right
+ * after it restores the tree it found, and it says the turn's id. When
+ * the store cannot be opened, nothing is applied (as write does: a change
+ * that could not be undone is not made). When the turn cannot be recorded
+ * afterwards, it says so and the session, with what apply replaced in
+ * its replaced/ area, stays.
  */
 #include <sys/file.h>
 
@@ -23,8 +30,11 @@
 #include <unistd.h>
 
 #include "changes.h"
+#include "checkpoint.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
+#include "config.h"
+#include "conflict.h"
 #include "hash.h"
 #include "keep.h"
 #include "mem.h"
@@ -77,35 +87,23 @@ confirm(const char *question, const char *choices, const char *yes)
 	return line[n] != '\0' && strchr(yes, line[n] | 0x20) != NULL;
 }
 
-/* A question before acting on n things, and what follows each answer. */
-struct question {
-	const char	*ask;		/* "... %zu ...?" */
-	const char	*choices;
-	const char	*yes;		/* the keys that mean yes */
-	const char	*noterm;	/* the reason without a terminal (%zu) */
-	const char	*kept;		/* printed when declined (%zu) */
-};
-
-static const struct question apply_q = {
+static const struct dryrun_question apply_q = {
 	"Apply %zu file(s) to the workspace?", "[a]pply/[k]eep pending", "ay",
 	"no terminal to confirm on; use --yes to apply %zu file(s) without "
 	    "asking",
 	"Kept %zu pending file(s).\n"
 };
 
-static const struct question discard_q = {
+static const struct dryrun_question discard_q = {
 	"Discard %zu pending file change(s)?", "[d]iscard/[k]eep", "dy",
 	"no terminal to confirm on; use --yes to discard %zu pending file "
 	    "change(s)",
 	"Kept %zu pending file change(s).\n"
 };
 
-/*
- * Ask q about n things: 1 yes; 0 declined (said so unless quiet; e says
- * EXIT_REFUSED with nothing more to print); -1 no terminal (e filled).
- */
-static int
-ask(const struct question *q, size_t n, int quiet, struct dryrun_err *e)
+int
+dryrun_ask(const struct dryrun_question *q, size_t n, int quiet,
+    struct dryrun_err *e)
 {
 	char line[128];
 	int r;
@@ -252,25 +250,48 @@ veto(struct dryrun *x, struct changes *c, const int *sel,
 	return 0;
 }
 
-/* Apply what sel selects and say how it went (e: the exit status). */
+/* The checkpoint store of the session's workspace, made if need be. */
+static int
+open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
+{
+	struct ckpt_limits lim;
+
+	lim.keep = x->p.ckpt_keep ? x->p.ckpt_keep : CKPT_KEEP_DEFAULT;
+	lim.maxbytes = x->p.ckpt_maxbytes;
+	if (ckpt_open(x->p.state, x->s.workspace, 1, LOCK_EX, &lim, ck) < 0)
+		return dryrun_fail(e, EXIT_REFUSED, 0, "", "checkpoint: %s; "
+		    "nothing applied", dryrun_strerror(errno));
+	return 0;
+}
+
+/*
+ * Apply what sel selects as a checkpointed turn labelled label, and say
+ * how it went (e: the exit status).
+ */
 static void
 run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
-    struct dryrun_err *e)
+    const char *label, FILE *out, struct dryrun_err *e)
 {
 	struct plan_result res;
 	struct apply_env env;
 	struct progress pr;
 	struct keep *k = NULL;
-	char sn[SESSION_IDMAX + 16];
+	struct ckpt *ck = NULL;
+	char sn[SESSION_IDMAX + 16], turn[48] = "";
 	size_t i, kept;
+	unsigned long id = 0;
+	int recorded;
 
 	snprintf(sn, sizeof sn, "session %s", x->id);
 	if (veto(x, c, sel, e) != 0)
 		return;
+	if (open_store(x, &ck, e) != 0)
+		return;
 	/* what a killed apply left, also beside paths it finished */
 	dryrun_sweep(x);
-	if (keep_open(&x->s, &k) < 0) {
+	if (keep_open(&x->s, ck, &k) < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+		ckpt_close(ck);
 		return;
 	}
 	memset(&env, 0, sizeof env);
@@ -288,16 +309,26 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	    &res) < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
 		keep_close(k);
+		ckpt_close(ck);
 		return;
 	}
 	if (pr.shown)
 		fputc('\n', stderr);
 	if (env.progress != NULL)
 		pthread_mutex_destroy(&pr.mu);
+	recorded = keep_turn(k, x->rootfd, c, label, &id) == 0;
+	if (!recorded)
+		warnx("warning: apply: checkpoint: %s: the changes are applied "
+		    "but not recorded: undo cannot restore them",
+		    dryrun_strerror(errno));
+	ckpt_close(ck);
+	if (id > 0)
+		snprintf(turn, sizeof turn, " (as turn %lu)", id);
 	kept = keep_count(k);
-	if (kept > 0 && !res.all)
-		printf("Replaced content kept in %s/overlays/%s/replaced/%s "
-		    "(%zu file(s)).\n", x->p.state, x->id, keep_name(k), kept);
+	if (kept > 0 && (!res.all || !recorded))
+		fprintf(out, "Replaced content kept in "
+		    "%s/overlays/%s/replaced/%s (%zu file(s)).\n", x->p.state,
+		    x->id, keep_name(k), kept);
 	keep_close(k);
 	if (res.left < 0)
 		warnx("apply: %s: dropping applied changes: %s", sn,
@@ -305,20 +336,54 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	else if (res.left > 0)
 		warnx("apply: %s: %d applied change(s) could not be dropped "
 		    "from the session", sn, res.left);
-	if (res.all) {
+	/* unrecorded: what it replaced lives on in the session only */
+	if (res.all && (recorded || kept == 0)) {
 		x->open = 0;
 		if (session_remove(&x->s) < 0)
 			warn("apply: removing session %s", x->id);
 	}
 	if (res.failed > 0) {
-		printf("Applied %zu, failed %zu. Pending changes kept.\n",
+		fprintf(out, "Applied %zu, failed %zu. Pending changes kept.\n",
 		    res.applied, res.failed);
+		if (!quiet && id > 0)
+			fprintf(out, "The applied changes are turn %lu "
+			    "(arcturn undo takes them back).\n", id);
 		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
 		return;
 	}
 	if (!quiet)
-		printf("Applied %zu file(s).\n", res.applied);
+		fprintf(out, "Applied %zu file(s)%s.\n", res.applied, turn);
 	e->status = 0;
+}
+
+/*
+ * apply --force: what is there now becomes the base of each selected
+ * change in conflict (conflict.h), so that it lands; what it replaces
+ * goes into the apply's turn (keep.h), where undo finds it.
+ */
+static int
+take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
+    int quiet, struct dryrun_err *e)
+{
+	struct apply_base now;
+	size_t i;
+	int k;
+
+	for (i = 0; i < c->n; i++) {
+		if (!sel[i])
+			continue;
+		if ((k = conflict_of(&x->s, x->rootfd, c, i, &now)) < 0 ||
+		    (k != CONFLICT_NONE &&
+		    conflict_take(&x->s, c->v[i].path, &now) < 0))
+			return dryrun_fail(e, EXIT_USAGE, errno, c->v[i].path,
+			    NULL);
+		if (k != CONFLICT_NONE && !quiet)
+			printf("%s: %s; --force lands over it (your version "
+			    "goes into the apply's turn)\n", c->v[i].path,
+			    k == CONFLICT_UNRECORDED ? "no record at capture" :
+			    conflict_mark(k));
+	}
+	return 0;
 }
 
 int
@@ -327,13 +392,14 @@ cmd_apply(struct cli *c)
 	static const struct option opts[] = {
 		{ "yes", no_argument, NULL, 'y' },
 		{ "expect", required_argument, NULL, 'e' },
+		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
 	struct dryrun x;
 	const char *expect = NULL;
-	int *sel = NULL, yes = 0, r, opt;
+	int *sel = NULL, yes = 0, force = 0, r, opt;
 	size_t nsel;
 
 	dryrun_init(&x);
@@ -345,10 +411,18 @@ cmd_apply(struct cli *c)
 		case 'e':
 			expect = optarg;
 			break;
+		case 'f':
+			force = 1;
+			break;
 		default:
 			cmd_usage("apply");
 			return EXIT_USAGE;
 		}
+	}
+	if (force && optind == c->argc) {
+		warnx("apply: --force lands over conflicts only at the paths "
+		    "named: arcturn apply --force PATH...");
+		return EXIT_USAGE;
 	}
 	if (dryrun_load(&x, c, 0, &e) < 0 ||
 	    (r = dryrun_changes(&x, "apply", LOCK_EX, &ch, &e)) == DRYRUN_ERR)
@@ -380,8 +454,10 @@ cmd_apply(struct cli *c)
 	    (size_t)(c->argc - optind), sel, &e) != 0)
 		goto out;
 	nsel = plan_count(&ch, sel);
-	if (yes || ask(&apply_q, nsel, c->quiet, &e) > 0)
-		run_apply(&x, &ch, sel, c->quiet, &e);
+	if (force && take_conflicts(&x, &ch, sel, c->quiet, &e) != 0)
+		goto out;
+	if (yes || dryrun_ask(&apply_q, nsel, c->quiet, &e) > 0)
+		run_apply(&x, &ch, sel, c->quiet, "apply", stdout, &e);
 out:
 	dryrun_report("apply", &e);
 	changes_free(&ch);
@@ -390,7 +466,84 @@ out:
 	return e.status;
 }
 
-static const struct question damaged_q = {
+/* The command line as a turn's label: its words, cut with "..." . */
+static void
+cmd_label(char **cmd, char *buf, size_t len)
+{
+	size_t n = 0, i;
+	const char *w;
+	int cut = 0;
+
+	for (i = 0; cmd[i] != NULL && !cut; i++) {
+		w = cmd[i];
+		if (i > 0 && n + 1 < len)
+			buf[n++] = ' ';
+		for (; *w != '\0' && n + 1 < len; w++)
+			buf[n++] = *w;
+		cut = *w != '\0' || (n + 1 >= len && cmd[i + 1] != NULL);
+	}
+	buf[n] = '\0';
+	if (cut && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+int
+dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct changes ch = { NULL, 0, 0 };
+	struct dryrun x;
+	char id[SESSION_IDMAX + 1], label[84];
+	const char *named;
+	int *sel = NULL, rc, ran, r;
+
+	if (session_new_id(id) < 0 || (mem_free(p->session),
+	    (p->session = mem_strdup(id)) == NULL)) {
+		warn("exec --checkpoint");
+		policy_free(p);
+		return EXIT_OWN;
+	}
+	/* the command runs as with --dry-run, in a session of its own */
+	rc = dryrun_exec_as(p, cmd, "exec --checkpoint", &ran);
+	if (!ran)
+		return rc;
+	dryrun_init(&x);
+	named = c->session;
+	c->session = id;
+	r = dryrun_load(&x, c, 0, &e);
+	c->session = named;
+	if (r < 0 || (r = dryrun_changes(&x, "exec --checkpoint", LOCK_EX,
+	    &ch, &e)) == DRYRUN_ERR)
+		goto out;
+	if (r == DRYRUN_NONE || ch.n == 0) {
+		if (r == DRYRUN_GOT) {
+			x.open = 0;
+			session_remove(&x.s);
+		}
+		e.status = 0;
+		goto out;
+	}
+	if ((sel = mem_calloc(ch.n, sizeof *sel)) == NULL) {
+		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		goto out;
+	}
+	if (dryrun_select(&x, &ch, NULL, 0, sel, &e) != 0)
+		goto out;
+	cmd_label(cmd, label, sizeof label);
+	/* on stderr: stdout is the command's */
+	run_apply(&x, &ch, sel, c->quiet, label, stderr, &e);
+	if (e.status != 0 && x.open)
+		warnx("exec --checkpoint: session %s keeps what was not "
+		    "applied (arcturn diff --session %s)", id, id);
+out:
+	dryrun_report("exec --checkpoint", &e);
+	changes_free(&ch);
+	mem_free(sel);
+	dryrun_done(&x);
+	return e.status != 0 ? e.status : rc;
+}
+
+static const struct dryrun_question damaged_q = {
 	"Discard the damaged session?", "[d]iscard/[k]eep", "dy",
 	"no terminal to confirm on; use --yes to discard the damaged session",
 	"Kept the damaged session.\n"
@@ -413,7 +566,7 @@ discard_damaged(struct dryrun *x, int yes, int quiet, struct dryrun_err *e)
 	/* what is damaged, said once; then the discard itself */
 	dryrun_report("discard", e);
 	dryrun_fail(e, EXIT_USAGE, 0, "", NULL);
-	if (!yes && ask(&damaged_q, 1, quiet, e) <= 0)
+	if (!yes && dryrun_ask(&damaged_q, 1, quiet, e) <= 0)
 		return e->status;
 	if (session_remove_id(x->storefd, x->id, say_waiting, x->id) < 0)
 		return dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
@@ -421,6 +574,83 @@ discard_damaged(struct dryrun *x, int yes, int quiet, struct dryrun_err *e)
 		printf("Discarded damaged session %s.\n", x->id);
 	e->status = 0;
 	return 0;
+}
+
+/* 1 when some change of c that sel leaves out lies beneath dir. */
+static int
+holds_unselected(const struct changes *c, const int *sel, const char *dir)
+{
+	size_t i, n = strlen(dir);
+
+	for (i = 0; i < c->n; i++)
+		if (!sel[i] && strncmp(c->v[i].path, dir, n) == 0 &&
+		    c->v[i].path[n] == '/')
+			return 1;
+	return 0;
+}
+
+/*
+ * discard PATH...: the changes at or beneath the paths leave the session
+ * (as applied ones do: plan_settle), the rest stays pending. A new
+ * directory that still holds other pending changes stays.
+ */
+static void
+discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
+{
+	struct changes ch = { NULL, 0, 0 }, after = { NULL, 0, 0 };
+	char **names = c->argv + optind;
+	size_t nn = (size_t)(c->argc - optind), i, n;
+	int *sel = NULL, r, left;
+
+	if ((r = dryrun_changes(x, "discard", LOCK_EX, &ch, e)) == DRYRUN_ERR)
+		goto out;
+	if (r == DRYRUN_NONE || ch.n == 0) {
+		dryrun_fail(e, EXIT_REFUSED, 0, names[0], "no pending change "
+		    "there");
+		goto out;
+	}
+	if ((sel = mem_calloc(ch.n, sizeof *sel)) == NULL) {
+		dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+		goto out;
+	}
+	if (dryrun_select(x, &ch, names, nn, sel, e) != 0)
+		goto out;
+	for (i = 0; i < ch.n; i++)
+		if (sel[i] && ch.v[i].status == CHANGE_MKDIR &&
+		    holds_unselected(&ch, sel, ch.v[i].path))
+			sel[i] = 0;
+	n = plan_count(&ch, sel);
+	if (!yes && dryrun_ask(&discard_q, n, c->quiet, e) <= 0)
+		goto out;
+	for (i = 0; i < ch.n; i++)
+		ch.v[i].applied = sel[i] != 0;
+	if ((left = plan_settle(&x->s, &ch)) < 0) {
+		dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+		goto out;
+	}
+	/* what still stands (part of a removed directory, say) is named */
+	if (changes_list(&x->s, x->rootfd, &after, NULL, NULL) == 0)
+		for (i = 0; i < ch.n; i++)
+			if (sel[i] && !ch.v[i].implied &&
+			    changes_find(&after, ch.v[i].path) < after.n &&
+			    strcmp(after.v[changes_find(&after,
+			    ch.v[i].path)].path, ch.v[i].path) == 0) {
+				warnx("discard: %s: still pending (it goes "
+				    "with %s)", ch.v[i].path, ch.v[i].origin);
+				left++;
+			}
+	if (left > 0) {
+		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
+		goto out;
+	}
+	if (!c->quiet)
+		printf("Discarded %zu pending file change(s); %zu left.\n", n,
+		    after.count);
+	e->status = 0;
+out:
+	changes_free(&ch);
+	changes_free(&after);
+	mem_free(sel);
 }
 
 int
@@ -446,12 +676,12 @@ cmd_discard(struct cli *c)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != c->argc) {
-		cmd_usage("discard");
-		return EXIT_USAGE;
-	}
 	if (dryrun_load(&x, c, 0, &e) < 0)
 		goto out;
+	if (optind != c->argc) {
+		discard_paths(&x, c, yes, &e);
+		goto out;
+	}
 	r = dryrun_open(&x, "discard", 0, LOCK_EX, &e);
 	if (r == DRYRUN_ERR && x.damaged) {
 		discard_damaged(&x, yes, c->quiet, &e);
@@ -472,7 +702,7 @@ cmd_discard(struct cli *c)
 		n = ch.count;
 		listed = 1;
 	}
-	if (n > 0 && !yes && ask(&discard_q, n, c->quiet, &e) <= 0)
+	if (n > 0 && !yes && dryrun_ask(&discard_q, n, c->quiet, &e) <= 0)
 		goto out;
 	/* what a killed apply of these changes left in the workspace */
 	if (listed)

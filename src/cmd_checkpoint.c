@@ -183,7 +183,8 @@ same(const struct ckpt_state *a, const struct ckpt_state *b)
 		return 0;
 	if (a->kind == CKPT_ABSENT)
 		return 1;
-	if (a->kind == CKPT_FILE && a->mode != b->mode)
+	if ((a->kind == CKPT_FILE || a->kind == CKPT_DIR) &&
+	    a->mode != b->mode)
 		return 0;
 	return memcmp(a->sha, b->sha, HASH_LEN) == 0;
 }
@@ -194,6 +195,7 @@ to_base(const struct ckpt_state *s, struct apply_base *b)
 	memset(b, 0, sizeof *b);
 	b->absent = s->kind == CKPT_ABSENT;
 	b->is_link = s->kind == CKPT_LINK;
+	b->is_dir = s->kind == CKPT_DIR;
 	b->mode = s->mode;
 	memcpy(b->sha, s->sha, HASH_LEN);
 }
@@ -322,50 +324,146 @@ sweep_skipped(int rootfd, const struct rw_path *p, size_t n)
 	}
 }
 
-/* Items for apply_run: one per path to restore. */
-static struct apply_item *
+/*
+ * Items for apply_run, in an order that works for trees: removals of
+ * files and links (deepest first), of directories (deepest first), new
+ * directories (parents first, owner rwx so files can go in), files and
+ * links, then directory modes (deepest first). A path may own two items
+ * (a directory that was a file): the second has an absent base, so it
+ * is refused if the first did not go. owner[k] is the path of item k.
+ */
+enum { RW_DEL, RW_RMDIR, RW_MKDIR, RW_FILES, RW_MODE, RW_NPHASE };
+
+struct rw_item {
+	struct apply_item it;
+	size_t		 owner;
+	int		 phase;
+};
+
+static int
+cmp_item(const void *a, const void *b)
+{
+	const struct rw_item *x = a, *y = b;
+	int c;
+
+	if (x->phase != y->phase)
+		return x->phase - y->phase;
+	c = strcmp(x->it.path, y->it.path);
+	/* parents first when making, deepest first otherwise */
+	return x->phase == RW_MKDIR || x->phase == RW_FILES ? c : -c;
+}
+
+static struct rw_item *
+rw_push(struct rw_item *v, size_t *n, size_t owner, int phase,
+    enum apply_kind kind, const struct rw_path *p,
+    const struct ckpt_state *base, unsigned int mode)
+{
+	struct rw_item *q = &v[(*n)++];
+
+	memset(q, 0, sizeof *q);
+	q->owner = owner;
+	q->phase = phase;
+	q->it.path = p->path;
+	q->it.kind = kind;
+	q->it.src = p->hex;
+	q->it.mode = mode;
+	to_base(base, &q->it.base);
+	return q;
+}
+
+static struct rw_item *
 items_for(struct ckpt *ck, struct rw_path *p, size_t n, size_t *ni)
 {
-	struct apply_item *it;
-	size_t i;
+	static const struct ckpt_state absent = { CKPT_ABSENT, 0, { 0 } };
+	struct ckpt_state made = { CKPT_DIR, 0, { 0 } };
+	const struct ckpt_state *b;
+	struct rw_item *v;
+	size_t i, k;
+	unsigned int m;
 
 	*ni = 0;
-	if ((it = mem_calloc(n ? n : 1, sizeof *it)) == NULL)
+	if ((v = mem_calloc(n ? 2 * n : 1, sizeof *v)) == NULL)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		if (p[i].skip || p[i].why != NULL)
 			continue;
 		hash_hex(p[i].target.sha, p[i].hex);
-		it[*ni].path = p[i].path;
-		it[*ni].kind = p[i].target.kind == CKPT_FILE ? APPLY_FILE :
-		    p[i].target.kind == CKPT_LINK ? APPLY_SYMLINK :
-		    APPLY_DELETE;
-		it[*ni].srcdir = ckpt_blobs(ck);
-		it[*ni].src = p[i].hex;
-		it[*ni].mode = p[i].target.mode;
-		to_base(&p[i].base, &it[*ni].base);
-		(*ni)++;
+		b = &p[i].base;
+		if ((b->kind == CKPT_FILE || b->kind == CKPT_LINK) &&
+		    (p[i].target.kind == CKPT_ABSENT ||
+		    p[i].target.kind == CKPT_DIR)) {
+			rw_push(v, ni, i, RW_DEL, APPLY_DELETE, &p[i], b, 0);
+			b = &absent;
+		} else if (b->kind == CKPT_DIR &&
+		    p[i].target.kind != CKPT_DIR) {
+			rw_push(v, ni, i, RW_RMDIR, APPLY_RMDIR, &p[i], b, 0);
+			b = &absent;
+		}
+		m = p[i].target.mode;
+		switch (p[i].target.kind) {
+		case CKPT_FILE:
+		case CKPT_LINK:
+			rw_push(v, ni, i, RW_FILES, p[i].target.kind ==
+			    CKPT_FILE ? APPLY_FILE : APPLY_SYMLINK, &p[i], b,
+			    m);
+			break;
+		case CKPT_DIR:
+			if (b->kind != CKPT_DIR) {
+				rw_push(v, ni, i, RW_MKDIR, APPLY_MKDIR, &p[i],
+				    b, m | 0700);
+				made.mode = m | 0700;
+				if (made.mode != m)
+					rw_push(v, ni, i, RW_MODE, APPLY_CHMOD,
+					    &p[i], &made, m);
+			} else if (b->mode != m)
+				rw_push(v, ni, i, RW_MODE, APPLY_CHMOD, &p[i],
+				    b, m);
+			break;
+		default:
+			break;
+		}
 	}
-	return it;
+	qsort(v, *ni, sizeof *v, cmp_item);
+	for (k = 0; k < *ni; k++)
+		v[k].it.srcdir = ckpt_blobs(ck);
+	return v;
 }
 
-/* The rewind's own turn: before = what was there, after = restored. */
+/*
+ * The rewind's own turn: before = what was there, after = restored (or,
+ * for a path some item of which failed, what is there now).
+ */
 static int
-record(struct ckpt *ck, struct rw_path *p, size_t n, struct apply_item *it,
-    size_t ni, const char *label, unsigned long *id)
+record(struct ckpt *ck, int rootfd, struct rw_path *p, size_t n,
+    struct rw_item *v, size_t ni, const char *label, unsigned long *id,
+    size_t *restored)
 {
 	struct ckpt_turn t;
-	size_t i, k = 0;
+	struct ckpt_state now;
+	unsigned char *how;	/* per path: 1 restored, 2 an item failed */
+	size_t i, k;
 	int rc = 0;
 
 	*id = 0;
-	if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, &t) < 0)
+	*restored = 0;
+	if ((how = mem_calloc(n ? n : 1, 1)) == NULL)
 		return -1;
+	for (k = 0; k < ni; k++)
+		how[v[k].owner] |= v[k].it.failed ? 2 : 1;
+	for (i = 0; i < n; i++)
+		*restored += how[i] == 1;
+	if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, &t) < 0) {
+		mem_free(how);
+		return -1;
+	}
 	for (i = 0; i < n && rc == 0; i++) {
-		if (p[i].skip || p[i].why != NULL)
+		if (how[i] == 0)
 			continue;
-		if (!it[k++].failed)
+		if (how[i] == 1)
 			rc = ckpt_add(&t, p[i].path, &p[i].now, &p[i].target);
+		else if (ckpt_state(ck, rootfd, p[i].path, 0, &now) == 0 &&
+		    now.kind != CKPT_OTHER && !same(&now, &p[i].now))
+			rc = ckpt_add(&t, p[i].path, &p[i].now, &now);
 	}
 	if (rc == 0 && t.n > 0 && (t.label = mem_strdup(label)) != NULL &&
 	    (rc = ckpt_save(ck, &t)) == 0)
@@ -373,7 +471,22 @@ record(struct ckpt *ck, struct rw_path *p, size_t n, struct apply_item *it,
 	else if (rc == 0 && t.n > 0)
 		rc = -1;
 	ckpt_turn_clear(&t);
+	mem_free(how);
 	return rc;
+}
+
+/* apply_run's array of the items in v. */
+static struct apply_item *
+flat(struct rw_item *v, size_t ni)
+{
+	struct apply_item *it;
+	size_t k;
+
+	if ((it = mem_calloc(ni ? ni : 1, sizeof *it)) == NULL)
+		return NULL;
+	for (k = 0; k < ni; k++)
+		it[k] = v[k].it;
+	return it;
 }
 
 static int
@@ -383,10 +496,11 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 	struct ckpt_turn *t = NULL;
 	struct rw_path *p = NULL;
 	struct apply_item *it = NULL;
+	struct rw_item *v = NULL;
 	struct ckpt *ck = NULL;
 	struct dryrun x;
 	char label[64];
-	size_t nt = 0, n = 0, ni = 0, i;
+	size_t nt = 0, n = 0, ni = 0, i, restored = 0;
 	unsigned long id = 0;
 	long failed = 0;
 	int conflicts, refused = 0;
@@ -432,7 +546,8 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 		    conflicts == 1 ? "" : "s");
 		goto out;
 	}
-	if ((it = items_for(ck, p, n, &ni)) == NULL) {
+	if ((v = items_for(ck, p, n, &ni)) == NULL ||
+	    (it = flat(v, ni)) == NULL) {
 		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
 		goto out;
 	}
@@ -441,26 +556,29 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 		goto out;
 	}
 	sweep_skipped(x.rootfd, p, n);
-	for (i = 0; i < ni; i++)
+	for (i = 0; i < ni; i++) {
+		v[i].it.failed = it[i].failed;
 		if (it[i].failed)
 			warnx("%s: %s: %s", what, it[i].path, it[i].reason);
+	}
 	snprintf(label, sizeof label, "%s %lu", strcmp(what, "undo") == 0 ?
 	    "undo of turn" : "rewind to before turn", from);
-	if (record(ck, p, n, it, ni, label, &id) < 0)
+	if (record(ck, x.rootfd, p, n, v, ni, label, &id, &restored) < 0)
 		warnx("warning: %s: the rewind is done but not recorded (%s): "
 		    "it cannot be undone", what, dryrun_strerror(errno));
 	for (i = 0; i < n; i++)
 		refused += p[i].why != NULL;
 	e.status = failed > 0 || refused > 0 ? EXIT_REFUSED : 0;
 	if (!c->quiet && printf("%s: restored %zu path%s to before turn "
-	    "%lu%s", what, ni - (size_t)failed, ni - (size_t)failed == 1 ?
-	    "" : "s", from, id ? "" : "\n") < 0)
+	    "%lu%s", what, restored, restored == 1 ? "" : "s", from,
+	    id ? "" : "\n") < 0)
 		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
 	if (!c->quiet && id && printf(" (as turn %lu)\n", id) < 0)
 		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
 out:
 	dryrun_report(what, &e);
 	mem_free(it);
+	mem_free(v);
 	mem_free(p);
 	ckpt_turns_free(t, nt);
 	ckpt_close(ck);

@@ -1,22 +1,25 @@
 /*
  * Front end of `arcturn diff [--full] [--stat] [--name-only]
- * [--name-status] [--color[=WHEN]] [PATH]...`: the pending changes of the
- * workspace's session as one git-style diff (each file's first
- * CAP_DEFAULT body lines, then `... diff truncated: N more lines for P`,
- * unless --full), as a diffstat (--stat), as names (--name-only, or with
- * git's status letter and a tab: --name-status), or as a JSON document
- * (--json); the diff and the diffstat of the whole set end with `digest:
- * <sha256>` (what `apply --expect` checks) when anything is pending.
- * PATH... limits the output to the changes at or beneath those paths
- * (then no digest: it would not be the set's). Nothing pending: nothing
- * printed, as git diff. Exit 0; 1 a PATH with no pending change; 2
- * usage, config, session.
+ * [--name-status] [--color[=WHEN]] [--no-pager] [PATH]...`: the pending
+ * changes of the workspace's session as one git-style diff (each file's
+ * first CAP_DEFAULT body lines, then `... diff truncated: N more lines
+ * for P`, unless --full), as a diffstat (--stat), as names (--name-only,
+ * or with git's status letter and a tab: --name-status), or as a JSON
+ * document (--json); the diff and the diffstat of the whole set end with
+ * `digest: <sha256>` (what `apply --expect` checks) when anything is
+ * pending. PATH... limits the output to the changes at or beneath those
+ * paths (then no digest: it would not be the set's). Nothing pending:
+ * nothing printed, as git diff. On a terminal the output goes through
+ * $PAGER (default `less -FRX`, as git does) unless --no-pager; never
+ * with --json or when stdout is no terminal. Exit 0; 1 a PATH with no
+ * pending change; 2 usage, config, session.
  */
 #include <sys/file.h>
 
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +139,60 @@ render(struct dryrun *x, struct changes *c, enum view v, int full,
 	return part || printf("digest: %s\n", hex) >= 0 ? 0 : -1;
 }
 
+/*
+ * On a terminal, stdout goes through $PAGER (default `less -FRX`, as git
+ * does; empty or "cat": none) until pager_end. Returns the pager, or NULL
+ * (none, or it could not start: the diff goes to the terminal).
+ */
+struct pager {
+	FILE	*p;
+	int	 saved;		/* the terminal's stdout */
+};
+
+static int
+pager_start(struct pager *pg)
+{
+	const char *cmd = getenv("PAGER");
+
+	pg->p = NULL;
+	pg->saved = -1;
+	if (cmd == NULL)
+		cmd = "less -FRX";
+	if (*cmd == '\0' || strcmp(cmd, "cat") == 0)
+		return 0;
+	if (getenv("LESS") == NULL)
+		(void)setenv("LESS", "FRX", 1);
+	fflush(stdout);
+	if ((pg->saved = dup(STDOUT_FILENO)) < 0)
+		return -1;
+	if ((pg->p = popen(cmd, "w")) == NULL ||
+	    dup2(fileno(pg->p), STDOUT_FILENO) < 0) {
+		if (pg->p != NULL)
+			pclose(pg->p);
+		pg->p = NULL;
+		close(pg->saved);
+		pg->saved = -1;
+		return -1;
+	}
+	/* a pager quit early: the rest of the diff goes nowhere */
+	(void)signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void
+pager_end(struct pager *pg)
+{
+	if (pg->p == NULL)
+		return;
+	fflush(stdout);
+	clearerr(stdout);
+	/* the pager sees the end of its input only when fd 1 lets go */
+	(void)dup2(pg->saved, STDOUT_FILENO);
+	close(pg->saved);
+	pclose(pg->p);
+	pg->p = NULL;
+}
+
 int
 cmd_diff(struct cli *c)
 {
@@ -146,14 +203,16 @@ cmd_diff(struct cli *c)
 		{ "colour", optional_argument, NULL, 'c' },
 		{ "name-only", no_argument, NULL, 'n' },
 		{ "name-status", no_argument, NULL, 'S' },
+		{ "no-pager", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct pager pg = { NULL, -1 };
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
 	struct dryrun x;
 	const char *when = NULL;
 	enum view v = V_DIFF;
-	int full = 0, color, r, opt;
+	int full = 0, color, r, opt, paging = 1;
 
 	dryrun_init(&x);
 	while ((opt = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
@@ -172,6 +231,9 @@ cmd_diff(struct cli *c)
 			break;
 		case 'S':
 			v = V_STATUS;
+			break;
+		case 'P':
+			paging = 0;
 			break;
 		default:
 			cmd_usage("diff");
@@ -199,10 +261,20 @@ cmd_diff(struct cli *c)
 	else if (optind < c->argc && limit(&x, &ch, c->argv + optind,
 	    (size_t)(c->argc - optind), &e) < 0)
 		;
-	else if (render(&x, &ch, v, full, color, optind < c->argc) < 0)
-		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
-	else
-		e.status = 0;
+	else {
+		/* the colour was chosen for the terminal, before the pager */
+		if (paging && v != V_JSON && ch.n > 0 &&
+		    isatty(STDOUT_FILENO))
+			(void)pager_start(&pg);
+		r = render(&x, &ch, v, full, color, optind < c->argc);
+		if (r < 0 && pg.p != NULL && errno == EIO && ferror(stdout))
+			r = 0;	/* the user quit the pager */
+		pager_end(&pg);
+		if (r < 0)
+			dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		else
+			e.status = 0;
+	}
 out:
 	dryrun_report("diff", &e);
 	changes_free(&ch);

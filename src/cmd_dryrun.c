@@ -510,14 +510,22 @@ sweep(void *s)
 int
 dryrun_exec(struct policy *p, char **cmd)
 {
+	return dryrun_exec_as(p, cmd, "exec --dry-run", NULL);
+}
+
+int
+dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
+{
 	struct session_run run;
 	struct dryrun_err e = { .status = EXIT_OWN };
 	struct dryrun x;
 	char upper[PATH_MAX], work[PATH_MAX], err[1024];
 	int rc, changed, recorded = 1;
 
+	if (ran != NULL)
+		*ran = 0;
 	if (!sandbox_overlay_available(p, err, sizeof err)) {
-		warnx("exec --dry-run: %s; not running the command", err);
+		warnx("%s: %s; not running the command", what, err);
 		policy_free(p);
 		return EXIT_OWN;
 	}
@@ -556,14 +564,20 @@ dryrun_exec(struct policy *p, char **cmd)
 	if (rc < 0) {
 		warnx("%s", err);
 		rc = EXIT_OWN;
-	}
+	} else if (ran != NULL)
+		*ran = 1;
 	if (changed)
 		recorded = record(&x, &run);
 	if (session_run_end(&x.s, changed, recorded) < 0)
 		warnx("exec --dry-run: session %s: syncing what the command "
 		    "wrote: %s", x.id, dryrun_strerror(errno));
-	if (!recorded)
+	if (!recorded) {
 		rc = EXIT_OWN;
+		if (ran != NULL)
+			*ran = 0;
+	}
+	/* the caller goes on (exec --checkpoint): the session is free */
+	(void)unsetenv(DRYRUN_BUSY_ENV);
 	session_run_free(&run);
 	dryrun_done(&x);
 	return rc;

@@ -140,4 +140,30 @@ void	dryrun_list_warn(const char *path, int err, const char *what,
 int	dryrun_stdout(const void *buf, size_t len, void *arg);
 
 
+/*
+ * exec --dry-run as dryrun_exec (cmd.h) does it, what naming the command
+ * in messages; *ran (may be NULL) is set when the command ran and what it
+ * wrote is recorded in the session (p->session names it).
+ */
+int	dryrun_exec_as(struct policy *p, char **cmd, const char *what,
+	    int *ran);
+
+/*
+ * A question before acting on n things (cmd_apply.c), and what follows
+ * each answer: dryrun_ask returns 1 yes; 0 declined (said so unless
+ * quiet; e says EXIT_REFUSED with nothing more to print); -1 no terminal
+ * (e filled: EXIT_USAGE, noterm). It asks on /dev/tty, else on stdin
+ * when that is a terminal.
+ */
+struct dryrun_question {
+	const char	*ask;		/* "... %zu ...?" */
+	const char	*choices;
+	const char	*yes;		/* the keys that mean yes */
+	const char	*noterm;	/* the reason without a terminal (%zu) */
+	const char	*kept;		/* printed when declined (%zu) */
+};
+
+int	dryrun_ask(const struct dryrun_question *q, size_t n, int quiet,
+	    struct dryrun_err *e);
+
 #endif

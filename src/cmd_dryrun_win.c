@@ -34,3 +34,14 @@ dryrun_exec(struct policy *p, char **argv)
 	    "(needs the POSIX overlay); not running the command\n");
 	return EXIT_OWN;
 }
+
+int
+dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **argv)
+{
+	(void)c;
+	(void)argv;
+	policy_free(p);
+	fprintf(stderr, "arcturn: exec --checkpoint: not available on Windows "
+	    "yet (needs the POSIX overlay); not running the command\n");
+	return EXIT_OWN;
+}

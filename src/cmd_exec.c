@@ -43,6 +43,7 @@ cmd_exec(struct cli *c)
 		{ "sandbox", required_argument, NULL, 's' },
 		{ "grant", required_argument, NULL, 'g' },
 		{ "dry-run", no_argument, NULL, 'd' },
+		{ "checkpoint", no_argument, NULL, 'k' },
 		{ "require-sandbox", no_argument, NULL, 'r' },
 		{ "network", required_argument, NULL, 'n' },
 		{ "allow-unix", required_argument, NULL, 'u' },
@@ -54,7 +55,7 @@ cmd_exec(struct cli *c)
 	struct sandbox_choice ch;
 	const char **grants = NULL, **unix_sockets = NULL;
 	char err[512], outer[64];
-	int opt, rc;
+	int opt, rc, checkpoint = 0;
 
 	grants = mem_calloc((size_t)c->argc, sizeof *grants);
 	unix_sockets = mem_calloc((size_t)c->argc, sizeof *unix_sockets);
@@ -80,6 +81,11 @@ cmd_exec(struct cli *c)
 			grants[f.ngrants++] = optarg;
 			break;
 		case 'd':
+			f.dry_run = 1;
+			break;
+		case 'k':
+			/* --dry-run's overlay, then applied as a turn */
+			checkpoint = 1;
 			f.dry_run = 1;
 			break;
 		case 'r':
@@ -132,6 +138,8 @@ cmd_exec(struct cli *c)
 		policy_free(&p);
 		return EXIT_OWN;
 	}
+	if (checkpoint)
+		return dryrun_exec_checkpoint(&p, c, c->argv + optind);
 	if (p.dry_run)
 		return dryrun_exec(&p, c->argv + optind);
 	sandbox_choose(&p, &ch);

@@ -5,8 +5,12 @@
  *
  * show marks what apply will refuse: a session whose last run could not
  * record its bases is "incomplete", and each change without a usable
- * record, or that cannot be applied at all, says so. A damaged session
- * is named with its damaged part; `session rm` removes it all the same.
+ * record, or that cannot be applied at all, or whose real file changed
+ * since capture (conflict.h), says so. A damaged session is named with
+ * its damaged part; `session rm` removes it all the same. `session rm
+ * [--yes] ID` asks first, as discard does, when the session holds
+ * pending changes or cannot be read: without a terminal and without
+ * --yes it refuses (2).
  */
 #include <sys/file.h>
 
@@ -24,6 +28,7 @@
 #include "changes_base.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
+#include "conflict.h"
 #include "mem.h"
 #include "session.h"
 #include "session_run.h"
@@ -185,6 +190,30 @@ refusal(struct session *s, const struct changes *ch, size_t i, char *buf,
 	return apply_unrecorded_reason(b.why, buf, len);
 }
 
+/*
+ * The conflict marks of ch (conflict.h), one per change, or NULL for
+ * none (free with mem_free).
+ */
+static const char **
+conflicts(struct session *s, const struct changes *ch)
+{
+	const char **m;
+	size_t i;
+	int rootfd;
+
+	if ((m = mem_calloc(ch->n ? ch->n : 1, sizeof *m)) == NULL)
+		return NULL;
+	if (session_lock(s, LOCK_SH) < 0)
+		return m;
+	rootfd = open(s->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; rootfd >= 0 && i < ch->n; i++)
+		m[i] = conflict_mark(conflict_of(s, rootfd, ch, i, NULL));
+	if (rootfd >= 0)
+		close(rootfd);
+	session_unlock(s);
+	return m;
+}
+
 static int
 session_show_cmd(struct dryrun *x, struct cli *c)
 {
@@ -193,7 +222,7 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 	struct change *e;
 	cJSON *o = NULL, *files, *f;
 	char *txt, why[160];
-	const char *rf;
+	const char *rf, **cm = NULL;
 	size_t i, nunrec = 0;
 	long pend;
 	int r, incomplete, un;
@@ -218,6 +247,8 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 		if (refusal(&x->s, &ch, i, why, sizeof why, &un) != NULL && un)
 			nunrec++;
 	incomplete = session_run_incomplete(&x->s) || nunrec > 0;
+	if ((cm = conflicts(&x->s, &ch)) == NULL)
+		goto nomem;
 	if (!c->json) {
 		printf("session:   %s\nworkspace: %s\ncreated:   %s\n", x->id,
 		    x->s.workspace, x->s.created);
@@ -237,9 +268,12 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 			    e->status == CHANGE_RMDIR ? "/" : "");
 			if (rf != NULL)
 				printf("  (%s)", rf);
+			else if (cm[i] != NULL)
+				printf("  (%s)", cm[i]);
 			printf("\n");
 		}
 		changes_free(&ch);
+		mem_free(cm);
 		return pend < 0 ? EXIT_REFUSED : 0;
 	}
 	json_hooks();
@@ -266,7 +300,9 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 		if (!cJSON_AddStringToObject(f, "path", e->path) ||
 		    !cJSON_AddStringToObject(f, "status",
 		    changes_status_name(e->status)) ||
-		    (rf != NULL && !cJSON_AddStringToObject(f, "refused", rf)))
+		    (rf != NULL && !cJSON_AddStringToObject(f, "refused", rf)) ||
+		    (cm[i] != NULL && !cJSON_AddStringToObject(f, "conflict",
+		    cm[i] + 10)))
 			goto nomem;
 	}
 	if ((txt = cJSON_Print(o)) == NULL)
@@ -275,10 +311,12 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 	mem_free(txt);
 	cJSON_Delete(o);
 	changes_free(&ch);
+	mem_free(cm);
 	return pend < 0 ? EXIT_REFUSED : 0;
 nomem:
 	cJSON_Delete(o);
 	changes_free(&ch);
+	mem_free(cm);
 	warnx("session: %s", strerror(ENOMEM));
 	return EXIT_USAGE;
 }
@@ -290,16 +328,67 @@ say_waiting(void *arg)
 	    (const char *)arg);
 }
 
-/* Remove a session, however damaged (session_remove_id). */
+static const struct dryrun_question rm_q = {
+	"Remove the session and its %zu pending file change(s)?",
+	"[r]emove/[k]eep", "ry",
+	"no terminal to confirm on; use --yes to remove the session and its "
+	    "%zu pending file change(s)",
+	"Kept %zu pending file change(s).\n"
+};
+
+static const struct dryrun_question rm_damaged_q = {
+	"Remove the session (its pending changes cannot be counted)?",
+	"[r]emove/[k]eep", "ry",
+	"no terminal to confirm on; use --yes to remove the session",
+	"Kept the session.\n"
+};
+
+/*
+ * Ask before session rm drops pending changes, as discard does: 1 go on,
+ * else the exit status.
+ */
 static int
-session_rm_cmd(struct dryrun *x, struct cli *c, const char *id)
+rm_ask(struct dryrun *x, struct cli *c, const char *id, int yes)
 {
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct changes ch;
+	struct session s;
+	long pend = -1;
+	int r;
+
+	if (yes)
+		return 1;
+	memset(&s, 0, sizeof s);
+	if (x->storefd >= 0 && session_open(x->storefd, id, NULL, &s) == 0) {
+		pend = pending_of(&s, &ch);
+		changes_free(&ch);
+		session_close(&s);
+	} else if (errno == ENOENT)
+		return 1;	/* rm says there is no such session */
+	if (pend == 0)
+		return 1;
+	r = pend > 0 ? dryrun_ask(&rm_q, (size_t)pend, c->quiet, &e) :
+	    dryrun_ask(&rm_damaged_q, 1, c->quiet, &e);
+	if (r > 0)
+		return 1;
+	dryrun_report("session", &e);
+	return e.status;
+}
+
+/* Remove a session, however damaged (session_remove_id), asking first. */
+static int
+session_rm_cmd(struct dryrun *x, struct cli *c, const char *id, int yes)
+{
+	int r;
+
 	if (!session_id_valid(id)) {
 		warnx("session: %s: invalid session id "
 		    "(want [a-z0-9][a-z0-9-]{0,63})", id);
 		return EXIT_USAGE;
 	}
 	x->storefd = session_store_open(x->p.state, 0);
+	if (x->storefd >= 0 && (r = rm_ask(x, c, id, yes)) != 1)
+		return r;
 	if (x->storefd < 0 || session_remove_id(x->storefd, id, say_waiting,
 	    (void *)id) < 0) {
 		if (errno == ENOENT)
@@ -319,8 +408,18 @@ cmd_session(struct cli *c)
 	struct dryrun_err e;
 	struct dryrun x;
 	const char *sub = c->argc >= 2 ? c->argv[1] : "";
-	int rc;
+	int rc, yes = 0;
 
+	/* session rm [--yes|-y] ID, the option on either side */
+	if (strcmp(sub, "rm") == 0 && c->argc == 4 &&
+	    (strcmp(c->argv[2], "--yes") == 0 || strcmp(c->argv[2], "-y") ==
+	    0 || strcmp(c->argv[3], "--yes") == 0 ||
+	    strcmp(c->argv[3], "-y") == 0)) {
+		yes = 1;
+		if (c->argv[2][0] == '-')
+			c->argv[2] = c->argv[3];
+		c->argc = 3;
+	}
 	if (!(strcmp(sub, "list") == 0 && c->argc == 2) &&
 	    !(strcmp(sub, "show") == 0 && c->argc <= 3) &&
 	    !(strcmp(sub, "rm") == 0 && c->argc == 3)) {
@@ -341,7 +440,7 @@ cmd_session(struct cli *c)
 	if (strcmp(sub, "list") == 0)
 		rc = session_list_cmd(&x, c);
 	else if (strcmp(sub, "rm") == 0)
-		rc = session_rm_cmd(&x, c, c->argv[2]);
+		rc = session_rm_cmd(&x, c, c->argv[2], yes);
 	else if (c->argc == 3) {
 		mem_free(x.p.session);
 		x.p.session = mem_strdup(c->argv[2]);

@@ -1,5 +1,6 @@
 /*
- * keep: the replaced/ area of a session (keep.h).
+ * keep: the replaced/ area of a session and the apply's checkpoint turn
+ * (keep.h).
  */
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -21,8 +22,17 @@
 #define COPY_BUF	(128 * 1024)
 #define KEEP_MAXN	100000
 
+/* What put snapshotted of one path: its state before the apply. */
+struct kept_state {
+	char			*rel;
+	struct ckpt_state	 before;
+};
+
 struct keep {
 	struct session		*s;
+	struct ckpt		*ck;		/* or NULL */
+	struct kept_state	*ks;		/* under mu */
+	size_t			 nks, cks;
 	pthread_mutex_t		 mu;
 	int			 dirfd;		/* replaced/<N>, or -1 */
 	char			 name[16];	/* N */
@@ -187,6 +197,71 @@ copy_object(int dirfd, const char *name, int kfd, const char *kname,
 	return 0;
 }
 
+/* The index of rel in k->ks, or k->nks (under mu). */
+static size_t
+ks_find(const struct keep *k, const char *rel)
+{
+	size_t i;
+
+	for (i = k->nks; i > 0; i--)
+		if (strcmp(k->ks[i - 1].rel, rel) == 0)
+			return i - 1;
+	return k->nks;
+}
+
+static void
+ks_forget(struct keep *k, const char *rel)
+{
+	size_t i;
+	int e = errno;
+
+	pthread_mutex_lock(&k->mu);
+	if ((i = ks_find(k, rel)) < k->nks) {
+		mem_free(k->ks[i].rel);
+		k->ks[i] = k->ks[--k->nks];
+	}
+	pthread_mutex_unlock(&k->mu);
+	errno = e;
+}
+
+/*
+ * Snapshot dirfd/name, the object at rel, into the store (a blob) and
+ * note its state as rel's before. No store: nothing to do.
+ */
+static int
+snapshot(struct keep *k, const char *rel, int dirfd, const char *name)
+{
+	struct kept_state *v;
+	struct ckpt_state st;
+	char *r;
+	size_t cap;
+	int rc = -1;
+
+	if (k->ck == NULL)
+		return 0;
+	if (ckpt_state(k->ck, dirfd, name, 1, &st) < 0)
+		return -1;
+	if ((r = mem_strdup(rel)) == NULL)
+		return -1;
+	pthread_mutex_lock(&k->mu);
+	if (k->nks == k->cks) {
+		cap = k->cks ? k->cks * 2 : 64;
+		if ((v = mem_reallocarray(k->ks, cap, sizeof *v)) == NULL)
+			goto out;
+		k->ks = v;
+		k->cks = cap;
+	}
+	k->ks[k->nks].rel = r;
+	k->ks[k->nks].before = st;
+	k->nks++;
+	r = NULL;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&k->mu);
+	mem_free(r);
+	return rc;
+}
+
 static int
 put(void *arg, const char *rel, int dirfd, const char *name,
     struct apply_kept *out)
@@ -197,13 +272,15 @@ put(void *arg, const char *rel, int dirfd, const char *name,
 	int top, pfd, tries;
 
 	memset(out, 0, sizeof *out);
+	if (snapshot(k, rel, dirfd, name) < 0)
+		return -1;
 	pthread_mutex_lock(&k->mu);
 	top = area(k);
 	pthread_mutex_unlock(&k->mu);
-	if (top < 0)
+	if (top < 0 || (pfd = mirror_parent(top, rel, &base)) < 0) {
+		ks_forget(k, rel);
 		return -1;
-	if ((pfd = mirror_parent(top, rel, &base)) < 0)
-		return -1;
+	}
 	for (tries = 0; tries < 2; tries++) {
 		if (linkat(dirfd, name, pfd, base, 0) == 0) {
 			if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -226,6 +303,7 @@ put(void *arg, const char *rel, int dirfd, const char *name,
 		goto done;
 	}
 	fsx_close(pfd);
+	ks_forget(k, rel);
 	return -1;
 done:
 	close(pfd);
@@ -242,6 +320,7 @@ drop(void *arg, const char *rel)
 	const char *base;
 	int pfd;
 
+	ks_forget(k, rel);
 	if (k->dirfd < 0 || (pfd = mirror_parent(k->dirfd, rel, &base)) < 0)
 		return;
 	if (unlinkat(pfd, base, 0) == 0) {
@@ -253,7 +332,7 @@ drop(void *arg, const char *rel)
 }
 
 int
-keep_open(struct session *s, struct keep **kp)
+keep_open(struct session *s, struct ckpt *ck, struct keep **kp)
 {
 	struct keep *k;
 
@@ -265,6 +344,7 @@ keep_open(struct session *s, struct keep **kp)
 		return -1;
 	}
 	k->s = s;
+	k->ck = ck;
 	k->dirfd = -1;
 	k->keeper.put = put;
 	k->keeper.drop = drop;
@@ -291,11 +371,103 @@ keep_name(const struct keep *k)
 	return k == NULL || k->dirfd < 0 ? NULL : k->name;
 }
 
+/* What the change list saw at a path it changed, as a checkpoint state. */
+static int
+seen(const struct change *ch, struct ckpt_state *st)
+{
+	memset(st, 0, sizeof *st);
+	if (ch->old_kind == SHADOW_ABSENT)
+		st->kind = CKPT_ABSENT;
+	else if (ch->old_kind == SHADOW_DIR) {
+		st->kind = CKPT_DIR;
+		st->mode = ch->old_mode & 07777;
+	} else
+		return 0;	/* a file put did not keep: not replaced */
+	return 1;
+}
+
+static int
+same_state(const struct ckpt_state *a, const struct ckpt_state *b)
+{
+	return a->kind == b->kind && (a->kind == CKPT_ABSENT ||
+	    (a->mode == b->mode && memcmp(a->sha, b->sha, HASH_LEN) == 0));
+}
+
+/* Add rel to t (before given, after read now) unless it did not change. */
+static int
+turn_add(struct keep *k, struct ckpt_turn *t, int rootfd, const char *rel,
+    const struct ckpt_state *before)
+{
+	struct ckpt_state after;
+
+	if (ckpt_find(t, rel) != NULL)
+		return 0;	/* the first change of a path says before */
+	if (ckpt_state(k->ck, rootfd, rel, 0, &after) < 0) {
+		if (errno != EAGAIN)
+			return -1;
+		after.kind = CKPT_OTHER;	/* changing under us */
+	}
+	if (before->kind == CKPT_OTHER || after.kind == CKPT_OTHER ||
+	    same_state(before, &after))
+		return 0;
+	return ckpt_add(t, rel, before, &after);
+}
+
+int
+keep_turn(struct keep *k, int rootfd, const struct changes *c,
+    const char *label, unsigned long *id)
+{
+	struct ckpt_turn t;
+	struct ckpt_state st;
+	size_t i, j;
+	int rc = 0;
+
+	*id = 0;
+	if (k->ck == NULL)
+		return 0;
+	if (ckpt_turn_end(k->ck) < 0 || ckpt_for_write(k->ck, &t) < 0)
+		return -1;
+	for (i = 0; i < c->n && rc == 0; i++) {
+		j = ks_find(k, c->v[i].path);
+		if (j < k->nks)
+			rc = turn_add(k, &t, rootfd, c->v[i].path,
+			    &k->ks[j].before);
+		else if (c->v[i].applied && seen(&c->v[i], &st))
+			rc = turn_add(k, &t, rootfd, c->v[i].path, &st);
+		else if (c->v[i].applied && c->v[i].status == CHANGE_MODE &&
+		    c->v[i].old_kind == SHADOW_FILE &&
+		    (rc = ckpt_state(k->ck, rootfd, c->v[i].path, 1,
+		    &st)) == 0 && st.kind == CKPT_FILE) {
+			/* chmod only: the same bytes (stored), the old mode */
+			st.mode = c->v[i].old_mode & 07777;
+			rc = turn_add(k, &t, rootfd, c->v[i].path, &st);
+		}
+	}
+	/* kept paths the change list does not name (none today) */
+	for (i = 0; i < k->nks && rc == 0; i++)
+		rc = turn_add(k, &t, rootfd, k->ks[i].rel, &k->ks[i].before);
+	if (rc == 0 && t.n > 0) {
+		mem_free(t.label);
+		if ((t.label = mem_strdup(label)) == NULL ||
+		    ckpt_save(k->ck, &t) < 0)
+			rc = -1;
+		else
+			*id = t.id;
+	}
+	ckpt_turn_clear(&t);
+	return rc;
+}
+
 void
 keep_close(struct keep *k)
 {
+	size_t i;
+
 	if (k == NULL)
 		return;
+	for (i = 0; i < k->nks; i++)
+		mem_free(k->ks[i].rel);
+	mem_free(k->ks);
 	if (k->dirfd >= 0) {
 		/* the names made in replaced/ are part of what is kept */
 		fsync(k->dirfd);

@@ -9,11 +9,19 @@
  *					of this session replaced or
  *					deleted it (N = 1, 2, ...)
  *
- * Calling sequence, under the session's LOCK_EX:
+ * And it is the apply's checkpoint turn (checkpoint.h): with a store,
+ * put first snapshots the object into the store's blobs (a regular
+ * file's bytes, a symlink's target) and notes its state as the path's
+ * before; keep_turn then records the turn, so that `arcturn undo` right
+ * after an apply restores the tree it found.
  *
- *	keep_open(s, &k);			(makes nothing yet)
+ * Calling sequence, under the session's LOCK_EX and the store's LOCK_EX:
+ *
+ *	keep_open(s, ck, &k);			(makes nothing yet; ck may
+ *						 be NULL: no turn)
  *	env.keep = keep_keeper(k);		(apply_run, from any thread)
- *	...
+ *	plan_apply(...);
+ *	keep_turn(k, rootfd, &c, "apply", &id);
  *	keep_count(k), keep_name(k)		(what the front end names)
  *	keep_close(k);
  *
@@ -23,11 +31,16 @@
  * protected_hardlinks), by copying it: a regular file's bytes (fsynced;
  * the copy's hash is reported), a symlink's target, a fifo; a socket or
  * device is kept as nothing but its name in the result. Mirror
- * directories are 0700.
+ * directories are 0700. A put whose snapshot cannot be stored fails
+ * (the item is not applied: nothing is replaced that undo could not
+ * give back).
  *
- * The next issue's checkpoints take this place: keep_open becomes "start
- * the apply's turn", put "snapshot this path into it"; apply does not
- * change.
+ * The turn keep_turn records (a turn of its own; the current turn of
+ * `arcturn turn` ends, as with rewind) holds every path the apply
+ * changed, each once: before = what put kept of it, else what the change
+ * list saw there (absent, or a directory and its mode); after = what is
+ * there now. Paths whose state did not change, and fifos, sockets and
+ * devices (no checkpoint kind holds them), are left out.
  *
  * Functions return 0 or -1 with errno.
  */
@@ -37,16 +50,26 @@
 #include <stddef.h>
 
 #include "apply.h"
+#include "changes.h"
+#include "checkpoint.h"
 #include "session.h"
 
 struct keep;
 
-int	keep_open(struct session *, struct keep **);
+int	keep_open(struct session *, struct ckpt *, struct keep **);
 const struct apply_keeper *keep_keeper(struct keep *);
 
 /* How many paths are kept (put minus drop), and the N of replaced/<N>. */
 size_t	keep_count(const struct keep *);
 const char *keep_name(const struct keep *);
+
+/*
+ * Record the apply's turn for the changes of c (those marked applied,
+ * and every path put kept) beneath rootfd, labelled label. *id is its
+ * id, 0 when nothing changed (nothing recorded) or there is no store.
+ */
+int	keep_turn(struct keep *, int rootfd, const struct changes *c,
+	    const char *label, unsigned long *id);
 
 /* Sync what was kept (one syncfs when anything was copied); free. */
 void	keep_close(struct keep *);

@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	  "  --sandbox MODE      off, workspace-write (default) or read-only\n"
 	  "  --grant PATH        also allow writes beneath PATH (absolute, must exist)\n"
 	  "  --dry-run           capture every write into the dry-run session\n"
+	  "  --checkpoint        as --dry-run, then apply it all as one undoable turn\n"
 	  "  --require-sandbox   exit 125 instead of running unconfined\n"
 	  "  --network on|off    keep or cut network access (default on)\n"
 	  "  --allow-unix PATH   also allow connecting to the unix socket PATH (or\n"
@@ -49,15 +50,20 @@ static const struct command commands[] = {
 	  "Print PATH, as the pending session sees it." },
 	{ "diff", cmd_diff,
 	  "diff [--full] [--stat] [--name-only] [--name-status]\n"
-	  "             [--color=auto|always|never] [PATH]...",
+	  "             [--color=auto|always|never] [--no-pager] [PATH]...",
 	  "Show every pending change (or those at or beneath PATH) as one\n"
-	  "git-style diff, each file's first 200 body lines unless --full." },
-	{ "apply", cmd_apply, "apply [--yes] [--expect DIGEST] [PATH]...",
-	  "Apply pending changes to the workspace, file by file." },
-	{ "discard", cmd_discard, "discard [--yes]",
-	  "Throw away every pending change of the session." },
-	{ "session", cmd_session, "session list|show|rm [ID]",
-	  "List, show or remove dry-run sessions." },
+	  "git-style diff, each file's first 200 body lines unless --full;\n"
+	  "on a terminal through the pager ($PAGER) unless --no-pager." },
+	{ "apply", cmd_apply,
+	  "apply [--yes] [--expect DIGEST] [--force PATH...] [PATH]...",
+	  "Apply pending changes to the workspace, file by file, as one undoable\n"
+	  "turn. --force lands the named paths over conflicts." },
+	{ "discard", cmd_discard, "discard [--yes] [PATH]...",
+	  "Throw away the pending changes of the session (only those of each\n"
+	  "PATH, when given)." },
+	{ "session", cmd_session, "session list|show|rm [--yes] [ID]",
+	  "List, show or remove dry-run sessions (rm asks first, as discard\n"
+	  "does, unless --yes)." },
 	{ "turn", cmd_turn, "turn [--label TEXT]",
 	  "Start a turn: later writes and edits join it, and rewind or undo\n"
 	  "take it back as one. Without it, each write or edit is a turn." },

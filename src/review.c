@@ -15,6 +15,7 @@
 
 #include <cJSON.h>
 
+#include "conflict.h"
 #include "fsx.h"
 #include "hash.h"
 #include "mem.h"
@@ -222,6 +223,36 @@ note(const struct change *ch, udiff_out_fn *out, void *arg)
 }
 
 /*
+ * A change whose real path changed since capture (conflict.h): marked
+ * `# arcturn: PATH: conflict: changed since capture`, its section left
+ * out (it would show the user's edit as the change's deletion).
+ */
+static int
+mark(struct session *s, int rootfd, struct changes *c, size_t i,
+    udiff_out_fn *out, void *arg)
+{
+	struct change *ch = &c->v[i];
+	char line[PATH_MAX + 64], *q;
+	const char *m;
+	int n;
+
+	ch->conflict = conflict_of(s, rootfd, c, i, NULL);
+	if (ch->conflict < 0) {
+		ch->conflict = CONFLICT_NONE;
+		if (errno == ENOMEM)
+			return -1;
+	}
+	if ((m = conflict_mark(ch->conflict)) == NULL)
+		return 0;
+	if ((q = udiff_quote("", ch->path)) == NULL)
+		return -1;
+	n = snprintf(line, sizeof line, "# arcturn: %s: %s\n", q, m);
+	mem_free(q);
+	return out(line, (size_t)n < sizeof line ? (size_t)n :
+	    sizeof line - 1, arg);
+}
+
+/*
  * The cap on one file's body (the lines after `+++`): the first cap
  * lines go out, the rest are counted, and review_diff then says how many
  * with the seed's marker. udiff renders the section whole (its digest
@@ -322,7 +353,8 @@ review_diff(struct session *s, int rootfd, struct changes *c,
 		ch->gone = 0;
 		if (digest != NULL)
 			digest_line(digest, ch);
-		if (note(ch, out, arg) < 0)
+		if (note(ch, out, arg) < 0 || mark(s, rootfd, c, i, out,
+		    arg) < 0)
 			return -1;
 		if (ch->status == CHANGE_MKDIR || ch->status == CHANGE_RMDIR ||
 		    ch->status == CHANGE_DIRMODE)
@@ -341,7 +373,11 @@ review_diff(struct session *s, int rootfd, struct changes *c,
 			side_sentinel(&o);
 			side_sentinel(&n);
 		}
-		if (opts->cap >= 0) {
+		if (conflict_mark(ch->conflict) != NULL) {
+			/* the user's edit is no deletion: digest it only */
+			rc = udiff_file(ch->path, &o.u, &n.u, &digest_opts,
+			    out_null, NULL, digest, &ch->st);
+		} else if (opts->cap >= 0) {
 			memset(&k, 0, sizeof k);
 			k.out = out;
 			k.arg = arg;
@@ -603,6 +639,8 @@ json_file(cJSON *files, const struct change *e)
 	}
 	if ((e->refuse != NULL &&
 	    cJSON_AddStringToObject(f, "refused", e->refuse) == NULL) ||
+	    (conflict_mark(e->conflict) != NULL && cJSON_AddStringToObject(f,
+	    "conflict", conflict_mark(e->conflict) + 10) == NULL) ||
 	    (e->link_to != NULL &&
 	    cJSON_AddStringToObject(f, "link_to", e->link_to) == NULL))
 		return -1;

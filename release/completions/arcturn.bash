@@ -143,7 +143,7 @@ _arcturn()
 		case $cur in
 		--sandbox=*) _arcturn_words "off workspace-write read-only" "${cur#*=}" ;;
 		--network=*) _arcturn_words "on off" "${cur#*=}" ;;
-		-*) _arcturn_words "--sandbox --grant --dry-run --require-sandbox --network --allow-unix -- --help -h" "$cur" ;;
+		-*) _arcturn_words "--sandbox --grant --dry-run --checkpoint --require-sandbox --network --allow-unix -- --help -h" "$cur" ;;
 		*) mapfile -t COMPREPLY < <(compgen -c -- "$cur") ;;
 		esac
 		;;
@@ -179,7 +179,7 @@ _arcturn()
 		case $cur in
 		--colo*=*)
 			_arcturn_words "auto always never" "${cur#*=}" ;;
-		-*) _arcturn_words "--full --stat --name-only --name-status --color --colour --help -h" "$cur" ;;
+		-*) _arcturn_words "--full --stat --name-only --name-status --no-pager --color --colour --help -h" "$cur" ;;
 		*) _arcturn_paths ;;
 		esac
 		;;
@@ -189,13 +189,14 @@ _arcturn()
 		esac
 		case $cur in
 		--expect=*) ;;
-		-*) _arcturn_words "--yes -y --expect --help -h" "$cur" ;;
+		-*) _arcturn_words "--yes -y --expect --force --help -h" "$cur" ;;
 		*) _arcturn_paths ;;
 		esac
 		;;
 	discard)
 		case $cur in
 		-*) _arcturn_words "--yes -y --help -h" "$cur" ;;
+		*) _arcturn_paths ;;
 		esac
 		;;
 	session)
@@ -204,6 +205,8 @@ _arcturn()
 			-*) _arcturn_words "--help -h" "$cur" ;;
 			*) _arcturn_words "list show rm" "$cur" ;;
 			esac
+		elif [ "$sub" = rm ] && [[ $cur == -* ]]; then
+			_arcturn_words "--yes -y --help -h" "$cur"
 		elif [ $nargs = 1 ] && { [ "$sub" = show ] || [ "$sub" = rm ]; }; then
 			_arcturn_words "$(_arcturn_sessions "$bin")" "$cur"
 		fi

@@ -163,12 +163,13 @@ for c in exec sandbox write edit read diff apply discard session turn rewind und
     complete -c arcturn -n "__arcturn_using $c 0" -s h -l help -d 'show usage'
 end
 
-# exec [--sandbox MODE] [--grant PATH]... [--dry-run] [--require-sandbox]
+# exec [--sandbox MODE] [--grant PATH]... [--dry-run | --checkpoint] [--require-sandbox]
 #      [--network on|off] [--] CMD [ARG]...
 set -l e 'not __arcturn_exec_cmd; and __arcturn_using exec'
 complete -c arcturn -n $e -l sandbox -x -a 'off\t"no confinement" workspace-write\t"default" read-only\t"temp dir and devices only"' -d 'sandbox mode'
 complete -c arcturn -n $e -l grant -x -a '(__fish_complete_directories)' -d 'also allow writes beneath PATH'
 complete -c arcturn -n $e -l dry-run -d 'capture writes into the session'
+complete -c arcturn -n $e -l checkpoint -d 'as --dry-run, then apply as one undoable turn'
 complete -c arcturn -n $e -l require-sandbox -d 'exit 125 instead of running unconfined'
 complete -c arcturn -n $e -l network -x -a 'on off' -d 'keep or cut network access'
 complete -c arcturn -n $e -l allow-unix -r -F -d 'also allow this unix socket'
@@ -195,20 +196,24 @@ complete -c arcturn -n '__arcturn_using diff' -l full -d 'no 200-line cap per fi
 complete -c arcturn -n '__arcturn_using diff' -l stat -d 'a diffstat'
 complete -c arcturn -n '__arcturn_using diff' -l name-only -d 'only the paths'
 complete -c arcturn -n '__arcturn_using diff' -l name-status -d 'the paths with their status'
+complete -c arcturn -n '__arcturn_using diff' -l no-pager -d 'never through the pager'
 complete -c arcturn -n '__arcturn_using diff' -l color -d 'colour: =auto, =always, =never'
 complete -c arcturn -n '__arcturn_using diff' -l colour -d 'colour: =auto, =always, =never'
 complete -c arcturn -n '__arcturn_using diff' -a '(__arcturn_color)'
 
-# apply [--yes] [--expect DIGEST] [PATH]..., discard [--yes]
+# apply [--yes] [--expect DIGEST] [--force] [PATH]..., discard [--yes] [PATH]...
 complete -c arcturn -n '__arcturn_using apply' -s y -l yes -d 'do not ask'
 complete -c arcturn -n '__arcturn_using apply' -l expect -x -d 'the digest arcturn diff printed'
+complete -c arcturn -n '__arcturn_using apply' -l force -d 'land the named paths over conflicts'
 complete -c arcturn -n '__arcturn_using apply' -F
 complete -c arcturn -n '__arcturn_using discard' -s y -l yes -d 'do not ask'
+complete -c arcturn -n '__arcturn_using discard' -F
 
 # session list|show|rm [ID]
 complete -c arcturn -n '__arcturn_using session 0' -a list -d 'every session'
 complete -c arcturn -n '__arcturn_using session 0' -a show -d 'one session and its pending files'
 complete -c arcturn -n '__arcturn_using session 0' -a rm -d 'remove a session'
+complete -c arcturn -n '__arcturn_using session' -s y -l yes -d 'rm: do not ask'
 complete -c arcturn -n '__arcturn_sub session show' -x -a '(__arcturn_sessions)'
 complete -c arcturn -n '__arcturn_sub session rm' -x -a '(__arcturn_sessions)'
 

@@ -20,6 +20,19 @@ tree() {
 	done)
 }
 
+# Every entry under the workspace (not .git), directories included, with
+# kind and mode; then tree()'s hashes.
+full_tree() {
+	(cd "$WS" && find . -path ./.git -prune -o -printf '%p %y %m\n' |
+	    LC_ALL=C sort)
+	tree
+}
+
+have_dry_exec() {
+	"$ARCTURN_BIN" sandbox status --json | grep -q '"dry_run_exec":true' ||
+		skip "exec --dry-run unavailable here: $("$ARCTURN_BIN" sandbox status | grep dry-run)"
+}
+
 store() { echo "$HOME/.arcturn/checkpoints/$(printf '%s' "$WS" | sha256sum | cut -c1-64)"; }
 
 # A small project: files of several modes, a link, a nested folder.
@@ -290,4 +303,142 @@ project() {
 	arcturn write f <<<"new"
 	arcturn undo
 	[ "$(cat f)" = orig ]
+}
+
+@test "apply is a turn: undo restores the pre-apply tree (files, modes, links, created files)" {
+	project
+	before=$(full_tree)
+	arcturn write --dry-run src/main.c <<<"changed"
+	arcturn write --dry-run src/new/deep/added.c <<<"added"
+	arcturn write --dry-run docs/notes <<<"notes 2"
+	run arcturn apply --yes
+	assert_success
+	assert_output --regexp '^Applied 3 file\(s\) \(as turn [0-9]+\)\.$'
+	after=$(full_tree)
+	[ "$after" != "$before" ]
+	run arcturn checkpoints
+	assert_line --regexp '^turn 1  .*  apply$'
+	assert_line "  A src/new/deep/added.c"
+	assert_line "  M src/main.c"
+	run arcturn undo
+	assert_success
+	assert_output "undo: restored 5 paths to before turn 1 (as turn 2)"
+	[ "$(full_tree)" = "$before" ]
+	[ ! -e src/new ]
+	# and the undo is a turn: undoing it lands the apply again
+	arcturn undo
+	[ "$(full_tree)" = "$after" ]
+}
+
+@test "exec --dry-run then apply, then undo: a directory tree, a symlink and modes come back" {
+	have_dry_exec
+	project
+	chmod 0700 src/lib
+	before=$(full_tree)
+	run arcturn exec --dry-run -- sh -c 'rm -r src; rm main-link; ln -s docs main-link; chmod 0644 run.sh; chmod 0750 docs; mkdir -p made/a; echo x >made/a/x'
+	assert_success
+	run arcturn apply --yes
+	assert_success
+	[ ! -e src ] && [ -d made/a ] && [ "$(readlink main-link)" = docs ]
+	after=$(full_tree)
+	run arcturn undo
+	assert_success
+	[ "$(full_tree)" = "$before" ]
+	[ "$(stat -c %a src/lib)" = 700 ]
+	arcturn undo
+	[ "$(full_tree)" = "$after" ]
+}
+
+@test "undo of an apply: a file the user edited since is a conflict, --force restores it" {
+	printf 'orig\n' >f
+	printf 'other\n' >g
+	arcturn write --dry-run f <<<"tool"
+	arcturn write --dry-run g <<<"tool g"
+	arcturn apply --yes >/dev/null
+	printf 'mine\n' >f
+	run arcturn undo
+	assert_failure 1
+	assert_line --regexp '^arcturn: undo: f: changed since turn [0-9]+ left it; conflict$'
+	assert_line "arcturn: undo: 1 conflict; nothing restored (--force overwrites them)"
+	[ "$(cat f)" = mine ] && [ "$(cat g)" = "tool g" ]
+	run arcturn undo --force
+	assert_success
+	[ "$(cat f)" = orig ] && [ "$(cat g)" = other ]
+	# the user's version is in the undo's own turn
+	arcturn undo
+	[ "$(cat f)" = mine ]
+}
+
+@test "apply refuses when the checkpoint store cannot be written: nothing applied" {
+	is_root && skip "root writes a read-only directory"
+	printf 'orig\n' >f
+	arcturn write --dry-run f <<<"new"
+	mkdir -p "$HOME/.arcturn/checkpoints"
+	chmod 0500 "$HOME/.arcturn/checkpoints"
+	run arcturn apply --yes
+	chmod 0700 "$HOME/.arcturn/checkpoints"
+	assert_failure 1
+	assert_output --regexp '^arcturn: apply: checkpoint: .*; nothing applied$'
+	[ "$(cat f)" = orig ]
+	run arcturn diff --name-only
+	assert_output "f"
+}
+
+@test "exec --checkpoint: a shell command's edits are one turn; undo gives the tree back" {
+	have_dry_exec
+	project
+	printf 'a line\n' >f
+	before=$(full_tree)
+	run arcturn exec --checkpoint -- sh -c 'rm -r src; sed -i s/a/b/ f; echo out'
+	assert_success
+	assert_line "out"
+	assert_line --regexp '^Applied 3 file\(s\) \(as turn 1\)\.$'
+	[ ! -e src ] && [ "$(cat f)" = "b line" ]
+	run arcturn checkpoints
+	assert_line --regexp "^turn 1  .*  sh -c rm -r src; sed -i s/a/b/ f; echo out$"
+	# nothing stays pending: the session went with the apply
+	run arcturn session list
+	refute_output --partial "$WS"
+	run arcturn undo
+	assert_success
+	[ "$(full_tree)" = "$before" ]
+}
+
+@test "exec --checkpoint: the command's status is kept; a conflict is refused and stays pending" {
+	have_dry_exec
+	printf 'orig\n' >f
+	run arcturn exec --checkpoint -- sh -c 'echo x >g; exit 3'
+	assert_failure 3
+	[ "$(cat g)" = x ]
+	# the user writes f while the command runs: apply refuses it
+	arcturn exec --checkpoint -- sh -c "echo tool >f; echo tool >h; until [ -e '$T/go' ]; do sleep 0.05; done" >"$T/out" 2>&1 &
+	pid=$!
+	for i in $(seq 1 200); do
+		ls "$HOME"/.arcturn/overlays/*/upper/f >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	printf 'mine\n' >f
+	touch "$T/go"
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$T/out"
+	[ "$rc" -eq 1 ]
+	[ "$(cat f)" = mine ]
+	[ "$(cat h)" = tool ]
+	grep -q '^arcturn: apply: f: .*; refused$' "$T/out"
+	grep -q '^arcturn: exec --checkpoint: session [0-9a-f]* keeps what was not applied' "$T/out"
+	run arcturn session list
+	assert_output --partial "$WS"
+}
+
+@test "exec --checkpoint without the dry-run overlay: 125 and one line, nothing runs" {
+	ARCTURN_BACKEND=none run arcturn sandbox status
+	assert_line --partial 'dry-run exec: unavailable'
+	ARCTURN_BACKEND=none run arcturn exec --checkpoint -- sh -c "touch '$T/ran'"
+	assert_failure 125
+	assert_output --regexp '^arcturn: exec --checkpoint: .*; not running the command$'
+	[ "${#lines[@]}" -eq 1 ]
+	[ ! -e "$T/ran" ]
+	run arcturn checkpoints
+	assert_output ""
 }

@@ -43,7 +43,7 @@ on_tty() {
 	[ "$(cat f)" = a ] && [ ! -e g ]
 	run on_tty a apply
 	assert_success
-	assert_output --partial "Applied 2 file(s)."
+	assert_output --partial "Applied 2 file(s) (as turn "
 	[ "$(cat f)" = b ] && [ "$(cat g)" = new ]
 	[ -z "$(ls "$HOME/.arcturn/overlays")" ]
 }
@@ -57,7 +57,7 @@ on_tty() {
 	dw n1/n2/c <<<"new"
 	run arcturn apply --yes
 	assert_success
-	assert_output "Applied 3 file(s)."
+	assert_output --regexp '^Applied 3 file\(s\) \(as turn [0-9]+\)\.$'
 	[ "$(cat a)" = ONE ] && [ "$(cat d/b)" = y ] && [ "$(cat n1/n2/c)" = new ]
 	[ "$(stat -c %a d/b)" = 750 ]
 	run arcturn session list
@@ -81,7 +81,7 @@ on_tty() {
 	d2=$(arcturn diff --stat | sed -n 's/^digest: //p')
 	run arcturn apply --yes --expect "$d2"
 	assert_success
-	assert_output "Applied 2 file(s)."
+	assert_output --regexp '^Applied 2 file\(s\) \(as turn [0-9]+\)\.$'
 }
 
 @test "apply PATH...: a subset lands, the rest stays pending" {
@@ -90,7 +90,7 @@ on_tty() {
 	dw sub/c <<<"3"
 	run arcturn apply --yes a
 	assert_success
-	assert_output "Applied 1 file(s)."
+	assert_output --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
 	[ -e a ] && [ ! -e sub ]
 	run arcturn apply --yes "$WS/sub/b"
 	assert_success
@@ -102,7 +102,7 @@ on_tty() {
 	assert_line "pending:   1"
 	assert_line "  A sub/c"
 	run arcturn apply --yes sub
-	assert_output "Applied 1 file(s)."
+	assert_output --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
 	[ -z "$(ls "$HOME/.arcturn/overlays")" ]
 }
 
@@ -119,12 +119,12 @@ on_tty() {
 	[ "$(cat f)" = theirs ] && [ "$(cat g)" = also ]
 	run arcturn session show
 	assert_line "pending:   1"
-	assert_line "  M f"
+	assert_line "  M f  (conflict: changed since capture)"
 	# Put the real file back: the retry finishes and removes the session.
 	printf 'a\n' >f
 	run arcturn apply --yes
 	assert_success
-	assert_output "Applied 1 file(s)."
+	assert_output --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
 	[ "$(cat f)" = mine ]
 	[ -z "$(ls "$HOME/.arcturn/overlays")" ]
 }
@@ -156,7 +156,7 @@ on_tty() {
 	whiteout "$(upper)/tree"
 	run arcturn apply --yes
 	assert_success
-	assert_output "Applied 5 file(s)."
+	assert_output --regexp '^Applied 5 file\(s\) \(as turn [0-9]+\)\.$'
 	[ ! -e gone ] && [ ! -e tree ] && [ ! -L tree ] && [ -e keep ]
 }
 
@@ -169,7 +169,7 @@ on_tty() {
 	cp "$(upper)/f" f
 	run arcturn apply --yes
 	assert_success
-	assert_output "Applied 1 file(s)."
+	assert_output --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
 	[ "$(cat f)" = F ] && [ "$(cat g)" = G ]
 	[ -z "$(ls "$HOME/.arcturn/overlays")" ]
 }
@@ -198,7 +198,7 @@ on_tty() {
 	(cd "$T/patch" && patch -s -p1 <"$T/p.diff")
 	run arcturn apply --yes
 	assert_success
-	assert_output "Applied 8 file(s)."
+	assert_output --regexp '^Applied 8 file\(s\) \(as turn [0-9]+\)\.$'
 	diff -r "$WS" "$T/git"
 	diff -r "$WS" "$T/patch"
 	lsm() { (cd "$1" && find . -printf '%p %y %m\n' | sort); }

@@ -176,7 +176,7 @@ damaged() {
 
 @test "a session without upper/ is named, and session rm removes it" {
 	damaged upper "upper/ missing"
-	run arcturn session rm "$id"
+	run arcturn session rm --yes "$id"
 	assert_success
 	[ ! -e "$d" ]
 	assert_equal "$(cat f)" base

@@ -148,6 +148,6 @@ dw() { ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" write "$@"; }
 	assert_line " big | Bin 2147483648 -> 6 bytes"
 	run arcturn apply --yes
 	assert_success
-	assert_output "Applied 1 file(s)."
+	assert_output --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
 	[ "$(cat big)" = small ]
 }

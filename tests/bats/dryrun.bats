@@ -225,9 +225,10 @@ whiteout() {
 	run arcturn diff
 	refute_output --partial $'\033['
 	command -v script >/dev/null || skip "script(1) is missing"
-	run script -qec "$ARCTURN_BIN diff" /dev/null
+	# (the pager a terminal gets would add its own escapes)
+	run script -qec "$ARCTURN_BIN diff --no-pager" /dev/null
 	assert_output --partial $'\033['
-	run env NO_COLOR=1 script -qec "$ARCTURN_BIN diff" /dev/null
+	run env NO_COLOR=1 script -qec "$ARCTURN_BIN diff --no-pager" /dev/null
 	refute_output --partial $'\033['
 	run arcturn diff --color=sometimes
 	assert_failure 2
@@ -320,7 +321,7 @@ whiteout() {
 	assert_line "  A h"
 	run arcturn --json session show
 	[ "$(jq -r '.files[0].status' <<<"$output")" = added ]
-	run arcturn session rm zz
+	run arcturn session rm --yes zz
 	assert_success
 	assert_output "Removed session zz."
 	[ ! -e "$HOME/.arcturn/overlays/zz" ]

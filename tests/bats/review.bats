@@ -123,3 +123,111 @@ body() {
 	run arcturn diff --name-only
 	assert_output "f"
 }
+
+@test "a conflict is marked, not shown as the change deleting the user's edit; diff --json and session show say it" {
+	printf 'one\ntwo\n' >f
+	printf 'g\n' >g
+	dw f <<<"tool"
+	dw g <<<"tool g"
+	printf 'one\ntwo\nmine\n' >f
+	run arcturn diff
+	assert_success
+	assert_line "# arcturn: f: conflict: changed since capture"
+	refute_line "-mine"
+	refute_line "diff --git a/f b/f"
+	assert_line "+tool g"
+	digest=$(sed -n 's/^digest: //p' <<<"$output")
+	run arcturn --json diff
+	assert_success
+	[ "$(jq -r '.files[] | select(.path == "f") | .conflict' <<<"$output")" = "changed since capture" ]
+	[ "$(jq -r '.files[] | select(.path == "g") | .conflict' <<<"$output")" = null ]
+	[ "$(jq -r .digest <<<"$output")" = "$digest" ]
+	run arcturn session show
+	assert_line "  M f  (conflict: changed since capture)"
+	assert_line "  M g"
+	run arcturn --json session show
+	[ "$(jq -r '.files[] | select(.path == "f") | .conflict' <<<"$output")" = "changed since capture" ]
+	# a file deleted since capture is one too
+	rm g
+	run arcturn diff
+	assert_line "# arcturn: g: conflict: deleted since capture"
+}
+
+@test "discard PATH drops those paths only; the rest stays pending" {
+	printf 'f\n' >f
+	dw f <<<"tool"
+	dw g <<<"tool g"
+	dw new/h <<<"h"
+	dw new/i <<<"i"
+	run arcturn discard f
+	assert_failure 2
+	assert_output --partial "use --yes"
+	run arcturn discard --yes f new/h
+	assert_success
+	assert_output "Discarded 2 pending file change(s); 2 left."
+	run arcturn diff --name-status
+	assert_output "$(printf 'A\tg\nA\tnew/i')"
+	run arcturn discard --yes nothere
+	assert_failure 1
+	assert_output "arcturn: discard: nothere: no pending change there"
+	arcturn apply --yes >/dev/null
+	[ "$(cat f)" = f ] && [ ! -e new/h ] && [ "$(cat new/i)" = i ]
+}
+
+@test "apply --force PATH lands over a conflict; the user's version is in the apply's turn" {
+	printf 'base\n' >f
+	dw f <<<"tool"
+	dw g <<<"g"
+	printf 'mine\n' >f
+	run arcturn apply --yes
+	assert_failure 1
+	assert_line "arcturn: apply: f: changed since capture; refused"
+	[ "$(cat f)" = mine ]
+	run arcturn apply --yes --force
+	assert_failure 2
+	assert_output --partial "--force lands over conflicts only at the paths named"
+	run arcturn apply --yes --force f
+	assert_success
+	assert_line "f: conflict: changed since capture; --force lands over it (your version goes into the apply's turn)"
+	assert_line --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
+	[ "$(cat f)" = tool ]
+	arcturn undo
+	[ "$(cat f)" = mine ]
+}
+
+@test "session rm asks like discard: no terminal and no --yes refuses (exit 2), --yes removes" {
+	dw f <<<"x"
+	id=$("$ARCTURN_BIN" --json session show | jq -r .id)
+	run arcturn session rm "$id"
+	assert_failure 2
+	assert_output "arcturn: session: no terminal to confirm on; use --yes to remove the session and its 1 pending file change(s)"
+	[ -d "$HOME/.arcturn/overlays/$id" ]
+	run arcturn session rm --yes "$id"
+	assert_success
+	assert_output "Removed session $id."
+	[ ! -e "$HOME/.arcturn/overlays/$id" ]
+	# nothing pending: nothing to ask about
+	arcturn --session empty1 write --dry-run g <<<"y"
+	arcturn --session empty1 discard --yes g >/dev/null
+	run arcturn session rm empty1
+	assert_success
+}
+
+@test "diff goes through \$PAGER on a terminal only; --no-pager and --json never page" {
+	command -v script >/dev/null || skip "no script(1) to give diff a terminal"
+	dw f <<<"x"
+	printf '#!/bin/sh\necho PAGED; cat\n' >"$T/pager"
+	chmod +x "$T/pager"
+	# not a terminal: no pager
+	PAGER="$T/pager" run arcturn diff
+	refute_line PAGED
+	# a terminal: the pager gets the diff
+	run env PAGER="$T/pager" script -qec "'$ARCTURN_BIN' diff --color=never" /dev/null
+	assert_line --partial PAGED
+	assert_line --partial "+x"
+	run env PAGER="$T/pager" script -qec "'$ARCTURN_BIN' diff --no-pager --color=never" /dev/null
+	refute_line --partial PAGED
+	assert_line --partial "+x"
+	run env PAGER="$T/pager" script -qec "'$ARCTURN_BIN' --json diff" /dev/null
+	refute_line --partial PAGED
+}

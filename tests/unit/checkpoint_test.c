@@ -1,6 +1,6 @@
 /*
  * checkpoint_test: the turn and blob store. Round trips (file, link,
- * absent), shared blobs, the current turn, retention by count and by
+ * absent, directory), shared blobs, the current turn, retention by count and by
  * bytes, damaged records, and fault loops over allocations and writes.
  */
 #include <sys/file.h>
@@ -17,6 +17,8 @@
 #include "fsx.h"
 #include "mem.h"
 #include "tap.h"
+
+#define ZEROS	"0000000000000000000000000000000000000000000000000000000000000000"
 
 static char g_dir[PATH_MAX], g_state[PATH_MAX], g_ws[PATH_MAX];
 static int g_root = -1;
@@ -244,6 +246,45 @@ t_damaged(void)
 	teardown();
 }
 
+/* A directory's state is its kind and mode; it round-trips; "other" never. */
+static void
+t_dir(void)
+{
+	static const char other[] = "arcturn-turn 1\nid 1\ntime 5\nlabel 0\n\n"
+	    "paths 1\nother 644 " ZEROS " absent 0 " ZEROS " 1\na\nend\n";
+	struct ckpt_state d, a;
+	struct ckpt_turn t, u;
+	struct ckpt *c;
+	char *buf;
+	size_t len;
+
+	setup();
+	CHECK(mkdirat(g_root, "d", 0750) == 0);
+	CHECK(fchmodat(g_root, "d", 0750, 0) == 0);
+	CHECK(ckpt_open(g_state, g_ws, 1, LOCK_EX, NULL, &c) == 0);
+	CHECK(ckpt_state(c, g_root, "d", 1, &d) == 0);
+	CHECK(d.kind == CKPT_DIR && d.mode == 0750);
+	CHECK(strcmp(ckpt_kind_name(d.kind), "dir") == 0);
+	/* write's snapshot takes no directory */
+	memset(&t, 0, sizeof t);
+	t.id = 1;
+	CHECK(ckpt_snapshot(c, &t, g_root, "d") == -1 && errno == EINVAL);
+	memset(&a, 0, sizeof a);
+	a.kind = CKPT_ABSENT;
+	CHECK(ckpt_add(&t, "d", &d, &a) == 0);
+	CHECK(ckpt_format(&t, &buf, &len) == 0);
+	CHECK(ckpt_parse(buf, len, &u) == 0);
+	CHECK(u.n == 1 && u.e[0].before.kind == CKPT_DIR &&
+	    u.e[0].before.mode == 0750 && u.e[0].after.kind == CKPT_ABSENT);
+	mem_free(buf);
+	ckpt_turn_clear(&u);
+	ckpt_turn_clear(&t);
+	CHECK(ckpt_parse(other, sizeof other - 1, &u) == -1 &&
+	    errno == EBADMSG);
+	ckpt_close(c);
+	teardown();
+}
+
 /* Snapshot two paths and save, with the nth allocation or write failing. */
 static void
 fault_loop(int writes)
@@ -323,6 +364,7 @@ main(void)
 	TEST(t_retention);
 	TEST(t_maxbytes);
 	TEST(t_damaged);
+	TEST(t_dir);
 	TEST(t_fault_alloc);
 	TEST(t_fault_write);
 	return tap_done();
