@@ -271,7 +271,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((sel = mem_calloc(c.n + 1, sizeof *sel)) == NULL)
 		abort();
 	(void)plan_select(&c, NULL, 0, sel, &un);
-	if (keep_open(&s, &k) < 0)
+	if (keep_open(&s, NULL, &k) < 0)
 		abort();
 	memset(&env, 0, sizeof env);
 	env.keep = keep_keeper(k);
