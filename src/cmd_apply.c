@@ -357,13 +357,14 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 }
 
 /*
- * apply --force: what is there now becomes the base of each selected
- * change in conflict (conflict.h), so that it lands; what it replaces
- * goes into the apply's turn (keep.h), where undo finds it.
+ * apply --force: name each selected change in conflict (take 0), or,
+ * once the user agreed, make what is there now its base (take 1,
+ * conflict.h), so that it lands; what it replaces goes into the apply's
+ * turn (keep.h), where undo finds it.
  */
 static int
 take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
-    int quiet, struct dryrun_err *e)
+    int take, int quiet, struct dryrun_err *e)
 {
 	struct apply_base now;
 	size_t i;
@@ -373,11 +374,11 @@ take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
 		if (!sel[i])
 			continue;
 		if ((k = conflict_of(&x->s, x->rootfd, c, i, &now)) < 0 ||
-		    (k != CONFLICT_NONE &&
+		    (take && k != CONFLICT_NONE &&
 		    conflict_take(&x->s, c->v[i].path, &now) < 0))
 			return dryrun_fail(e, EXIT_USAGE, errno, c->v[i].path,
 			    NULL);
-		if (k != CONFLICT_NONE && !quiet)
+		if (k != CONFLICT_NONE && !take && !quiet)
 			printf("%s: %s; --force lands over it (your version "
 			    "goes into the apply's turn)\n", c->v[i].path,
 			    k == CONFLICT_UNRECORDED ? "no record at capture" :
@@ -454,9 +455,11 @@ cmd_apply(struct cli *c)
 	    (size_t)(c->argc - optind), sel, &e) != 0)
 		goto out;
 	nsel = plan_count(&ch, sel);
-	if (force && take_conflicts(&x, &ch, sel, c->quiet, &e) != 0)
+	/* name the conflicts --force lands over; take them once agreed */
+	if (force && take_conflicts(&x, &ch, sel, 0, c->quiet, &e) != 0)
 		goto out;
-	if (yes || dryrun_ask(&apply_q, nsel, c->quiet, &e) > 0)
+	if ((yes || dryrun_ask(&apply_q, nsel, c->quiet, &e) > 0) &&
+	    (!force || take_conflicts(&x, &ch, sel, 1, 1, &e) == 0))
 		run_apply(&x, &ch, sel, c->quiet, "apply", stdout, &e);
 out:
 	dryrun_report("apply", &e);

@@ -382,7 +382,8 @@ items_for(struct ckpt *ck, struct rw_path *p, size_t n, size_t *ni)
 	unsigned int m;
 
 	*ni = 0;
-	if ((v = mem_calloc(n ? 2 * n : 1, sizeof *v)) == NULL)
+	/* at most three a path: delete, mkdir, chmod */
+	if ((v = mem_calloc(n ? n : 1, 3 * sizeof *v)) == NULL)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		if (p[i].skip || p[i].why != NULL)

@@ -267,7 +267,8 @@ cmd_diff(struct cli *c)
 		    isatty(STDOUT_FILENO))
 			(void)pager_start(&pg);
 		r = render(&x, &ch, v, full, color, optind < c->argc);
-		if (r < 0 && pg.p != NULL && errno == EIO && ferror(stdout))
+		if (r < 0 && pg.p != NULL && (errno == EIO ||
+		    errno == EPIPE) && ferror(stdout))
 			r = 0;	/* the user quit the pager */
 		pager_end(&pg);
 		if (r < 0)

@@ -19,8 +19,9 @@ struct command {
 
 static const struct command commands[] = {
 	{ "exec", cmd_exec,
-	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run] [--require-sandbox]\n"
-	  "             [--network on|off] [--allow-unix PATH]... [--] CMD [ARG]...",
+	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run | --checkpoint]\n"
+	  "             [--require-sandbox] [--network on|off] [--allow-unix PATH]...\n"
+	  "             [--] CMD [ARG]...",
 	  "Run CMD so that it can write only inside the workspace, the temp dir,\n"
 	  "arcturn's state dir and granted paths. Reads, exec and network stay\n"
 	  "as they were.\n\n"
@@ -35,19 +36,20 @@ static const struct command commands[] = {
 	  "                      network on\n\n"
 	  "Exit status: CMD's own, 128+N if killed by signal N, 125 if arcturn\n"
 	  "failed, 126 if CMD could not run, 127 if CMD was not found.\n"
-	  "ARCTURN_BACKEND=helper|bwrap|none forces a backend." },
+	  "ARCTURN_BACKEND=helper|helper-landlock|bwrap|none forces a backend." },
 	{ "sandbox", cmd_sandbox,
 	  "sandbox status [--json] | sandbox unstamp [PATH]",
 	  "Show which backend `arcturn exec` would use here, why the others\n"
 	  "were skipped, and which guarantees hold on this machine (--json for\n"
 	  "a machine-readable report). `unstamp` (Windows) restores the\n"
 	  "integrity labels arcturn stamped on writable roots." },
-	{ "write", cmd_write, "write PATH",
+	{ "write", cmd_write, "write [--dry-run] PATH",
 	  "Write standard input to PATH (into the session under dry run)." },
-	{ "edit", cmd_edit, "edit PATH --old TEXT --new TEXT [--all]",
+	{ "edit", cmd_edit, "edit [--dry-run] PATH --old TEXT --new TEXT [--all]",
 	  "Replace the one occurrence of TEXT (every one with --all)." },
-	{ "read", cmd_read, "read PATH",
-	  "Print PATH, as the pending session sees it." },
+	{ "read", cmd_read, "read [--dry-run] PATH",
+	  "Print PATH: under dry run (--dry-run, dryRun in the config or\n"
+	  "ARCTURN_DRY_RUN), as the pending session sees it; else the real file." },
 	{ "diff", cmd_diff,
 	  "diff [--full] [--stat] [--name-only] [--name-status]\n"
 	  "             [--color=auto|always|never] [--no-pager] [PATH]...",
@@ -92,7 +94,7 @@ usage_all(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: arcturn [-C DIR] [--session ID] [--json] [-q] COMMAND ...\n\n");
+	fprintf(f, "usage: arcturn [-C DIR] [--session ID] [--json] [-q | --quiet] COMMAND ...\n\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "       arcturn %s\n", commands[i].usage);
 	fprintf(f, "       arcturn --version | --help | COMMAND --help\n");

@@ -174,6 +174,22 @@ cmp_by_dir(const struct apply_item *x, const struct apply_item *y)
 	return strcmp(x->path + lx, y->path + ly);
 }
 
+/*
+ * Whether the change list removes the directory at c->v[i]'s path in an
+ * earlier phase (a directory replaced by a file: RMDIR, then the file,
+ * listed in a row under one path).
+ */
+static int
+rmdir_before(const struct changes *c, size_t i)
+{
+	size_t j;
+
+	for (j = i; j-- > 0 && strcmp(c->v[j].path, c->v[i].path) == 0;)
+		if (c->v[j].status == CHANGE_RMDIR)
+			return 1;
+	return 0;
+}
+
 /* Group a phase's items by directory, keeping owners in step. */
 static int
 group_by_dir(struct plan *p, int ph)
@@ -286,7 +302,8 @@ plan_build(struct session *s, int rootfd, struct changes *c,
 		}
 		/* What the earlier phases removed is absent by then. */
 		if (ch->status == CHANGE_MKDIR || ((phase == PLAN_FILES ||
-		    phase == PLAN_LINKS) && ch->old_kind == SHADOW_DIR))
+		    phase == PLAN_LINKS) && (ch->old_kind == SHADOW_DIR ||
+		    rmdir_before(c, i))))
 			it->base.absent = 1;
 		else if (changes_base(s, c, i, &it->base) < 0)
 			goto fail;

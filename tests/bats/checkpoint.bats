@@ -349,6 +349,21 @@ project() {
 	[ "$(full_tree)" = "$after" ]
 }
 
+@test "directories replaced by files: apply lands them, undo brings the read-only directories back" {
+	have_dry_exec
+	for i in 1 2 3 4; do mkdir "ro$i"; chmod 0555 "ro$i"; done
+	before=$(full_tree)
+	run arcturn exec --dry-run -- sh -c 'for i in 1 2 3 4; do rmdir ro$i && echo x >ro$i; done'
+	assert_success
+	run arcturn apply --yes
+	assert_success
+	[ "$(cat ro1)" = x ] && [ "$(cat ro4)" = x ]
+	run arcturn undo
+	assert_success
+	[ "$(full_tree)" = "$before" ]
+	[ "$(stat -c %a ro3)" = 555 ]
+}
+
 @test "undo of an apply: a file the user edited since is a conflict, --force restores it" {
 	printf 'orig\n' >f
 	printf 'other\n' >g

@@ -186,6 +186,15 @@ body() {
 	run arcturn apply --yes --force
 	assert_failure 2
 	assert_output --partial "--force lands over conflicts only at the paths named"
+	# not confirmed (no terminal, no --yes): the conflict stays one
+	run arcturn apply --force f </dev/null
+	assert_failure 2
+	[ "$(cat f)" = mine ]
+	run arcturn diff
+	assert_output --partial "f: conflict: changed since capture"
+	run arcturn apply --yes
+	assert_failure 1
+	[ "$(cat f)" = mine ]
 	run arcturn apply --yes --force f
 	assert_success
 	assert_line "f: conflict: changed since capture; --force lands over it (your version goes into the apply's turn)"
