@@ -394,6 +394,13 @@ t_kill9() {
 		[ "$n2" -gt "$n1" ]
 		kill "$(cat "$TMPDIR/pid")"
 	fi
+	if [ "${1:-}" = --dry-run ]; then
+		# what the killed run left (the overlay's work dir included,
+		# which the kernel makes mode 000) goes with one discard
+		run "$ARCTURN_BIN" discard --yes
+		assert_success
+		[ -z "$(ls "$HOME/.arcturn/overlays")" ]
+	fi
 }
 
 # Send SIG to arcturn running CMD; the command's trap writes a file.
