@@ -935,14 +935,26 @@ t_record_edge_cases(void)
 		    fsetxattr(fd, "user.overlay.opaque", "y", 1, 0) == 0);
 		close(fd);
 	}
-	/* "touched" changes while the command runs: after since */
+	/*
+	 * "touched" changes while the command runs: after since, by the
+	 * file system's own clock (coarse; on a loaded machine a fixed sleep
+	 * was not always enough), so rewrite it until its ctime is later
+	 */
+	CHECK(fstatat(wsfd, "old", &st, 0) == 0);
 	{
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		struct stat tst;
+		int tries = 0;
 
-		nanosleep(&ts, NULL);
+		do {
+			nanosleep(&ts, NULL);
+			fx_put(wsfd, "touched", "user\n", 0644);
+			CHECK(fstatat(wsfd, "touched", &tst, 0) == 0);
+		} while (++tries < 200 &&
+		    (tst.st_ctim.tv_sec < st.st_ctim.tv_sec ||
+		    (tst.st_ctim.tv_sec == st.st_ctim.tv_sec &&
+		    tst.st_ctim.tv_nsec <= st.st_ctim.tv_nsec + 1)));
 	}
-	fx_put(wsfd, "touched", "user\n", 0644);
-	CHECK(fstatat(wsfd, "old", &st, 0) == 0);
 	since = st.st_ctim;
 	since.tv_nsec += 1;	/* "old" was there before the run began */
 	if (since.tv_nsec >= 1000000000L) {
