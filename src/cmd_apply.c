@@ -387,6 +387,15 @@ take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
 	return 0;
 }
 
+/* A session with nothing pending: sweep what a killed apply left, drop it. */
+static void
+drop_empty(struct dryrun *x)
+{
+	dryrun_sweep(x);
+	x->open = 0;
+	(void)session_remove(&x->s);
+}
+
 int
 cmd_apply(struct cli *c)
 {
@@ -439,11 +448,8 @@ cmd_apply(struct cli *c)
 	if (ch.n == 0) {
 		if (!c->quiet)
 			printf("No pending changes.\n");
-		if (r == DRYRUN_GOT && optind == c->argc) {
-			dryrun_sweep(&x);
-			x.open = 0;
-			session_remove(&x.s);
-		}
+		if (r == DRYRUN_GOT && optind == c->argc)
+			drop_empty(&x);
 		e.status = 0;
 		goto out;
 	}
@@ -519,10 +525,8 @@ dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd)
 	    &ch, &e)) == DRYRUN_ERR)
 		goto out;
 	if (r == DRYRUN_NONE || ch.n == 0) {
-		if (r == DRYRUN_GOT) {
-			x.open = 0;
-			session_remove(&x.s);
-		}
+		if (r == DRYRUN_GOT)
+			drop_empty(&x);
 		e.status = 0;
 		goto out;
 	}
