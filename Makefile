@@ -51,9 +51,9 @@ CORE_MODS  = apply apply_swap changes changes_base checkpoint conflict \
              checkpoint_record config config_check config_file diff fsx \
              fsx_replace gitconfig gitctl hash jsonfile keep mem path plan \
              readall review roots sandbox session session_base \
-             session_rmtree session_run shadow shadow_base strlist udiff wsview
-FRONT_MODS = cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file \
-             cmd_session
+             session_rmtree session_run shadow shadow_base strlist udiff utf8 wsview
+FRONT_MODS = cli cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file \
+             cmd_session say
 # The MCP server (mcp.h): a front end over the others.
 MCP_MODS   = mcp mcp_cmds mcp_run mcp_schema mcp_tools
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) mcp_linux os_linux sandbox_posix sandbox_linux \
@@ -62,7 +62,7 @@ MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) mcp_macos os_macos sandbox_p
              seatbelt
 WIN_MODS   = cmd_exec config config_check config_file gitconfig gitctl \
              jsonfile mem path readall roots sandbox strlist labeljournal \
-             winquote sandbox_win cmd_dryrun_win mcp_win
+             winquote sandbox_win cmd_dryrun_win mcp_win cli say utf8
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = labeljournal seatbelt winquote
 

@@ -17,6 +17,7 @@ struct cli {
 	const char	*dir;		/* -C DIR, or NULL for the cwd */
 	const char	*session;	/* --session ID, or NULL */
 	int		 json;		/* --json */
+	int		 dry_run;	/* --dry-run among the global options */
 	int		 quiet;		/* -q */
 	int		 argc;
 	char		**argv;

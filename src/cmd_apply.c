@@ -18,7 +18,7 @@
  */
 #include <sys/file.h>
 
-#include <err.h>
+#include "say.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -141,7 +141,7 @@ check_expect(struct dryrun *x, struct changes *c, const char *expect,
 static void
 apply_failed(const char *path, int err, const char *reason, void *arg)
 {
-	warnx("apply: %s: %s", path, err != 0 ? dryrun_strerror(err) : reason);
+	say_err("apply: %s: %s", path, err != 0 ? dryrun_strerror(err) : reason);
 }
 
 /* Progress on a terminal, after a second, at most ten times a second. */
@@ -318,7 +318,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		pthread_mutex_destroy(&pr.mu);
 	recorded = keep_turn(k, x->rootfd, c, label, &id) == 0;
 	if (!recorded)
-		warnx("warning: apply: checkpoint: %s: the changes are applied "
+		say_warn("apply: checkpoint: %s: the changes are applied "
 		    "but not recorded: undo cannot restore them",
 		    dryrun_strerror(errno));
 	ckpt_close(ck);
@@ -331,16 +331,16 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		    x->id, keep_name(k), kept);
 	keep_close(k);
 	if (res.left < 0)
-		warnx("apply: %s: dropping applied changes: %s", sn,
+		say_err("apply: %s: dropping applied changes: %s", sn,
 		    strerror(res.settle_err));
 	else if (res.left > 0)
-		warnx("apply: %s: %d applied change(s) could not be dropped "
+		say_err("apply: %s: %d applied change(s) could not be dropped "
 		    "from the session", sn, res.left);
 	/* unrecorded: what it replaced lives on in the session only */
 	if (res.all && (recorded || kept == 0)) {
 		x->open = 0;
 		if (session_remove(&x->s) < 0)
-			warn("apply: removing session %s", x->id);
+			say_errno("apply: removing session %s", x->id);
 	}
 	if (res.failed > 0) {
 		fprintf(out, "Applied %zu, failed %zu. Pending changes kept.\n",
@@ -430,7 +430,7 @@ cmd_apply(struct cli *c)
 		}
 	}
 	if (force && optind == c->argc) {
-		warnx("apply: --force lands over conflicts only at the paths "
+		say_err("apply: --force lands over conflicts only at the paths "
 		    "named: arcturn apply --force PATH...");
 		return EXIT_USAGE;
 	}
@@ -508,7 +508,7 @@ dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd)
 
 	if (session_new_id(id) < 0 || (mem_free(p->session),
 	    (p->session = mem_strdup(id)) == NULL)) {
-		warn("exec --checkpoint");
+		say_errno("exec --checkpoint");
 		policy_free(p);
 		return EXIT_OWN;
 	}
@@ -540,7 +540,7 @@ dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd)
 	/* on stderr: stdout is the command's */
 	run_apply(&x, &ch, sel, c->quiet, label, stderr, &e);
 	if (e.status != 0 && x.open)
-		warnx("exec --checkpoint: session %s keeps what was not "
+		say_err("exec --checkpoint: session %s keeps what was not "
 		    "applied (arcturn diff --session %s)", id, id);
 out:
 	dryrun_report("exec --checkpoint", &e);
@@ -559,7 +559,7 @@ static const struct dryrun_question damaged_q = {
 static void
 say_waiting(void *arg)
 {
-	warnx("discard: waiting for session %s: another arcturn holds it",
+	say_note("discard: waiting for session %s: another arcturn holds it",
 	    (const char *)arg);
 }
 
@@ -642,7 +642,7 @@ discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
 			    changes_find(&after, ch.v[i].path) < after.n &&
 			    strcmp(after.v[changes_find(&after,
 			    ch.v[i].path)].path, ch.v[i].path) == 0) {
-				warnx("discard: %s: still pending (it goes "
+				say_err("discard: %s: still pending (it goes "
 				    "with %s)", ch.v[i].path, ch.v[i].origin);
 				left++;
 			}

@@ -17,7 +17,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include <err.h>
+#include "say.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -92,7 +92,7 @@ checkpoint_after(struct ckpt_hold *h, struct dryrun *x, const char *what,
 	if ((en = ckpt_find(&h->t, rel)) != NULL &&
 	    (ckpt_state(h->c, x->rootfd, rel, 0, &en->after) < 0 ||
 	    ckpt_save(h->c, &h->t) < 0))
-		warnx("warning: %s: %s: checkpoint not updated (%s): rewinding "
+		say_warn("%s: %s: checkpoint not updated (%s): rewinding "
 		    "it needs --force", what, path, dryrun_strerror(errno));
 	ckpt_turn_clear(&h->t);
 	ckpt_close(h->c);
@@ -537,10 +537,10 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 	}
 	for (i = 0; i < n; i++)
 		if (p[i].conflict)
-			warnx("%s: %s: %s turn %lu left it; conflict", what,
+			say_err("%s: %s: %s turn %lu left it; conflict", what,
 			    p[i].path, p[i].why, p[i].turn);
 		else if (p[i].why != NULL)
-			warnx("%s: %s: %s; refused", what, p[i].path, p[i].why);
+			say_err("%s: %s: %s; refused", what, p[i].path, p[i].why);
 	if (conflicts > 0) {
 		dryrun_fail(&e, EXIT_REFUSED, 0, "", "%d conflict%s; nothing "
 		    "restored (--force overwrites them)", conflicts,
@@ -560,12 +560,12 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 	for (i = 0; i < ni; i++) {
 		v[i].it.failed = it[i].failed;
 		if (it[i].failed)
-			warnx("%s: %s: %s", what, it[i].path, it[i].reason);
+			say_err("%s: %s: %s", what, it[i].path, it[i].reason);
 	}
 	snprintf(label, sizeof label, "%s %lu", strcmp(what, "undo") == 0 ?
 	    "undo of turn" : "rewind to before turn", from);
 	if (record(ck, x.rootfd, p, n, v, ni, label, &id, &restored) < 0)
-		warnx("warning: %s: the rewind is done but not recorded (%s): "
+		say_warn("%s: the rewind is done but not recorded (%s): "
 		    "it cannot be undone", what, dryrun_strerror(errno));
 	for (i = 0; i < n; i++)
 		refused += p[i].why != NULL;
@@ -624,7 +624,7 @@ cmd_rewind(struct cli *c)
 		from = strtoul(c->argv[optind], &end, 10);
 		if (*c->argv[optind] < '1' || *c->argv[optind] > '9' ||
 		    *end != '\0' || errno != 0) {
-			warnx("rewind: %s: not a turn number", c->argv[optind]);
+			say_err("rewind: %s: not a turn number", c->argv[optind]);
 			return EXIT_USAGE;
 		}
 	}

@@ -16,7 +16,7 @@
  */
 #include <sys/file.h>
 
-#include <err.h>
+#include "say.h"
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -241,7 +241,7 @@ cmd_diff(struct cli *c)
 		}
 	}
 	if ((color = want_color(when)) < 0) {
-		warnx("diff: --color=%s: want auto, always or never", when);
+		say_err("diff: --color=%s: want auto, always or never", when);
 		cmd_usage("diff");
 		return EXIT_USAGE;
 	}

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <err.h>
+#include "say.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -85,18 +85,25 @@ dryrun_report(const char *what, const struct dryrun_err *e)
 
 	if (e->status == 0 || (e->err == 0 && reason[0] == '\0'))
 		return;
+	/* for --json: the code, and the subject when it is a path */
+	if (e->err != 0)
+		say_is(say_code_of(e->err), NULL);
+	else if (e->status == EXIT_REFUSED)
+		say_is(SAY_REFUSED, NULL);
+	if (e->subject[0] != '\0' && strncmp(e->subject, "session ", 8) != 0)
+		say_is(SAY_NONE, e->subject);
 	if (e->bare) {
-		warnx("%s", reason);
+		say_err("%s", reason);
 		return;
 	}
-	warnx("%s%s%s%s%s", what, what[0] != '\0' ? ": " : "", e->subject,
+	say_err("%s%s%s%s%s", what, what[0] != '\0' ? ": " : "", e->subject,
 	    e->subject[0] != '\0' ? ": " : "", reason);
 }
 
 static void
 cfg_warn(const char *msg, void *arg)
 {
-	warnx("%s", msg);
+	say_warn("%s", msg);
 }
 
 int
@@ -142,7 +149,7 @@ dryrun_root(struct dryrun *x, const char *root, struct dryrun_err *e)
 static void
 warn_cut(const struct dryrun *x, const char *what)
 {
-	warnx("%s: session %s: a restart cut a dry-run command in it short; "
+	say_note("%s: session %s: a restart cut a dry-run command in it short; "
 	    "part of what it wrote may be missing: review the diff before "
 	    "applying", what, x->id);
 }
@@ -158,7 +165,7 @@ say_waiting(void *arg)
 {
 	struct waitnote *w = arg;
 
-	warnx("%s: waiting for session %s: another arcturn holds it", w->what,
+	say_note("%s: waiting for session %s: another arcturn holds it", w->what,
 	    w->id);
 }
 
@@ -418,9 +425,9 @@ dryrun_list_warn(const char *path, int err, const char *what, void *arg)
 	const char *cmd = arg;
 
 	if (err != 0)
-		warnx("%s: %s: %s (%s)", cmd, path, what, strerror(err));
+		say_note("%s: %s: %s (%s)", cmd, path, what, strerror(err));
 	else
-		warnx("%s: %s: %s", cmd, path, what);
+		say_note("%s: %s: %s", cmd, path, what);
 }
 
 int
@@ -446,14 +453,14 @@ settle_unrecorded(struct dryrun *x, const struct session_run *run)
 	if (!run->unrecorded)
 		return 0;
 	if ((n = changes_mark_unrecorded(&x->s, x->rootfd)) < 0) {
-		warnx("exec --dry-run: session %s: an earlier run left changes "
+		say_err("exec --dry-run: session %s: an earlier run left changes "
 		    "without a record of what they were made on, and marking "
 		    "them failed: %s; not running the command", x->id,
 		    dryrun_strerror(errno));
 		return -1;
 	}
 	if (n > 0)
-		warnx("exec --dry-run: session %s: %ld change(s) of an earlier "
+		say_note("exec --dry-run: session %s: %ld change(s) of an earlier "
 		    "run that never ended have no record of what they were "
 		    "made on; apply will refuse them", x->id, n);
 	return 0;
@@ -472,14 +479,14 @@ record(struct dryrun *x, const struct session_run *run)
 	char why[128];
 
 	if (changes_record_bases(&x->s, x->rootfd, &run->since, &rec) < 0) {
-		warnx("exec --dry-run: session %s: incomplete: could not record "
+		say_err("exec --dry-run: session %s: incomplete: could not record "
 		    "what the changes were made on: %s; apply will refuse "
 		    "what is not recorded", x->id, dryrun_strerror(errno));
 		changes_rec_free(&rec);
 		return 0;
 	}
 	if (rec.unrecorded > 0)
-		warnx("exec --dry-run: session %s: %zu path(s) could not be "
+		say_err("exec --dry-run: session %s: %zu path(s) could not be "
 		    "recorded, apply will refuse them: first %s: %s", x->id,
 		    rec.unrecorded, rec.first, rec.first_why == ESTALE ?
 		    "it changed while the command ran" :
@@ -525,7 +532,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	if (ran != NULL)
 		*ran = 0;
 	if (!sandbox_overlay_available(p, err, sizeof err)) {
-		warnx("%s: %s; not running the command", what, err);
+		say_err("%s: %s; not running the command", what, err);
 		policy_free(p);
 		return EXIT_OWN;
 	}
@@ -545,7 +552,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	snprintf(upper, sizeof upper, "%s/overlays/%s/upper", x.p.state, x.id);
 	snprintf(work, sizeof work, "%s/overlays/%s/work", x.p.state, x.id);
 	if (session_run_begin(&x.s, &run) < 0) {
-		warnx("exec --dry-run: session %s: preparing the overlay: %s; "
+		say_err("exec --dry-run: session %s: preparing the overlay: %s; "
 		    "not running the command", x.id, dryrun_strerror(errno));
 		session_run_free(&run);
 		dryrun_done(&x);
@@ -562,14 +569,14 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	    &x.s, err, sizeof err);
 	changed = session_run_changed(&x.s, x.rootfd, &run);
 	if (rc < 0) {
-		warnx("%s", err);
+		say_err("%s", err);
 		rc = EXIT_OWN;
 	} else if (ran != NULL)
 		*ran = 1;
 	if (changed)
 		recorded = record(&x, &run);
 	if (session_run_end(&x.s, changed, recorded) < 0)
-		warnx("exec --dry-run: session %s: syncing what the command "
+		say_err("exec --dry-run: session %s: syncing what the command "
 		    "wrote: %s", x.id, dryrun_strerror(errno));
 	if (!recorded) {
 		rc = EXIT_OWN;

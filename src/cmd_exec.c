@@ -3,7 +3,7 @@
  * Parses flags, builds the policy (config.c), lets the platform backend
  * decide (sandbox.h), says what the decision means, and hands over.
  */
-#include <err.h>
+#include "say.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@ static void
 warn_cb(const char *msg, void *arg)
 {
 	(void)arg;
-	warnx("warning: %s", msg);
+	say_warn("%s", msg);
 }
 
 static int
@@ -30,7 +30,7 @@ load(struct cli *c, struct config_flags *f, struct policy *p)
 	f->dir = c->dir;
 	f->session = c->session;
 	if (config_load(p, f, err, sizeof err, warn_cb, NULL) < 0) {
-		warnx("%s", err);
+		say_err("%s", err);
 		return -1;
 	}
 	return 0;
@@ -60,7 +60,7 @@ cmd_exec(struct cli *c)
 	grants = mem_calloc((size_t)c->argc, sizeof *grants);
 	unix_sockets = mem_calloc((size_t)c->argc, sizeof *unix_sockets);
 	if (grants == NULL || unix_sockets == NULL) {
-		warn("exec");
+		say_errno("exec");
 		mem_free(grants);
 		mem_free(unix_sockets);
 		return EXIT_OWN;
@@ -72,7 +72,7 @@ cmd_exec(struct cli *c)
 		switch (opt) {
 		case 's':
 			if ((f.mode = config_mode(optarg)) < 0) {
-				warnx("exec: unknown sandbox mode: %s (off, "
+				say_err("exec: unknown sandbox mode: %s (off, "
 				    "workspace-write, read-only)", optarg);
 				goto usage;
 			}
@@ -100,23 +100,23 @@ cmd_exec(struct cli *c)
 			else if (strcmp(optarg, "off") == 0)
 				f.network = 0;
 			else {
-				warnx("exec: --network takes on or off, not %s",
+				say_err("exec: --network takes on or off, not %s",
 				    optarg);
 				goto usage;
 			}
 			break;
 		default:
 			if (optopt != 0)
-				warnx("exec: option -%c needs a value or is "
+				say_err("exec: option -%c needs a value or is "
 				    "unknown", optopt);
 			else
-				warnx("exec: unknown option: %s",
+				say_err("exec: unknown option: %s",
 				    c->argv[optind - 1]);
 			goto usage;
 		}
 	}
 	if (optind >= c->argc) {
-		warnx("exec: no command given (usage: arcturn exec [OPTION]... "
+		say_err("exec: no command given (usage: arcturn exec [OPTION]... "
 		    "[--] CMD [ARG]...)");
 		goto usage;
 	}
@@ -126,7 +126,7 @@ cmd_exec(struct cli *c)
 	if (rc < 0)
 		return EXIT_OWN;
 	if (p.mode != MODE_OFF && strcmp(p.workspace, "/") == 0) {
-		warnx("exec: workspace is /: refusing to make the whole "
+		say_err("exec: workspace is /: refusing to make the whole "
 		    "filesystem writable (use -C DIR)");
 		policy_free(&p);
 		return EXIT_OWN;
@@ -134,7 +134,7 @@ cmd_exec(struct cli *c)
 	/* inputs that would widen the roots without a word, any backend */
 	if (p.mode != MODE_OFF && config_check_inputs(&p, err,
 	    sizeof err) < 0) {
-		warnx("exec: %s", err);
+		say_err("exec: %s", err);
 		policy_free(&p);
 		return EXIT_OWN;
 	}
@@ -145,7 +145,7 @@ cmd_exec(struct cli *c)
 	sandbox_choose(&p, &ch);
 	if (ch.verdict == SANDBOX_BAD || (ch.verdict == SANDBOX_NONE &&
 	    p.require_sandbox)) {
-		warnx("%s%s", ch.verdict == SANDBOX_BAD ? "" :
+		say_err("%s%s", ch.verdict == SANDBOX_BAD ? "" :
 		    "sandbox required but unavailable: ", ch.why);
 		policy_free(&p);
 		return EXIT_OWN;
@@ -173,7 +173,7 @@ cmd_exec(struct cli *c)
 	err[0] = '\0';
 	rc = sandbox_run(&p, &ch, c->argv + optind, err, sizeof err);
 	if (err[0] != '\0')
-		warnx("%s", err);
+		say_err("%s", err);
 	policy_free(&p);
 	return rc;
 usage:
@@ -279,7 +279,7 @@ cmd_sandbox(struct cli *c)
 			return EXIT_USAGE;
 		if (p.mode != MODE_OFF && config_check_inputs(&p, err,
 		    sizeof err) < 0)
-			warnx("warning: exec refuses to run: %s", err);
+			say_warn("exec refuses to run: %s", err);
 		sandbox_choose(&p, &ch);
 		sandbox_probe(&p, &ch, &r);
 		if (json)
@@ -300,7 +300,7 @@ cmd_sandbox(struct cli *c)
 		    sizeof err);
 		policy_free(&p);
 		if (rc < 0) {
-			warnx("%s", err);
+			say_err("%s", err);
 			return errno == ENOTSUP ? EXIT_USAGE : EXIT_REFUSED;
 		}
 		if (err[0] != '\0' && !c->quiet)

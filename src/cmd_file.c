@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <err.h>
+#include "say.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -411,7 +411,7 @@ cmd_edit(struct cli *c)
 	}
 	path = c->argv[optind];
 	if (old[0] == '\0') {
-		warnx("edit: %s: --old must not be empty", path);
+		say_err("edit: %s: --old must not be empty", path);
 		return EXIT_USAGE;
 	}
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||

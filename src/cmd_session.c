@@ -14,7 +14,7 @@
  */
 #include <sys/file.h>
 
-#include <err.h>
+#include "say.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -92,17 +92,17 @@ session_list_cmd(struct dryrun *x, struct cli *c)
 
 	x->storefd = session_store_open(x->p.state, 0);
 	if (x->storefd < 0 && errno != ENOENT) {
-		warn("session: %s/overlays", x->p.state);
+		say_errno("session: %s/overlays", x->p.state);
 		return EXIT_USAGE;
 	}
 	if (x->storefd >= 0 && session_list(x->storefd, &ids, &n) < 0) {
-		warn("session: %s/overlays", x->p.state);
+		say_errno("session: %s/overlays", x->p.state);
 		return EXIT_USAGE;
 	}
 	json_hooks();
 	if (c->json && (arr = cJSON_CreateArray()) == NULL) {
 		session_ids_free(ids, n);
-		warnx("session: %s", strerror(ENOMEM));
+		say_err("session: %s", strerror(ENOMEM));
 		return EXIT_USAGE;
 	}
 	if (!c->json && n > 0)
@@ -112,18 +112,18 @@ session_list_cmd(struct dryrun *x, struct cli *c)
 			if (errno == ENOENT)
 				continue;
 			if (errno == EBADMSG)
-				warnx("session %s: %s; it is damaged: remove "
+				say_err("session %s: %s; it is damaged: remove "
 				    "it with `arcturn session rm %s`", ids[i],
 				    s.why, ids[i]);
 			else
-				warnx("session %s: %s", ids[i],
+				say_err("session %s: %s", ids[i],
 				    dryrun_strerror(errno));
 			rc = EXIT_REFUSED;
 			continue;
 		}
 		pend = pending_of(&s, &ch);
 		if (pend < 0)
-			warn("session: %s: %s", ids[i], s.workspace);
+			say_errno("session: %s: %s", ids[i], s.workspace);
 		if (c->json) {
 			if ((o = cJSON_CreateObject()) == NULL)
 				goto nomem;
@@ -146,7 +146,7 @@ session_list_cmd(struct dryrun *x, struct cli *c)
 		if ((txt = cJSON_Print(arr)) == NULL) {
 			cJSON_Delete(arr);
 			session_ids_free(ids, n);
-			warnx("session: %s", strerror(ENOMEM));
+			say_err("session: %s", strerror(ENOMEM));
 			return EXIT_USAGE;
 		}
 		printf("%s\n", txt);
@@ -160,7 +160,7 @@ nomem:
 	session_close(&s);
 	cJSON_Delete(arr);
 	session_ids_free(ids, n);
-	warnx("session: %s", strerror(ENOMEM));
+	say_err("session: %s", strerror(ENOMEM));
 	return EXIT_USAGE;
 }
 
@@ -234,15 +234,15 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 	}
 	if (r == DRYRUN_NONE) {
 		if (x->named)
-			warnx("session: %s: no such session", x->p.session);
+			say_err("session: %s: no such session", x->p.session);
 		else
-			warnx("session: no session for workspace %s",
+			say_err("session: no session for workspace %s",
 			    x->p.workspace);
 		return EXIT_USAGE;
 	}
 	pend = pending_of(&x->s, &ch);
 	if (pend < 0)
-		warn("session: %s: %s", x->id, x->s.workspace);
+		say_errno("session: %s: %s", x->id, x->s.workspace);
 	for (i = 0; i < ch.n; i++)
 		if (refusal(&x->s, &ch, i, why, sizeof why, &un) != NULL && un)
 			nunrec++;
@@ -317,14 +317,14 @@ nomem:
 	cJSON_Delete(o);
 	changes_free(&ch);
 	mem_free(cm);
-	warnx("session: %s", strerror(ENOMEM));
+	say_err("session: %s", strerror(ENOMEM));
 	return EXIT_USAGE;
 }
 
 static void
 say_waiting(void *arg)
 {
-	warnx("session: waiting for session %s: another arcturn holds it",
+	say_note("session: waiting for session %s: another arcturn holds it",
 	    (const char *)arg);
 }
 
@@ -382,7 +382,7 @@ session_rm_cmd(struct dryrun *x, struct cli *c, const char *id, int yes)
 	int r;
 
 	if (!session_id_valid(id)) {
-		warnx("session: %s: invalid session id "
+		say_err("session: %s: invalid session id "
 		    "(want [a-z0-9][a-z0-9-]{0,63})", id);
 		return EXIT_USAGE;
 	}
@@ -392,9 +392,9 @@ session_rm_cmd(struct dryrun *x, struct cli *c, const char *id, int yes)
 	if (x->storefd < 0 || session_remove_id(x->storefd, id, say_waiting,
 	    (void *)id) < 0) {
 		if (errno == ENOENT)
-			warnx("session: %s: no such session", id);
+			say_err("session: %s: no such session", id);
 		else
-			warnx("session: rm %s: %s", id, dryrun_strerror(errno));
+			say_err("session: rm %s: %s", id, dryrun_strerror(errno));
 		return EXIT_USAGE;
 	}
 	if (!c->quiet)
@@ -428,7 +428,7 @@ cmd_session(struct cli *c)
 	}
 	if (strcmp(sub, "show") == 0 && c->argc == 3 &&
 	    !session_id_valid(c->argv[2])) {
-		warnx("session: %s: invalid session id "
+		say_err("session: %s: invalid session id "
 		    "(want [a-z0-9][a-z0-9-]{0,63})", c->argv[2]);
 		return EXIT_USAGE;
 	}

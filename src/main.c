@@ -1,4 +1,4 @@
-#include <err.h>
+#include "say.h"
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,7 +107,17 @@ cmd_usage(const char *name)
 
 	for (i = 0; i < NCOMMANDS; i++)
 		if (strcmp(commands[i].name, name) == 0)
-			fprintf(stderr, "usage: arcturn %s\n", commands[i].usage);
+			say_usage(commands[i].usage);
+}
+
+/* A usage error among the global options. */
+static int
+bad_usage(const struct cli *cli)
+{
+	usage_all(stderr);
+	say_start("", cli->json);
+	say_is(SAY_USAGE, NULL);
+	return say_finish(EXIT_USAGE);
 }
 
 /* The first line stays `arcturn VERSION`: scripts read it. */
@@ -146,6 +156,7 @@ main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "session", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "dry-run", no_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -156,7 +167,8 @@ main(int argc, char **argv)
 	size_t i;
 	int c, rc, ver = 0;
 
-	while ((c = getopt_long(argc, argv, "+C:qh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:C:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			cli.dir = optarg;
@@ -167,6 +179,9 @@ main(int argc, char **argv)
 		case 'j':
 			cli.json = 1;
 			break;
+		case 'd':
+			cli.dry_run = 1;
+			break;
 		case 'q':
 			cli.quiet = 1;
 			break;
@@ -176,23 +191,36 @@ main(int argc, char **argv)
 		case 'V':
 			ver = 1;	/* after the loop: --json may follow */
 			break;
+		case ':':
+			if (optopt != 0)
+				say_err("option -%c needs a value", optopt);
+			else
+				say_err("option %s needs a value",
+				    argv[optind - 1]);
+			return bad_usage(&cli);
 		default:
-			usage_all(stderr);
-			return EXIT_USAGE;
+			if (optopt != 0)
+				say_err("unknown option -%c", optopt);
+			else
+				say_err("unknown option %s", argv[optind - 1]);
+			return bad_usage(&cli);
 		}
 	}
 	if (ver)
 		return version(cli.json);
+	say_start("", cli.json);
 	if (optind >= argc) {
+		say_err("no command given (see arcturn --help)");
 		usage_all(stderr);
-		return EXIT_USAGE;
+		return say_finish(EXIT_USAGE);
 	}
 	for (i = 0; i < NCOMMANDS; i++)
 		if (strcmp(commands[i].name, argv[optind]) == 0)
 			cmd = &commands[i];
 	if (cmd == NULL) {
-		warnx("unknown command: %s (see arcturn --help)", argv[optind]);
-		return EXIT_USAGE;
+		say_err("unknown command: %s (see arcturn --help)", argv[optind]);
+		say_is(SAY_USAGE, NULL);
+		return say_finish(EXIT_USAGE);
 	}
 	cli.argc = argc - optind;
 	cli.argv = argv + optind;
@@ -203,11 +231,12 @@ main(int argc, char **argv)
 	}
 	/* getopt state is reset for the command's own parser. */
 	optind = 0;
+	say_start(cmd->name, cli.json);
 	rc = cmd->fn(&cli);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		warn("write to standard output");
+		say_errno("write to standard output");
 		if (rc == 0)
 			rc = strcmp(cmd->name, "exec") == 0 ? EXIT_OWN : EXIT_USAGE;
 	}
-	return rc;
+	return say_finish(rc);
 }

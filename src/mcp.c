@@ -2,7 +2,7 @@
  * `arcturn mcp`: the MCP server's front end, its line reader and its
  * JSON-RPC dispatch (mcp.h). The tools are in mcp_tools.c.
  */
-#include <err.h>
+#include "say.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -114,7 +114,7 @@ send_msg(struct state *st, cJSON *msg)
 	ssize_t n;
 
 	if (msg == NULL || (s = cJSON_PrintUnformatted(msg)) == NULL) {
-		warnx("mcp: out of memory; a reply is lost");
+		say_note("mcp: out of memory; a reply is lost");
 		cJSON_Delete(msg);
 		return;
 	}
@@ -126,7 +126,7 @@ send_msg(struct state *st, cJSON *msg)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			warn("mcp: write to standard output");
+			say_errno("mcp: write to standard output");
 			st->write_failed = 1;
 			break;
 		}
@@ -323,7 +323,7 @@ handle(struct state *st, const char *line, size_t len)
 		/* a notification: never answered */
 		if (strcmp(method->valuestring, "notifications/initialized") ==
 		    0 && !st->initialized)
-			warnx("mcp: notifications/initialized before "
+			say_note("mcp: notifications/initialized before "
 			    "initialize; ignored");
 	} else
 		request(st, method->valuestring, id,
@@ -385,11 +385,11 @@ cmd_mcp(struct cli *c)
 		return EXIT_USAGE;
 	if ((srv.dir = realpath(c->dir != NULL ? c->dir : ".", NULL)) ==
 	    NULL) {
-		warn("mcp: %s", c->dir != NULL ? c->dir : ".");
+		say_errno("mcp: %s", c->dir != NULL ? c->dir : ".");
 		return EXIT_USAGE;
 	}
 	if (mcp_self_path(srv.self, sizeof srv.self) < 0) {
-		warn("mcp: the arcturn binary's own path");
+		say_errno("mcp: the arcturn binary's own path");
 		free(srv.dir);
 		return EXIT_USAGE;
 	}
@@ -411,7 +411,7 @@ cmd_mcp(struct cli *c)
 			    "message over 4194304 bytes (4 MiB); skipped");
 			continue;
 		case LINE_ERR:
-			warn("mcp: read from standard input");
+			say_errno("mcp: read from standard input");
 			rc = EXIT_USAGE;
 			break;
 		}

@@ -122,11 +122,4 @@ void	mcp_run_free(struct mcp_run *);
 int	mcp_self_path(char *buf, size_t size);
 int	mcp_child_tie(pid_t parent);
 
-/*
- * buf (len bytes) as a NUL-terminated UTF-8 string: with lossy, every
- * invalid sequence and NUL byte replaced by U+FFFD; without, NULL with
- * errno EILSEQ when there is one. NULL with ENOMEM. mem_free it.
- */
-char	*mcp_utf8(const char *buf, size_t len, int lossy);
-
 #endif

@@ -15,6 +15,7 @@
 #include "mcp.h"
 #include "mcp_tools.h"
 #include "mem.h"
+#include "utf8.h"
 #include "path.h"
 
 /* What `arcturn sandbox status --json` said, once per server. */
@@ -98,7 +99,7 @@ add_stream(cJSON *o, const char *name, const char *buf, size_t len,
 	char key[32], *s;
 	int ok;
 
-	if ((s = mcp_utf8(buf, len, 1)) == NULL)
+	if ((s = utf8_clean(buf, len, 1)) == NULL)
 		return -1;
 	ok = cJSON_AddStringToObject(o, name, s) != NULL;
 	mem_free(s);
@@ -241,8 +242,8 @@ tool_review(const struct mcp_server *srv, char **paths, size_t np, int full)
 	    (dg == d.out || dg[-1] == '\n'))
 		sscanf(dg + 8, "%64[0-9a-f]", digest);
 	o = NULL;
-	if ((text = mcp_utf8(d.out, d.outlen, 1)) == NULL ||
-	    (stat = mcp_utf8(s.out, s.outlen, 1)) == NULL ||
+	if ((text = utf8_clean(d.out, d.outlen, 1)) == NULL ||
+	    (stat = utf8_clean(s.out, s.outlen, 1)) == NULL ||
 	    (o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(o, "diff", text) == NULL ||
 	    cJSON_AddStringToObject(o, "stat", stat) == NULL ||
@@ -273,7 +274,7 @@ said(struct mcp_run *r, const char *boolkey, const char *key)
 
 	while (n > 0 && r->out[n - 1] == '\n')
 		n--;
-	t = mcp_utf8(r->out, n, 1);
+	t = utf8_clean(r->out, n, 1);
 	mcp_run_free(r);
 	if (t == NULL || (o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddTrueToObject(o, boolkey) == NULL ||

@@ -19,6 +19,7 @@
 #include "mcp.h"
 #include "mcp_tools.h"
 #include "mem.h"
+#include "utf8.h"
 #include "udiff.h"
 #include "wsview.h"
 
@@ -268,7 +269,7 @@ tool_read(const struct mcp_server *srv, const char *path)
 	if (view_read(srv, "read", path, 0, &buf, &len, &dry, line,
 	    sizeof line) < 0)
 		return mcp_result(NULL, line, 1);
-	text = mcp_utf8(buf, len, 0);
+	text = utf8_clean(buf, len, 0);
 	mem_free(buf);
 	if (text == NULL)
 		return errno == EILSEQ ? mcp_fail("arcturn: read: %s: not "
@@ -513,7 +514,7 @@ tool_edit(const struct mcp_server *srv, const char *path, const cJSON *edits,
 	b.len = outlen;
 	if ((d.p = mem_strdup("")) == NULL ||
 	    udiff_file(path, &a, &b, &uo, collect, &d, NULL, NULL) < 0 ||
-	    (txt = mcp_utf8(d.p, d.len, 1)) == NULL)
+	    (txt = utf8_clean(d.p, d.len, 1)) == NULL)
 		goto done;
 	if (!preview)
 		res = put(srv, "edit", path, out, outlen, txt);

@@ -1,5 +1,5 @@
 /*
- * mcp_run and mcp_utf8 (mcp.h): a child's stdin given, its stdout and
+ * mcp_run (mcp.h) and utf8_clean (utf8.h): a child's stdin given, its stdout and
  * stderr captured and capped (the rest counted), its exit status and
  * signal, a deadline that kills its process group, a child that does not
  * read its input; UTF-8 checked strictly or replaced lossily; allocation
@@ -14,6 +14,7 @@
 
 #include "mcp.h"
 #include "mem.h"
+#include "utf8.h"
 #include "tap.h"
 
 static struct mcp_server srv = { .self = "/bin/sh" };
@@ -121,20 +122,20 @@ t_utf8(void)
 {
 	char *s;
 
-	CHECK_STR((s = mcp_utf8("h\xc3\xa9llo \xf0\x9f\x98\x80", 11, 0)),
+	CHECK_STR((s = utf8_clean("h\xc3\xa9llo \xf0\x9f\x98\x80", 11, 0)),
 	    "h\xc3\xa9llo \xf0\x9f\x98\x80");
 	mem_free(s);
 	/* a NUL, a stray continuation byte, a cut sequence, an overlong
 	   form, a surrogate: refused strictly, replaced lossily */
-	CHECK(mcp_utf8("a\0b", 3, 0) == NULL && errno == EILSEQ);
-	CHECK(mcp_utf8("\x80", 1, 0) == NULL && errno == EILSEQ);
-	CHECK(mcp_utf8("\xe2\x82", 2, 0) == NULL && errno == EILSEQ);
-	CHECK(mcp_utf8("\xc0\xaf", 2, 0) == NULL && errno == EILSEQ);
-	CHECK(mcp_utf8("\xed\xa0\x80", 3, 0) == NULL && errno == EILSEQ);
-	CHECK_STR((s = mcp_utf8("a\0b\x80", 4, 1)),
+	CHECK(utf8_clean("a\0b", 3, 0) == NULL && errno == EILSEQ);
+	CHECK(utf8_clean("\x80", 1, 0) == NULL && errno == EILSEQ);
+	CHECK(utf8_clean("\xe2\x82", 2, 0) == NULL && errno == EILSEQ);
+	CHECK(utf8_clean("\xc0\xaf", 2, 0) == NULL && errno == EILSEQ);
+	CHECK(utf8_clean("\xed\xa0\x80", 3, 0) == NULL && errno == EILSEQ);
+	CHECK_STR((s = utf8_clean("a\0b\x80", 4, 1)),
 	    "a\xef\xbf\xbd" "b\xef\xbf\xbd");
 	mem_free(s);
-	CHECK_STR((s = mcp_utf8("", 0, 0)), "");
+	CHECK_STR((s = utf8_clean("", 0, 0)), "");
 	mem_free(s);
 }
 
@@ -147,7 +148,7 @@ t_faults(void)
 
 	for (n = 0; n < 10; n++) {
 		mem_fail_after(n);
-		s = mcp_utf8("abc", 3, 1);
+		s = utf8_clean("abc", 3, 1);
 		mem_fail_after(-1);
 		if (s != NULL) {
 			mem_free(s);
