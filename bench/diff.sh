@@ -10,11 +10,10 @@
 #
 # Setup: edits and new files go through `arcturn write --dry-run`, one
 # process per file, so base records, copy-ups and locking are the real
-# thing. arcturn has no delete command (deletions come from `exec
-# --dry-run`, where overlayfs writes them), so the 100 deletions are
-# written into upper/ directly as overlayfs does: a 0/0 char device each,
-# parents made with mkdir (no base record: apply takes the real state at
-# apply time as their base, as for any overlayfs-made change).
+# thing. The 100 deletions come from one `exec --dry-run -- xargs rm -f`,
+# as a command's deletions do: overlayfs writes the whiteouts and arcturn
+# records their bases (apply refuses a change without one). Needs a
+# machine where `exec --dry-run` works (overlayfs in a user namespace).
 #
 #   bench/diff.sh            (BUILD=build-x for another build dir,
 #                             RUNS=n for the diff runs, APPLY_RUNS=n)
@@ -71,12 +70,9 @@ cat "$tmp/edits" "$tmp/adds" | while read -r f; do
 	"$bin" -C "$tmp/ws" write --dry-run "$f" <"$tmp/new/$f"
 done
 t1=$(date +%s.%N)
-id=$("$bin" -C "$tmp/ws" --json session show | jq -r .id)
-up=$ARCTURN_HOME/overlays/$id/upper
-while read -r f; do
-	mkdir -p "$up/$(dirname "$f")"
-	mknod "$up/$f" c 0 0 || { echo "diff.sh: mknod of a whiteout refused" >&2; exit 2; }
-done <"$tmp/dels"
+mkdir -p "$tmp/tmpdir"
+(cd "$tmp/ws" && TMPDIR=$tmp/tmpdir "$bin" -q exec --dry-run -- xargs rm -f) \
+	<"$tmp/dels" || { echo "diff.sh: exec --dry-run of the deletions failed" >&2; exit 2; }
 awk -v a="$t0" -v b="$t1" -v n="$(cat "$tmp/edits" "$tmp/adds" | wc -l)" 'BEGIN {
 	printf "setup: %d x arcturn write --dry-run in %.1f s (%.1f ms each)\n", n, b - a, (b - a) * 1000 / n }'
 

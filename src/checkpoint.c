@@ -490,6 +490,45 @@ ckpt_add(struct ckpt_turn *t, const char *rel,
 	return 0;
 }
 
+/*
+ * The missing folders above rel, topmost first, each absent before. A
+ * folder that exists ends the walk up: those above it exist too.
+ */
+static int
+snapshot_parents(struct ckpt *c, struct ckpt_turn *t, int rootfd,
+    const char *rel)
+{
+	struct ckpt_state s;
+	char *dir, *slash;
+	size_t first = t->n, i;
+	int rc = -1;
+
+	if ((dir = mem_strdup(rel)) == NULL)
+		return -1;
+	while ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		if (ckpt_find(t, dir) != NULL)
+			break;
+		if (ckpt_state(c, rootfd, dir, 0, &s) < 0)
+			goto out;
+		if (s.kind != CKPT_ABSENT)
+			break;
+		if (ckpt_add(t, dir, &s, &s) < 0)
+			goto out;
+	}
+	/* topmost first, as a record lists what was made */
+	for (i = 0; t->n > first && first + i < t->n - 1 - i; i++) {
+		struct ckpt_entry tmp = t->e[first + i];
+
+		t->e[first + i] = t->e[t->n - 1 - i];
+		t->e[t->n - 1 - i] = tmp;
+	}
+	rc = 0;
+out:
+	mem_free(dir);
+	return rc;
+}
+
 int
 ckpt_snapshot(struct ckpt *c, struct ckpt_turn *t, int rootfd,
     const char *rel)
@@ -504,9 +543,36 @@ ckpt_snapshot(struct ckpt *c, struct ckpt_turn *t, int rootfd,
 		errno = EINVAL;
 		return -1;
 	}
-	if (ckpt_add(t, rel, &s, &s) < 0)
+	if ((s.kind == CKPT_ABSENT && snapshot_parents(c, t, rootfd, rel) < 0) ||
+	    ckpt_add(t, rel, &s, &s) < 0)
 		return -1;
 	return 1;
+}
+
+int
+ckpt_settle(struct ckpt *c, struct ckpt_turn *t, int rootfd, const char *rel)
+{
+	struct ckpt_entry *en;
+	char *dir, *slash;
+	int rc = -1;
+
+	if ((en = ckpt_find(t, rel)) != NULL &&
+	    ckpt_state(c, rootfd, rel, 0, &en->after) < 0)
+		return -1;
+	if ((dir = mem_strdup(rel)) == NULL)
+		return -1;
+	while ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		if ((en = ckpt_find(t, dir)) == NULL ||
+		    en->before.kind != CKPT_ABSENT)
+			break;
+		if (ckpt_state(c, rootfd, dir, 0, &en->after) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	mem_free(dir);
+	return rc;
 }
 
 /* ---- Retention ---- */

@@ -142,10 +142,19 @@ int	ckpt_state(struct ckpt *, int rootfd, const char *rel, int store,
 /*
  * Snapshot rel into t before its first change in the turn: when t has no
  * entry for it, its state is stored (blob) and an entry added with after
- * = before. Returns 1 when added, 0 when t had it already; EINVAL for a
- * directory or special file.
+ * = before. So is every missing folder above it (absent before: the write
+ * will make it), so that a rewind removes those folders too when they are
+ * empty again. Returns 1 when added, 0 when t had it already; EINVAL for
+ * a directory or special file.
  */
 int	ckpt_snapshot(struct ckpt *, struct ckpt_turn *t, int rootfd,
+	    const char *rel);
+
+/*
+ * After the change: the after state of rel, and of the folders above it
+ * that t records as absent before, read again. 0 or -1.
+ */
+int	ckpt_settle(struct ckpt *, struct ckpt_turn *t, int rootfd,
 	    const char *rel);
 
 /* The entry of rel in t, or NULL. */

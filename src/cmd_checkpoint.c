@@ -85,12 +85,11 @@ void
 checkpoint_after(struct ckpt_hold *h, struct dryrun *x, const char *what,
     const char *rel, const char *path)
 {
-	struct ckpt_entry *en;
 
 	if (h == NULL)
 		return;
-	if ((en = ckpt_find(&h->t, rel)) != NULL &&
-	    (ckpt_state(h->c, x->rootfd, rel, 0, &en->after) < 0 ||
+	if (ckpt_find(&h->t, rel) != NULL &&
+	    (ckpt_settle(h->c, &h->t, x->rootfd, rel) < 0 ||
 	    ckpt_save(h->c, &h->t) < 0))
 		say_warn("%s: %s: checkpoint not updated (%s): rewinding "
 		    "it needs --force", what, path, dryrun_strerror(errno));

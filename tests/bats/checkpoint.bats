@@ -457,3 +457,27 @@ project() {
 	run arcturn checkpoints
 	assert_output ""
 }
+
+@test "write makes folders, undo takes them away again; one the user filled since stays" {
+	project
+	before=$(full_tree)
+	printf 'new\n' | arcturn write a/b/c/new.txt
+	[ -d a/b/c ]
+	run arcturn undo
+	assert_success
+	assert_output "undo: restored 4 paths to before turn 1 (as turn 2)"
+	[ "$(full_tree)" = "$before" ]
+	# redo makes them again, with the same content
+	arcturn undo
+	[ "$(cat a/b/c/new.txt)" = new ]
+	# within one turn, a second write beneath a made folder joins it
+	arcturn turn
+	printf 'two\n' | arcturn write x/one.txt
+	printf 'two\n' | arcturn write x/y/two.txt
+	printf 'mine\n' >x/mine.txt	# the user's own, made since
+	run arcturn undo
+	assert_failure 1
+	assert_output --partial "arcturn: undo: x: not empty: holds entries created since capture; kept"
+	[ "$(cat x/mine.txt)" = mine ]
+	[ ! -e x/one.txt ] && [ ! -e x/y ]
+}

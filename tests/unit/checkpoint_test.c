@@ -107,14 +107,17 @@ t_round_trip(void)
 	CHECK(ckpt_save(c, &t) == 0);
 	ckpt_turn_clear(&t);
 	CHECK(ckpt_list(c, &l, &n) == 0);
-	CHECK(n == 1 && l[0].id == 1 && l[0].n == 3);
+	/* the missing folder above the new file is recorded before it */
+	CHECK(n == 1 && l[0].id == 1 && l[0].n == 4);
 	CHECK_STR(l[0].label, "two\nlines");
 	CHECK_STR(l[0].e[0].path, "a.txt");
 	CHECK(l[0].e[0].before.kind == CKPT_FILE);
 	CHECK(l[0].e[0].before.mode == 0640);
 	CHECK(l[0].e[1].before.kind == CKPT_LINK);
-	CHECK_STR(l[0].e[2].path, "sub/new\nline");
+	CHECK_STR(l[0].e[2].path, "sub");
 	CHECK(l[0].e[2].before.kind == CKPT_ABSENT);
+	CHECK_STR(l[0].e[3].path, "sub/new\nline");
+	CHECK(l[0].e[3].before.kind == CKPT_ABSENT);
 	/* the blobs hold the content and the link target */
 	bfd = ckpt_blobs(c);
 	hash_hex(l[0].e[0].before.sha, hex);
