@@ -4,6 +4,9 @@
 # its schema accepts, the result when it worked and the error document
 # when it failed, and exits with the same status with and without --json.
 #
+# tests/json/examples.jsonl holds a document of every name as the
+# contract describes it: the schemas must accept them all.
+#
 # The validator (tests/json/validate.mjs) uses the Ajv of the pinned MCP
 # test packages (tests/mcp/package-lock.json in .deps/npm-mcp); run from a
 # checkout as root, this file installs them the way tests/mcp/run does.
@@ -149,6 +152,32 @@ turns() {	# two checkpoint turns: b.txt written, then a.txt
 	assert_failure 1
 	assert_output --partial 'no document'
 	run v nosuch </dev/null
+	assert_failure 1
+}
+
+@test "the schemas accept the contract's examples (tests/json/examples.jsonl), every name at least once" {
+	ex=$(dirname "$VALIDATOR")/examples.jsonl
+	names=
+	while IFS= read -r l; do
+		n=$(jq -r '.schema | split("/")[1]' <<<"$l")
+		printf '%s\n' "$l" | node "$VALIDATOR" "$SCHEMAS" "$n" ||
+			fail "an example the $n schema refuses"
+		names="$names $n"
+	done <"$ex"
+	for f in "$SCHEMAS"/*.json; do
+		n=$(basename "$f" .json)
+		[ "$n" = error ] && continue
+		case " $names " in *" $n "*) ;; *) fail "no example of $n in $ex" ;; esac
+	done
+	# and refuse what drifted from it
+	v() { node "$VALIDATOR" "$SCHEMAS" "$@" >/dev/null; }
+	run v session-list <<<'[{"id":"s1","workspace":"/w","created":"2026-12-01T02:12:31Z","pending":1}]'
+	assert_failure 1
+	run v checkpoints <<<'{"schema":"arcturn/checkpoints/v1","workspace":"/w","turns":[{"id":2,"time":"2026-12-01 02:12:31","label":null,"paths":[]}]}'
+	assert_failure 1
+	run v diff <<<'{"schema":"arcturn/diff/v1","session":"s1","workspace":"/w","count":1,"digest":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","files":[{"path":"l","status":"added","mode_before":null,"mode_after":"120777","added":0,"removed":0,"binary":false,"conflict":null}]}'
+	assert_failure 1
+	run v exec <<<'{"schema":"arcturn/exec/v1","status":"0","exit_code":0,"signal":null,"backend":"helper+mount","confined":true,"mode":"workspace-write","dry_run":false,"checkpoint":false,"session":null,"duration_ms":1}'
 	assert_failure 1
 }
 
