@@ -11,8 +11,9 @@
 #include "say.h"
 #include "utf8.h"
 
+/* zero at start (in .bss, not 5 KB of .data in the binary) */
 static struct {
-	const char	*cmd;		/* the command, "" before it is known */
+	const char	*cmd;		/* the command, NULL before it is known */
 	int		 json;
 	int		 printed;	/* a document went out */
 	int		 have;		/* an error was said */
@@ -20,7 +21,7 @@ static struct {
 	enum say_code	 code;
 	char		 msg[1024];
 	char		 path[4096];
-} st = { "", 0, 0, 0, 0, SAY_NONE, "", "" };
+} st;
 
 static const char *const words[] = {
 	[SAY_NONE] = "failed",
@@ -37,6 +38,13 @@ static const char *const words[] = {
 	[SAY_CANNOT_RUN] = "cannot_run",
 	[SAY_FAILED] = "failed",
 };
+
+/* The command is known ("" in main.c until it is). */
+static int
+named(void)
+{
+	return st.cmd != NULL && st.cmd[0] != '\0';
+}
 
 void
 say_start(const char *cmd, int json)
@@ -175,7 +183,7 @@ say_doc(const char *name)
 
 	say_json_hooks();
 	snprintf(schema, sizeof schema, "arcturn/%s/v1",
-	    name != NULL ? name : st.cmd);
+	    name != NULL ? name : st.cmd != NULL ? st.cmd : "arcturn");
 	if ((o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(o, "schema", schema) == NULL) {
 		cJSON_Delete(o);
@@ -197,9 +205,10 @@ say_print(cJSON *doc)
 	    printf("%s\n", clean) >= 0 && fflush(stdout) == 0)
 		rc = 0;
 	if (doc == NULL || txt == NULL || clean == NULL)
-		say_err("%s: out of memory", *st.cmd ? st.cmd : "json");
+		say_err("%s: out of memory", named() ? st.cmd : "json");
 	else if (rc < 0)
-		say_errno("%s: write to standard output", st.cmd);
+		say_errno("%s: write to standard output", named() ? st.cmd :
+		    "json");
 	st.printed = 1;
 	mem_free(clean);
 	mem_free(txt);
@@ -242,7 +251,7 @@ say_finish(int rc)
 		return rc;
 	if (!st.have)
 		snprintf(msg, sizeof msg, "failed (exit status %d)", rc);
-	if ((o = say_doc(*st.cmd ? NULL : "arcturn")) == NULL ||
+	if ((o = say_doc(named() ? NULL : "arcturn")) == NULL ||
 	    (e = cJSON_AddObjectToObject(o, "error")) == NULL ||
 	    cJSON_AddStringToObject(e, "code", words[code_for(rc)]) == NULL ||
 	    cJSON_AddStringToObject(e, "message", st.have ? st.msg : msg) ==
