@@ -19,7 +19,7 @@ static struct {
 	int		 have;		/* an error was said */
 	int		 err;		/* its errno, or 0 */
 	enum say_code	 code;
-	char		 msg[1024];
+	char		 msg[16384];	/* room for a few paths and a reason */
 	char		 path[4096];
 } st;
 
@@ -63,7 +63,7 @@ say_json(void)
 static void
 line(int keep, int err, const char *prefix, const char *fmt, va_list ap)
 {
-	char buf[sizeof st.msg];
+	static char buf[sizeof st.msg];	/* one thread prints */
 	int n;
 
 	n = vsnprintf(buf, sizeof buf, fmt, ap);
