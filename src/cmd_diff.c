@@ -11,14 +11,21 @@
  * paths (then no digest: it would not be the set's). Nothing pending:
  * nothing printed, as git diff. On a terminal the output goes through
  * $PAGER (default `less -FRX`, as git does) unless --no-pager; never
- * with --json or when stdout is no terminal. Exit 0; 1 a PATH with no
- * pending change; 2 usage, config, session.
+ * with --json or when stdout is no terminal. The pager gets the diff
+ * from a spool file written under the session's shared lock, which is
+ * let go before the pager starts: a writer never waits for the user to
+ * quit less. --json prints one document (schema arcturn/diff/v1; digest
+ * null for a part of the set). Exit 0; 1 a PATH with no pending change;
+ * 2 usage, config, session.
  */
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
-#include "say.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,12 +33,15 @@
 #include <unistd.h>
 
 #include "changes.h"
+#include "cli.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
+#include "fsx.h"
 #include "hash.h"
 #include "mem.h"
 #include "plan.h"
 #include "review.h"
+#include "say.h"
 #include "udiff.h"
 
 #define CAP_DEFAULT	200
@@ -112,7 +122,26 @@ names(const struct changes *c, int status)
 	return rc;
 }
 
-/* Render the pending set c (maybe empty: no session) as v asks. */
+/* The document of --json: digest NULL for a part of the set. */
+static int
+json(struct dryrun *x, const struct changes *c, const char *digest)
+{
+	cJSON *doc;
+
+	if ((doc = say_doc(NULL)) == NULL)
+		return -1;
+	if (review_json(doc, c, x->id[0] != '\0' ? x->id : NULL,
+	    x->p.workspace, digest) < 0) {
+		cJSON_Delete(doc);
+		return -1;
+	}
+	return say_print(doc) < 0 ? -2 : 0;
+}
+
+/*
+ * Render the pending set c (maybe empty: no session) as v asks. -1 with
+ * errno; -2 said already (the JSON document could not go out).
+ */
 static int
 render(struct dryrun *x, struct changes *c, enum view v, int full,
     int color, int part)
@@ -130,8 +159,7 @@ render(struct dryrun *x, struct changes *c, enum view v, int full,
 	    NULL, NULL, hex, dryrun_list_warn, "diff") < 0)
 		return -1;
 	if (v == V_JSON)
-		return review_json(c, x->id, x->p.workspace, hex,
-		    dryrun_stdout, NULL);
+		return json(x, c, part ? NULL : hex);
 	if (c->n == 0)
 		return 0;
 	if (v == V_STAT && review_stat(c, color, dryrun_stdout, NULL) < 0)
@@ -140,57 +168,141 @@ render(struct dryrun *x, struct changes *c, enum view v, int full,
 }
 
 /*
- * On a terminal, stdout goes through $PAGER (default `less -FRX`, as git
- * does; empty or "cat": none) until pager_end. Returns the pager, or NULL
- * (none, or it could not start: the diff goes to the terminal).
+ * The spool the diff is rendered into before it is paged: an unlinked
+ * file in $TMPDIR (else /tmp), so that the pager starts, and the user
+ * reads at leisure, after the session's lock is let go. stdout goes to
+ * it between spool_start and spool_end.
  */
-struct pager {
-	FILE	*p;
+struct spool {
+	int	 fd;		/* the unlinked file */
 	int	 saved;		/* the terminal's stdout */
 };
 
 static int
-pager_start(struct pager *pg)
+spool_file(void)
 {
-	const char *cmd = getenv("PAGER");
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_MAX];
+	int fd;
 
-	pg->p = NULL;
-	pg->saved = -1;
-	if (cmd == NULL)
-		cmd = "less -FRX";
-	if (*cmd == '\0' || strcmp(cmd, "cat") == 0)
-		return 0;
-	if (getenv("LESS") == NULL)
-		(void)setenv("LESS", "FRX", 1);
-	fflush(stdout);
-	if ((pg->saved = dup(STDOUT_FILENO)) < 0)
-		return -1;
-	if ((pg->p = popen(cmd, "w")) == NULL ||
-	    dup2(fileno(pg->p), STDOUT_FILENO) < 0) {
-		if (pg->p != NULL)
-			pclose(pg->p);
-		pg->p = NULL;
-		close(pg->saved);
-		pg->saved = -1;
+	if (dir == NULL || *dir != '/')
+		dir = "/tmp";
+#ifdef O_TMPFILE
+	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0)
+		return fd;
+#endif
+	if ((size_t)snprintf(path, sizeof path, "%s/arcturn-diff-XXXXXX",
+	    dir) >= sizeof path) {
+		errno = ENAMETOOLONG;
 		return -1;
 	}
-	/* a pager quit early: the rest of the diff goes nowhere */
-	(void)signal(SIGPIPE, SIG_IGN);
+	if ((fd = mkstemp(path)) < 0)
+		return -1;
+	(void)unlink(path);
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+static int
+spool_start(struct spool *sp)
+{
+	sp->fd = sp->saved = -1;
+	fflush(stdout);
+	if ((sp->fd = spool_file()) < 0)
+		return -1;
+	if ((sp->saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    dup2(sp->fd, STDOUT_FILENO) < 0) {
+		fsx_close(sp->saved);
+		fsx_close(sp->fd);
+		sp->fd = sp->saved = -1;
+		return -1;
+	}
 	return 0;
 }
 
-static void
-pager_end(struct pager *pg)
+/* stdout back to the terminal: 0, or -1 when the spool's writes failed. */
+static int
+spool_end(struct spool *sp)
 {
-	if (pg->p == NULL)
-		return;
-	fflush(stdout);
+	int rc = 0, err = 0;
+
+	if (sp->saved < 0)
+		return 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		err = errno != 0 ? errno : EIO;
+		rc = -1;
+	}
 	clearerr(stdout);
-	/* the pager sees the end of its input only when fd 1 lets go */
-	(void)dup2(pg->saved, STDOUT_FILENO);
-	close(pg->saved);
-	pclose(pg->p);
-	pg->p = NULL;
+	(void)dup2(sp->saved, STDOUT_FILENO);
+	close(sp->saved);
+	sp->saved = -1;
+	errno = err;
+	return rc;
+}
+
+/* The spool's bytes to stdout (no pager, or it could not start). */
+static void
+spool_copy(int fd)
+{
+	char buf[8192];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			break;
+	fflush(stdout);
+}
+
+/*
+ * Page the spool through $PAGER (default `less -FRX`, as git does; empty
+ * or "cat": none), its stdin the spool, and wait for it, ignoring SIGINT
+ * and SIGQUIT meanwhile as system(3) does (less takes ^C for itself).
+ * A pager that cannot start: the diff goes to the terminal.
+ */
+static void
+spool_page(struct spool *sp)
+{
+	struct sigaction ign, oint, oquit;
+	const char *cmd = getenv("PAGER");
+	pid_t pid;
+	int st;
+
+	if (sp->fd < 0)
+		return;
+	if (lseek(sp->fd, 0, SEEK_SET) < 0)
+		goto out;
+	if (cmd == NULL)
+		cmd = "less -FRX";
+	if (*cmd == '\0' || strcmp(cmd, "cat") == 0) {
+		spool_copy(sp->fd);
+		goto out;
+	}
+	if (getenv("LESS") == NULL)
+		(void)setenv("LESS", "FRX", 1);
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		sigaction(SIGINT, &oint, NULL);
+		sigaction(SIGQUIT, &oquit, NULL);
+		if (dup2(sp->fd, STDIN_FILENO) < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	if (pid < 0)
+		spool_copy(sp->fd);
+out:
+	close(sp->fd);
+	sp->fd = -1;
 }
 
 int
@@ -206,7 +318,7 @@ cmd_diff(struct cli *c)
 		{ "no-pager", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct pager pg = { NULL, -1 };
+	struct spool sp = { -1, -1 };
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
 	struct dryrun x;
@@ -215,7 +327,7 @@ cmd_diff(struct cli *c)
 	int full = 0, color, r, opt, paging = 1;
 
 	dryrun_init(&x);
-	while ((opt = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(c, "", opts)) != -1) {
 		switch (opt) {
 		case 'f':
 			full = 1;
@@ -262,19 +374,28 @@ cmd_diff(struct cli *c)
 	    (size_t)(c->argc - optind), &e) < 0)
 		;
 	else {
-		/* the colour was chosen for the terminal, before the pager */
+		/*
+		 * On a terminal: rendered into the spool under the lock,
+		 * paged once it is let go (the colour was chosen for the
+		 * terminal, before stdout went to the spool).
+		 */
 		if (paging && v != V_JSON && ch.n > 0 &&
-		    isatty(STDOUT_FILENO))
-			(void)pager_start(&pg);
+		    isatty(STDOUT_FILENO) && spool_start(&sp) < 0)
+			say_warn("diff: no spool file for the pager (%s); not "
+			    "paged", strerror(errno));
 		r = render(&x, &ch, v, full, color, optind < c->argc);
-		if (r < 0 && pg.p != NULL && (errno == EIO ||
-		    errno == EPIPE) && ferror(stdout))
-			r = 0;	/* the user quit the pager */
-		pager_end(&pg);
-		if (r < 0)
+		if (spool_end(&sp) < 0 && r == 0)
+			r = -1;
+		if (r == -2)
+			e.status = EXIT_USAGE;
+		else if (r < 0)
 			dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
-		else
+		else {
 			e.status = 0;
+			session_unlock(&x.s);
+			spool_page(&sp);
+		}
+		fsx_close(sp.fd);
 	}
 out:
 	dryrun_report("diff", &e);

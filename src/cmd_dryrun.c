@@ -75,6 +75,8 @@ dryrun_strerror(int err)
 {
 	if (err == EMFILE || err == ENFILE)
 		return "out of file descriptors (raise the limit: ulimit -n)";
+	if (err == ECANCELED)	/* a compare-and-swap write (wsview.h) */
+		return "changed while editing; not written";
 	return strerror(err);
 }
 

@@ -426,7 +426,19 @@ cmd_edit(struct cli *c)
 	if (edit_text(buf, len, old, new, all, path, &out, &outlen, &e) != 0 ||
 	    (r == 0 && checkpoint_before(&x, rel, path, &h, &e) < 0))
 		goto out;
-	put(&v, rel, out, outlen, -1, path, &g, &e);
+	/* compare-and-swap: only over the very bytes the edit was made on */
+	if (wsview_replace_if(&v, rel, buf, len, out, outlen,
+	    g.on ? guard_dir : NULL, &g) == 0)
+		e.status = 0;
+	else if (g.raced)
+		dryrun_fail(&e, EXIT_REFUSED, 0, path, "a folder on its way "
+		    "changed while it was written; refused");
+	else if (errno == ECANCELED) {
+		dryrun_fail(&e, EXIT_REFUSED, 0, path,
+		    "changed while editing; not written");
+		say_is(SAY_CONFLICT, rel);
+	} else
+		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
 	checkpoint_after(h, &x, "edit", rel, path);
 out:
 	dryrun_report("edit", &e);

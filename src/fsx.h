@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "hash.h"
+
 /*
  * ---- Resolve beneath ----
  *
@@ -131,6 +133,25 @@ int	fsx_tmp_symlink(int dirfd, const char *target, char tmp[FSX_TMP_NAMELEN + 1]
 int	fsx_tmp_fifo(int dirfd, mode_t mode, char tmp[FSX_TMP_NAMELEN + 1]);
 int	fsx_tmp_link(int fromdir, const char *from, int dirfd, char tmp[FSX_TMP_NAMELEN + 1]);
 int	fsx_rename_noreplace(int dirfd, const char *from, const char *to);
+
+/*
+ * Compare-and-swap of a regular file: replace dirfd/name with len bytes of
+ * buf (its mode kept) only while it is a regular file whose content has
+ * the SHA-256 want, with the mode it had at the start. A temp file is
+ * made and fsynced, exchanged with name (os_rename_exchange), and what
+ * moved aside is hashed: on a mismatch the two are exchanged back (theirs
+ * in place again, ours gone) and the call fails with ECANCELED. Where no
+ * exchange exists, name is hashed once more right before a plain rename.
+ * A name that is gone, or no regular file, is ECANCELED too. A writer
+ * holding the old file open can still write into it after the compare
+ * (as with any rename). fsx_replace_if_stream takes the bytes from srcfd
+ * to its end. ARCTURN_TEST_EDIT_PAUSE_MS in the environment (tests)
+ * sleeps that long right before the exchange.
+ */
+int	fsx_replace_if(int dirfd, const char *name,
+	    const unsigned char want[HASH_LEN], const void *buf, size_t len);
+int	fsx_replace_if_stream(int dirfd, const char *name,
+	    const unsigned char want[HASH_LEN], int srcfd);
 
 /* fsync a directory; one opened O_PATH (search only) counts as done. */
 int	fsx_sync_dir(int dirfd);

@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fsx.h"
@@ -477,4 +479,140 @@ fsx_tmp_link(int fromdir, const char *from, int dirfd,
 	if (make_tmp(dirfd, tmp, make_link, &l) < 0)
 		return -1;
 	return tmp_done(dirfd, tmp, 0);
+}
+
+/*
+ * ARCTURN_TEST_EDIT_PAUSE_MS (tests only): sleep that long right before
+ * the swap, so that a test can change the file in between.
+ */
+static void
+test_pause(void)
+{
+	const char *v = getenv("ARCTURN_TEST_EDIT_PAUSE_MS");
+	struct timespec ts;
+	long ms;
+
+	if (v == NULL || (ms = strtol(v, NULL, 10)) <= 0 || ms > 60000)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * 1 when dirfd/name is a regular file with mode whose content has the
+ * SHA-256 want, 0 when not (or gone), -1 with errno.
+ */
+static int
+holds(int dirfd, const char *name, mode_t mode,
+    const unsigned char want[HASH_LEN])
+{
+	unsigned char sha[HASH_LEN];
+	struct stat st;
+	int fd, r;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ELOOP ? 0 : -1;
+	if (fstat(fd, &st) < 0) {
+		fsx_close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 07777) != mode) {
+		close(fd);
+		return 0;
+	}
+	r = hash_fd(fd, sha);
+	fsx_close(fd);
+	if (r < 0)
+		return -1;
+	return memcmp(sha, want, HASH_LEN) == 0;
+}
+
+/* fsx_replace_if and fsx_replace_if_stream: from buf, or srcfd >= 0. */
+static int
+replace_if(int dirfd, const char *name, const unsigned char want[HASH_LEN],
+    const void *buf, size_t len, int srcfd)
+{
+	char tmp[FSX_TMP_NAMELEN + 1];
+	struct stat st, ours, now;
+	mode_t mode;
+	int fd, r, saved;
+
+	/* what stands there must be a regular file: its mode stays */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			errno = ECANCELED;
+		return -1;
+	}
+	mode = st.st_mode & 07777;
+	if (!S_ISREG(st.st_mode) ||
+	    (r = holds(dirfd, name, mode, want)) == 0) {
+		errno = ECANCELED;
+		return -1;
+	}
+	if (r < 0)
+		return -1;
+	if ((fd = create_tmp(dirfd, tmp)) < 0)
+		return -1;
+	r = srcfd >= 0 ? copy_stream(srcfd, fd) :
+	    fsx_write_full(fd, buf == NULL ? "" : buf, len);
+	if (r < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0 ||
+	    fstat(fd, &ours) < 0) {
+		fsx_close(fd);
+		return tmp_done(dirfd, tmp, -1);
+	}
+	if (close(fd) < 0 && errno != EINTR)
+		return tmp_done(dirfd, tmp, -1);
+	test_pause();
+	if (os_rename_exchange(dirfd, tmp, name) < 0) {
+		if (errno != ENOSYS)
+			return tmp_done(dirfd, tmp, -1);
+		/* no exchange here: look again right before the rename */
+		if ((r = holds(dirfd, name, mode, want)) <= 0) {
+			if (r == 0)
+				errno = ECANCELED;
+			return tmp_done(dirfd, tmp, -1);
+		}
+		if (renameat(dirfd, tmp, dirfd, name) < 0)
+			return tmp_done(dirfd, tmp, -1);
+		return fsx_sync_dir(dirfd);
+	}
+	/* tmp now names what stood at name: is it still what was read? */
+	if ((r = holds(dirfd, tmp, mode, want)) == 1) {
+		unlinkat(dirfd, tmp, 0);
+		return fsx_sync_dir(dirfd);
+	}
+	/* changed meanwhile (or unreadable): theirs back in place */
+	saved = r == 0 ? ECANCELED : errno;
+	if (os_rename_exchange(dirfd, tmp, name) == 0) {
+		/* what stands under tmp now is ours, unless someone's */
+		if (fstatat(dirfd, tmp, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now.st_dev == ours.st_dev && now.st_ino == ours.st_ino)
+			unlinkat(dirfd, tmp, 0);
+	} else if (renameat(dirfd, tmp, dirfd, name) < 0)
+		saved = errno;	/* theirs is left under tmp */
+	(void)fsx_sync_dir(dirfd);
+	errno = saved;
+	return -1;
+}
+
+int
+fsx_replace_if(int dirfd, const char *name,
+    const unsigned char want[HASH_LEN], const void *buf, size_t len)
+{
+	return replace_if(dirfd, name, want, buf, len, -1);
+}
+
+int
+fsx_replace_if_stream(int dirfd, const char *name,
+    const unsigned char want[HASH_LEN], int srcfd)
+{
+	if (srcfd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	return replace_if(dirfd, name, want, NULL, 0, srcfd);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cmd_dryrun.h"
+#include "hash.h"
 #include "mcp.h"
 #include "mcp_tools.h"
 #include "mem.h"
@@ -493,6 +494,8 @@ tool_edit(const struct mcp_server *srv, const char *path, const cJSON *edits,
 	struct udiff_opts uo = { 3, -1, 0 };
 	struct udiff_side a = { UDIFF_FILE, 0100644, NULL, 0 }, b;
 	char line[PATH_MAX + 512], *buf = NULL, *out = NULL, *txt;
+	char hex[HASH_HEXLEN + 1];
+	unsigned char sha[HASH_LEN];
 	size_t len = 0, outlen = 0;
 	cJSON *res = NULL, *o;
 	int dry;
@@ -516,9 +519,14 @@ tool_edit(const struct mcp_server *srv, const char *path, const cJSON *edits,
 	    udiff_file(path, &a, &b, &uo, collect, &d, NULL, NULL) < 0 ||
 	    (txt = utf8_clean(d.p, d.len, 1)) == NULL)
 		goto done;
-	if (!preview)
-		res = put(srv, "edit", path, out, outlen, txt);
-	else if ((o = write_result(path, outlen, 0, txt)) != NULL &&
+	if (!preview) {
+		/* the write lands only over what was read (wsview.h) */
+		hash_buf(buf, len, sha);
+		hash_hex(sha, hex);
+		if (setenv(WSVIEW_OVER_ENV, hex, 1) == 0)
+			res = put(srv, "edit", path, out, outlen, txt);
+		(void)unsetenv(WSVIEW_OVER_ENV);
+	} else if ((o = write_result(path, outlen, 0, txt)) != NULL &&
 	    cJSON_ReplaceItemInObject(o, "captured", cJSON_CreateFalse()))
 		res = mcp_result(o, txt[0] ? txt : "no change", 0);
 	mem_free(txt);

@@ -587,101 +587,108 @@ out:
 	return rc;
 }
 
+/*
+ * The mode of one side as git writes it: 100644 or 100755 for a file
+ * (the owner's execute bit), 120000 for a symlink and 040000 for a
+ * directory whatever their permission bits; a fifo is 010000 with its
+ * bits (git has none); null when absent, and for a socket or device.
+ */
 static cJSON *
 mode_json(enum shadow_kind k, unsigned int perm)
 {
 	char b[16];
-	unsigned int t;
+	unsigned int m;
 
 	switch (k) {
 	case SHADOW_FILE:
-		t = 0100000;
+		m = git_mode(SHADOW_FILE, perm);
 		break;
 	case SHADOW_SYMLINK:
-		t = 0120000;
+		m = 0120000;
 		break;
 	case SHADOW_DIR:
-		t = 040000;
+		m = 040000;
 		break;
 	case SHADOW_FIFO:
-		t = 010000;
+		m = 010000 | PERM(perm);
 		break;
 	default:
 		return cJSON_CreateNull();
 	}
-	snprintf(b, sizeof b, "%06o", t | perm);
+	snprintf(b, sizeof b, "%06o", m);
 	return cJSON_CreateString(b);
+}
+
+/* key: s, or null when s is NULL. */
+static int
+add_str(cJSON *o, const char *key, const char *s)
+{
+	return (s != NULL ? cJSON_AddStringToObject(o, key, s) :
+	    cJSON_AddNullToObject(o, key)) == NULL ? -1 : 0;
+}
+
+static int
+add_item(cJSON *o, const char *key, cJSON *v)
+{
+	if (v == NULL)
+		return -1;
+	if (!cJSON_AddItemToObject(o, key, v)) {
+		cJSON_Delete(v);
+		return -1;
+	}
+	return 0;
 }
 
 static int
 json_file(cJSON *files, const struct change *e)
 {
-	cJSON *f, *m;
+	const char *m = conflict_mark(e->conflict);
+	cJSON *f;
 
 	if ((f = cJSON_CreateObject()) == NULL)
 		return -1;
-	cJSON_AddItemToArray(files, f);
-	if (cJSON_AddStringToObject(f, "path", e->path) == NULL ||
-	    cJSON_AddStringToObject(f, "status",
-	    changes_status_name(e->status)) == NULL)
-		return -1;
-	if ((m = mode_json(e->old_kind, e->old_mode)) == NULL)
-		return -1;
-	if (!cJSON_AddItemToObject(f, "mode_before", m)) {
-		cJSON_Delete(m);
+	if (!cJSON_AddItemToArray(files, f)) {
+		cJSON_Delete(f);
 		return -1;
 	}
-	if ((m = mode_json(e->new_kind, e->new_mode)) == NULL)
-		return -1;
-	if (!cJSON_AddItemToObject(f, "mode_after", m)) {
-		cJSON_Delete(m);
-		return -1;
-	}
-	if ((e->refuse != NULL &&
-	    cJSON_AddStringToObject(f, "refused", e->refuse) == NULL) ||
-	    (conflict_mark(e->conflict) != NULL && cJSON_AddStringToObject(f,
-	    "conflict", conflict_mark(e->conflict) + 10) == NULL) ||
-	    (e->link_to != NULL &&
-	    cJSON_AddStringToObject(f, "link_to", e->link_to) == NULL))
-		return -1;
-	if (cJSON_AddNumberToObject(f, "added", (double)e->st.added) == NULL ||
+	/* the mark's words after "conflict: " */
+	if (m != NULL && strncmp(m, "conflict: ", 10) == 0)
+		m += 10;
+	if (add_str(f, "path", e->path) < 0 ||
+	    add_str(f, "status", changes_status_name(e->status)) < 0 ||
+	    add_item(f, "mode_before", mode_json(e->old_kind,
+	    e->old_mode)) < 0 ||
+	    add_item(f, "mode_after", mode_json(e->new_kind,
+	    e->new_mode)) < 0 ||
+	    cJSON_AddNumberToObject(f, "added", (double)e->st.added) == NULL ||
 	    cJSON_AddNumberToObject(f, "removed",
 	    (double)e->st.removed) == NULL ||
-	    cJSON_AddBoolToObject(f, "binary", e->st.binary) == NULL)
+	    cJSON_AddBoolToObject(f, "binary", e->st.binary) == NULL ||
+	    add_str(f, "conflict", m) < 0 ||
+	    add_str(f, "refused", e->refuse) < 0 ||
+	    add_str(f, "link_to", e->link_to) < 0)
 		return -1;
 	return 0;
 }
 
 int
-review_json(const struct changes *c, const char *session,
-    const char *workspace, const char *digest, udiff_out_fn *out, void *arg)
+review_json(cJSON *doc, const struct changes *c, const char *session,
+    const char *workspace, const char *digest)
 {
-	static cJSON_Hooks hooks = { mem_alloc, mem_free };
-	cJSON *o, *files;
-	char *txt = NULL;
+	cJSON *files;
 	size_t i;
-	int rc = -1;
 
-	cJSON_InitHooks(&hooks);
-	if ((o = cJSON_CreateObject()) == NULL ||
-	    cJSON_AddStringToObject(o, "session", session) == NULL ||
-	    cJSON_AddStringToObject(o, "workspace", workspace) == NULL ||
-	    (files = cJSON_AddArrayToObject(o, "files")) == NULL)
+	if (add_str(doc, "session", session) < 0 ||
+	    add_str(doc, "workspace", workspace) < 0 ||
+	    cJSON_AddNumberToObject(doc, "count", (double)c->count) == NULL ||
+	    add_str(doc, "digest", digest) < 0 ||
+	    (files = cJSON_AddArrayToObject(doc, "files")) == NULL)
 		goto nomem;
 	for (i = 0; i < c->n; i++)
 		if (!c->v[i].gone && json_file(files, &c->v[i]) < 0)
 			goto nomem;
-	if (cJSON_AddNumberToObject(o, "count", (double)c->count) == NULL ||
-	    cJSON_AddStringToObject(o, "digest", digest) == NULL ||
-	    (txt = cJSON_Print(o)) == NULL)
-		goto nomem;
-	if (out(txt, strlen(txt), arg) == 0 && out("\n", 1, arg) == 0)
-		rc = 0;
-	goto out;
+	return 0;
 nomem:
 	errno = ENOMEM;
-out:
-	mem_free(txt);
-	cJSON_Delete(o);
-	return rc;
+	return -1;
 }

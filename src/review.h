@@ -6,7 +6,7 @@
  *   review_diff	every change's git-style section (udiff.h), and the
  *			digest of the full change set
  *   review_stat	the diffstat git prints for `git diff --stat`
- *   review_json	the change listing as one JSON document
+ *   review_json	the change listing as keys of a JSON document
  *
  * The digest is the SHA-256 (hex) over, for every change, a line naming
  * its status, kinds, modes and path, its uncapped section, and for a
@@ -20,6 +20,8 @@
 #define ARCTURN_REVIEW_H
 
 #include <stddef.h>
+
+#include <cJSON.h>
 
 #include "changes.h"
 #include "hash.h"
@@ -54,13 +56,20 @@ int	review_stat(const struct changes *c, int color, udiff_out_fn *out,
 	    void *arg);
 
 /*
- * The change listing as JSON: {"session", "workspace", "files": [{"path",
- * "status", "mode_before", "mode_after" (a git mode in octal, or null),
- * "added", "removed", "binary"}...], "count", "digest"}, gone files left
- * out, followed by a newline. Needs the st that review_diff fills.
+ * The change listing, as keys added to doc (the caller's document, made
+ * with the cJSON hooks it chose): "session" (null when NULL),
+ * "workspace", "count", "digest" (null when NULL: a part of the set has
+ * none), "files": [{"path", "status" (changes_status_name), "mode_before",
+ * "mode_after" (git's modes: "100644", "100755", "120000" for any
+ * symlink, "040000" for any directory, "010" and the bits for a fifo;
+ * null when absent, and for a socket or device), "added", "removed",
+ * "binary", "conflict" (conflict.h's words, "changed since capture", or
+ * null), "refused" (why apply refuses it, or null), "link_to" (the path
+ * it is a hard link of, or null)}...], gone files left out. Needs the st
+ * and conflict that review_diff fills. 0, or -1 with ENOMEM (doc then
+ * holds part of it: the caller deletes it).
  */
-int	review_json(const struct changes *c, const char *session,
-	    const char *workspace, const char *digest, udiff_out_fn *out,
-	    void *arg);
+int	review_json(cJSON *doc, const struct changes *c, const char *session,
+	    const char *workspace, const char *digest);
 
 #endif

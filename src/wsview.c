@@ -6,10 +6,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fsx.h"
+#include "hash.h"
 #include "mem.h"
 #include "path.h"
 #include "shadow.h"
@@ -156,7 +158,56 @@ struct wsrc {
 	int		 fd;
 	wsview_check_fn	*check;
 	void		*arg;
+	const unsigned char *want;	/* compare-and-swap: the SHA-256
+					   path must hold, or NULL */
 };
+
+/* The session's view of path hashed: 1 it is want, 0 not, -1 errno. */
+static int
+shadow_holds(const struct wsview *v, const char *path,
+    const unsigned char want[HASH_LEN])
+{
+	unsigned char sha[HASH_LEN];
+	int fd, shadow, r;
+
+	if ((fd = shadow_open(v->s, v->rootfd, path, &shadow)) < 0)
+		return errno == ENOENT || errno == ENOTDIR ||
+		    errno == EISDIR || errno == EINVAL || errno == ELOOP ?
+		    0 : -1;
+	r = hash_fd(fd, sha);
+	fsx_close(fd);
+	if (r < 0)
+		return -1;
+	return memcmp(sha, want, HASH_LEN) == 0;
+}
+
+/*
+ * WSVIEW_OVER_ENV: the hex SHA-256 a write must find at path (MCP's
+ * edit_file through `arcturn write`), into want; NULL when unset.
+ */
+static const unsigned char *
+env_want(unsigned char want[HASH_LEN])
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *v = getenv(WSVIEW_OVER_ENV), *hi, *lo;
+	size_t i;
+
+	if (v == NULL)
+		return NULL;
+	memset(want, 0, HASH_LEN);
+	/* not a hash: all zero, which no content has */
+	if (strlen(v) != HASH_HEXLEN)
+		return want;
+	for (i = 0; i < HASH_LEN; i++) {
+		if ((hi = strchr(hex, v[2 * i])) == NULL ||
+		    (lo = strchr(hex, v[2 * i + 1])) == NULL) {
+			memset(want, 0, HASH_LEN);
+			break;
+		}
+		want[i] = (unsigned char)((hi - hex) << 4 | (lo - hex));
+	}
+	return want;
+}
 
 static int
 write_src(const struct wsview *v, const char *path, const struct wsrc *src)
@@ -171,14 +222,24 @@ write_src(const struct wsview *v, const char *path, const struct wsrc *src)
 			errno = EXDEV;
 			return -1;
 		}
+		/* under the session's LOCK_EX: no writer of ours between */
+		if (src->want != NULL &&
+		    (rc = shadow_holds(v, path, src->want)) <= 0) {
+			if (rc == 0)
+				errno = ECANCELED;
+			return -1;
+		}
 		if (src->fd >= 0)
 			return shadow_write_fd(v->s, v->rootfd, path, src->fd,
 			    0666 & ~um, 0777 & ~um);
 		return shadow_write(v->s, v->rootfd, path, src->buf, src->len,
 		    0666 & ~um, 0777 & ~um);
 	}
-	if ((fd = real_parent(v, path, 1, &name)) < 0)
+	if ((fd = real_parent(v, path, src->want == NULL, &name)) < 0) {
+		if (src->want != NULL && (errno == ENOENT || errno == ENOTDIR))
+			errno = ECANCELED;
 		return -1;
+	}
 	if (src->check != NULL && src->check(fd, name, src->arg) < 0)
 		goto out;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -193,7 +254,11 @@ write_src(const struct wsview *v, const char *path, const struct wsrc *src)
 			goto out;
 		}
 	}
-	if (src->fd >= 0)
+	if (src->want != NULL && src->fd >= 0)
+		rc = fsx_replace_if_stream(fd, name, src->want, src->fd);
+	else if (src->want != NULL)
+		rc = fsx_replace_if(fd, name, src->want, src->buf, src->len);
+	else if (src->fd >= 0)
 		rc = fsx_write_atomic_stream(fd, name, src->fd, mode, 0);
 	else
 		rc = fsx_write_atomic(fd, name, src->buf, src->len, mode, 0);
@@ -206,7 +271,8 @@ int
 wsview_write(const struct wsview *v, const char *path, const void *buf,
     size_t len)
 {
-	struct wsrc src = { buf, len, -1, NULL, NULL };
+	unsigned char w[HASH_LEN];
+	struct wsrc src = { buf, len, -1, NULL, NULL, env_want(w) };
 
 	return write_src(v, path, &src);
 }
@@ -214,7 +280,8 @@ wsview_write(const struct wsview *v, const char *path, const void *buf,
 int
 wsview_write_fd(const struct wsview *v, const char *path, int fd)
 {
-	struct wsrc src = { NULL, 0, fd, NULL, NULL };
+	unsigned char w[HASH_LEN];
+	struct wsrc src = { NULL, 0, fd, NULL, NULL, env_want(w) };
 
 	return write_src(v, path, &src);
 }
@@ -223,7 +290,8 @@ int
 wsview_write_checked(const struct wsview *v, const char *path,
     const void *buf, size_t len, wsview_check_fn *check, void *arg)
 {
-	struct wsrc src = { buf, len, -1, check, arg };
+	unsigned char w[HASH_LEN];
+	struct wsrc src = { buf, len, -1, check, arg, env_want(w) };
 
 	return write_src(v, path, &src);
 }
@@ -232,8 +300,21 @@ int
 wsview_write_fd_checked(const struct wsview *v, const char *path, int fd,
     wsview_check_fn *check, void *arg)
 {
-	struct wsrc src = { NULL, 0, fd, check, arg };
+	unsigned char w[HASH_LEN];
+	struct wsrc src = { NULL, 0, fd, check, arg, env_want(w) };
 
+	return write_src(v, path, &src);
+}
+
+int
+wsview_replace_if(const struct wsview *v, const char *path, const void *was,
+    size_t wlen, const void *buf, size_t len, wsview_check_fn *check,
+    void *arg)
+{
+	unsigned char w[HASH_LEN];
+	struct wsrc src = { buf, len, -1, check, arg, w };
+
+	hash_buf(was, wlen, w);
 	return write_src(v, path, &src);
 }
 

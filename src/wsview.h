@@ -79,4 +79,27 @@ int	wsview_write_checked(const struct wsview *, const char *path,
 int	wsview_write_fd_checked(const struct wsview *, const char *path,
 	    int fd, wsview_check_fn *check, void *arg);
 
+/*
+ * wsview_write_checked as a compare-and-swap (edit): path is replaced
+ * only while it still is a regular file holding exactly the wlen bytes of
+ * was (what the caller read), else nothing is written and the call fails
+ * with ECANCELED (also when path is gone by then). In the real tree
+ * fsx_replace_if does it (exchange, hash what moved aside, exchange back
+ * on a mismatch); in a session, whose LOCK_EX the caller holds, path is
+ * hashed again through the view before the write.
+ */
+int	wsview_replace_if(const struct wsview *, const char *path,
+	    const void *was, size_t wlen, const void *buf, size_t len,
+	    wsview_check_fn *check, void *arg);
+
+/*
+ * The environment variable that makes every write above a
+ * compare-and-swap as wsview_replace_if does: its value the lower-case
+ * hex SHA-256 of the content path must hold (a value that is no such
+ * hash matches nothing). MCP's edit_file sets it for the `arcturn write`
+ * child it writes through, so that a save of the user's between its read
+ * and that write is never overwritten.
+ */
+#define WSVIEW_OVER_ENV	"ARCTURN_WRITE_OVER_SHA256"
+
 #endif

@@ -19,6 +19,7 @@
 
 #include "fixture.h"
 #include "fsx.h"
+#include "hash.h"
 #include "mem.h"
 #include "tap.h"
 
@@ -647,6 +648,92 @@ t_tmp_names(void)
 	CHECK(fx_exists(AT_FDCWD, p));
 }
 
+/*
+ * fsx_replace_if: lands only over the content hashed; anything else
+ * there (other bytes, another mode, a symlink, a directory, nothing) is
+ * ECANCELED and stays as it was; no temp file survives.
+ */
+static void
+t_replace_if(void)
+{
+	unsigned char one[HASH_LEN], other[HASH_LEN];
+	char p[PATH_MAX];
+	int fds, pid, st;
+
+	build_tree();
+	fds = fx_count_fds();
+	hash_buf("one", 3, one);
+	hash_buf("ONE", 3, other);
+	put("f", "one");
+	snprintf(p, sizeof p, "%s/f", g_ws);
+	CHECK(chmod(p, 0640) == 0);
+	CHECK(fsx_replace_if(g_root, "f", other, "two", 3) == -1 &&
+	    errno == ECANCELED);
+	read_back("f", "one", 0640);
+	CHECK(fsx_replace_if(g_root, "f", one, "ONE", 3) == 0);
+	read_back("f", "ONE", 0640);
+	/* the same call again: the file no longer holds "one" */
+	CHECK(fsx_replace_if(g_root, "f", one, "ONE", 3) == -1 &&
+	    errno == ECANCELED);
+	/* the content is what counts, not the inode: a rename-save */
+	put("f", "one");
+	CHECK(chmod(p, 0600) == 0);
+	CHECK(fsx_replace_if(g_root, "f", one, "", 0) == 0);
+	read_back("f", "", 0600);
+	CHECK(fsx_replace_if(g_root, "missing", one, "x", 1) == -1 &&
+	    errno == ECANCELED);
+	CHECK(!fx_exists(g_root, "missing"));
+	lnk("f", "sl");
+	put("f", "one");
+	CHECK(fsx_replace_if(g_root, "sl", one, "x", 1) == -1 &&
+	    errno == ECANCELED);
+	dir("d");
+	CHECK(fsx_replace_if(g_root, "d", one, "x", 1) == -1 &&
+	    errno == ECANCELED);
+	/* a write that fails: the original stays, the errno is kept */
+	fsx_fail_write_after(0);
+	CHECK(fsx_replace_if(g_root, "f", one, "two", 3) == -1 &&
+	    errno == EIO);
+	fsx_fail_write_after(-1);
+	read_back("f", "one", 0600);
+	/* the stream variant */
+	{
+		int pfd[2];
+
+		CHECK(pipe(pfd) == 0);
+		CHECK(write(pfd[1], "piped", 5) == 5);
+		close(pfd[1]);
+		CHECK(fsx_replace_if_stream(g_root, "f", one, pfd[0]) == 0);
+		close(pfd[0]);
+		read_back("f", "piped", 0600);
+	}
+	/*
+	 * A change between the check and the swap (the test pause): the
+	 * exchange puts it back. A child rewrites f in place once the temp
+	 * file is there.
+	 */
+	put("f", "one");
+	if ((pid = fork()) == 0) {
+		int i, fd;
+
+		for (i = 0; i < 400 && fx_count(AT_FDCWD, g_ws,
+		    FSX_TMP_PREFIX) == 0; i++)
+			usleep(10000);
+		fd = open(p, O_WRONLY | O_TRUNC);
+		_exit(fd >= 0 && write(fd, "user", 4) == 4 ? 0 : 1);
+	}
+	CHECK(pid > 0);
+	setenv("ARCTURN_TEST_EDIT_PAUSE_MS", "1500", 1);
+	CHECK(fsx_replace_if(g_root, "f", one, "ours", 4) == -1 &&
+	    errno == ECANCELED);
+	unsetenv("ARCTURN_TEST_EDIT_PAUSE_MS");
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0);
+	read_back("f", "user", 0600);
+	CHECK(fx_count(AT_FDCWD, g_ws, FSX_TMP_PREFIX) == 0);
+	CHECK(fx_count_fds() == fds);
+}
+
 /* tap.h ends a passing test with _exit(): clean up explicitly. */
 static void (*g_test)(void);
 
@@ -672,5 +759,6 @@ main(void)
 	RUN(t_chmod_nofollow);
 	RUN(t_tmp_names);
 	RUN(t_stream_and_tmp);
+	RUN(t_replace_if);
 	return tap_done();
 }

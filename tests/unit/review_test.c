@@ -9,6 +9,7 @@
 #include <cJSON.h>
 
 #include "changes.h"
+#include "conflict.h"
 #include "fixture.h"
 #include "hash.h"
 #include "mem.h"
@@ -167,24 +168,47 @@ t_stat_write_fails(void)
 	free(c.v);
 }
 
+/* The document review_json fills, parsed back from one line of text. */
+static cJSON *
+json_of(const struct changes *c, const char *session, const char *digest)
+{
+	static cJSON_Hooks hooks = { mem_alloc, mem_free };
+	cJSON *doc, *o;
+	char *txt;
+
+	cJSON_InitHooks(&hooks);
+	CHECK((doc = cJSON_CreateObject()) != NULL);
+	CHECK(review_json(doc, c, session, "/ws", digest) == 0);
+	CHECK((txt = cJSON_PrintUnformatted(doc)) != NULL);
+	CHECK(strchr(txt, '\n') == NULL);
+	CHECK((o = cJSON_Parse(txt)) != NULL);
+	mem_free(txt);
+	cJSON_Delete(doc);
+	return o;
+}
+
 static void
 t_json(void)
 {
 	struct changes c;
-	struct buf b = { "", 0, 0, 0 };
+	struct change *e;
 	cJSON *o, *f, *x;
 
 	sample(&c);
-	CHECK(review_json(&c, "s1", "/ws", "abc", out_buf, &b) == 0);
-	CHECK(b.len > 0 && b.s[b.len - 1] == '\n');
-	CHECK((o = cJSON_Parse(b.s)) != NULL);
+	/* a symlink is 120000 whatever its bits; a conflict says which */
+	e = add(&c, "l", CHANGE_TYPE, SHADOW_FILE, 0600, SHADOW_SYMLINK,
+	    0777);
+	e->conflict = CONFLICT_CHANGED;
+	e = add(&c, "p", CHANGE_ADDED, SHADOW_ABSENT, 0, SHADOW_FIFO, 0640);
+	e->refuse = "why not";
+	o = json_of(&c, "s1", "abc");
 	CHECK_STR(cJSON_GetObjectItem(o, "session")->valuestring, "s1");
 	CHECK_STR(cJSON_GetObjectItem(o, "workspace")->valuestring, "/ws");
 	CHECK_STR(cJSON_GetObjectItem(o, "digest")->valuestring, "abc");
-	CHECK(cJSON_GetObjectItem(o, "count")->valuedouble == 4);
+	CHECK(cJSON_GetObjectItem(o, "count")->valuedouble == 6);
 	f = cJSON_GetObjectItem(o, "files");
 	/* the vanished file is left out */
-	CHECK(cJSON_GetArraySize(f) == 3);
+	CHECK(cJSON_GetArraySize(f) == 5);
 	x = cJSON_GetArrayItem(f, 0);
 	CHECK_STR(cJSON_GetObjectItem(x, "path")->valuestring, "a.txt");
 	CHECK_STR(cJSON_GetObjectItem(x, "status")->valuestring, "modified");
@@ -194,38 +218,56 @@ t_json(void)
 	CHECK(cJSON_GetObjectItem(x, "added")->valuedouble == 3);
 	CHECK(cJSON_GetObjectItem(x, "removed")->valuedouble == 1);
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(x, "binary")));
+	/* absent values are null, never left out */
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(x, "conflict")));
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(x, "refused")));
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(x, "link_to")));
 	x = cJSON_GetArrayItem(f, 1);
 	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(x, "binary")));
 	x = cJSON_GetArrayItem(f, 2);
 	CHECK_STR(cJSON_GetObjectItem(x, "status")->valuestring, "dir-added");
 	CHECK(cJSON_IsNull(cJSON_GetObjectItem(x, "mode_before")));
-	CHECK_STR(cJSON_GetObjectItem(x, "mode_after")->valuestring, "040755");
+	/* git's tree mode, whatever the directory's bits */
+	CHECK_STR(cJSON_GetObjectItem(x, "mode_after")->valuestring, "040000");
+	x = cJSON_GetArrayItem(f, 3);
+	CHECK_STR(cJSON_GetObjectItem(x, "path")->valuestring, "l");
+	CHECK_STR(cJSON_GetObjectItem(x, "mode_before")->valuestring,
+	    "100644");
+	CHECK_STR(cJSON_GetObjectItem(x, "mode_after")->valuestring, "120000");
+	CHECK_STR(cJSON_GetObjectItem(x, "conflict")->valuestring,
+	    "changed since capture");
+	x = cJSON_GetArrayItem(f, 4);
+	CHECK_STR(cJSON_GetObjectItem(x, "mode_after")->valuestring, "010640");
+	CHECK_STR(cJSON_GetObjectItem(x, "refused")->valuestring, "why not");
 	cJSON_Delete(o);
-	/* a failed write is an error, with the callback's errno */
-	memset(&b, 0, sizeof b);
-	b.fail_at = 1;
-	CHECK(review_json(&c, "s1", "/ws", "abc", out_buf, &b) == -1 &&
-	    errno == ENOSPC);
+	/* no session, a part of the set: both null */
+	o = json_of(&c, NULL, NULL);
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "session")));
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "digest")));
+	cJSON_Delete(o);
 	free(c.v);
 }
 
 static void
 t_json_alloc_faults(void)
 {
+	static cJSON_Hooks hooks = { mem_alloc, mem_free };
 	struct changes c;
-	struct buf b;
+	cJSON *doc;
 	long n;
 	int rc;
 
 	sample(&c);
+	cJSON_InitHooks(&hooks);
 	for (n = 0; n < 200; n++) {
-		memset(&b, 0, sizeof b);
+		CHECK((doc = cJSON_CreateObject()) != NULL);
 		mem_fail_after(n);
-		rc = review_json(&c, "s1", "/ws", "abc", out_buf, &b);
+		rc = review_json(doc, &c, "s1", "/ws", "abc");
 		mem_fail_after(-1);
+		cJSON_Delete(doc);
 		if (rc == 0 && !mem_failed())
 			break;
-		CHECK(rc == -1 && errno == ENOMEM && b.len == 0);
+		CHECK(rc == -1 && errno == ENOMEM);
 	}
 	CHECK(n > 0 && n < 200);
 	free(c.v);

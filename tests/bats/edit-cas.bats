@@ -1,0 +1,137 @@
+#!/usr/bin/env bats
+# edit as a compare-and-swap: the file is replaced only while it still
+# holds what edit read; a save of the user's in between is never
+# overwritten (exit 1, `changed while editing; not written`).
+#
+# ARCTURN_TEST_EDIT_PAUSE_MS makes edit sleep right before it swaps its
+# new file in (fsx_replace_if); its temp file is there by then, so the
+# test knows when to write.
+
+load common
+
+setup() { common_setup; }
+
+# Start `arcturn edit ARGS...` paused before its swap; wait until its
+# temp file is made (the pause has begun). Sets pid; output in $T/edit.
+edit_paused() {
+	local i=0
+	ARCTURN_TEST_EDIT_PAUSE_MS=3000 "$ARCTURN_BIN" "$@" >"$T/edit" 2>&1 &
+	pid=$!
+	while ! ls -A . | grep -q '^\.arcturn-tmp-'; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || { kill "$pid"; cat "$T/edit"; return 1; }
+		sleep 0.05
+	done
+}
+
+# Wait for the edit; its exit status in rc.
+edit_done() {
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$T/edit"
+}
+
+no_temp_left() {
+	! ls -A . | grep -q '^\.arcturn-tmp-'
+}
+
+@test "the user saves in place while edit works: theirs stays, edit exits 1 and says so" {
+	printf 'one\ntwo\n' >f
+	edit_paused edit f --old one --new ONE
+	printf 'mine\n' >f
+	edit_done
+	[ "$rc" = 1 ]
+	[ "$(cat "$T/edit")" = "arcturn: edit: f: changed while editing; not written" ]
+	[ "$(cat f)" = mine ]
+	no_temp_left
+}
+
+@test "the user's editor saves by rename while edit works: theirs stays" {
+	printf 'one\ntwo\n' >f
+	chmod 640 f
+	edit_paused edit f --old two --new TWO
+	printf 'one\ntwo\nthree\n' >f.new
+	mv f.new f
+	edit_done
+	[ "$rc" = 1 ]
+	[ "$(cat f)" = "$(printf 'one\ntwo\nthree')" ]
+	no_temp_left
+}
+
+@test "a chmod while edit works is a change too; --json says conflict" {
+	printf 'one\n' >f
+	chmod 644 f
+	edit_paused --json edit f --old one --new ONE
+	chmod 755 f
+	edit_done
+	[ "$rc" = 1 ]
+	doc=$(grep '^{' "$T/edit")
+	[ "$(jq -c '[.schema, .error.code, .error.path]' <<<"$doc")" = '["arcturn/edit/v1","conflict","f"]' ]
+	grep -qx "arcturn: edit: f: changed while editing; not written" "$T/edit"
+	[ "$(cat f)" = one ] && [ -x f ]
+	no_temp_left
+}
+
+@test "nothing changes meanwhile: the paused edit lands, mode kept" {
+	printf 'one\ntwo\n' >f
+	chmod 600 f
+	edit_paused edit f --old one --new ONE
+	edit_done
+	[ "$rc" = 0 ]
+	[ "$(cat f)" = "$(printf 'ONE\ntwo')" ]
+	[ "$(stat -c %a f)" = 600 ]
+	no_temp_left
+}
+
+@test "MCP edit_file: a save of the user's while it writes stays; the call is an error" {
+	command -v jq >/dev/null || skip "jq is missing"
+	git init -q .
+	printf 'one\ntwo\n' >f
+	{
+		jq -cn '{jsonrpc: "2.0", id: 0, method: "initialize",
+			params: {protocolVersion: "2025-06-18", capabilities: {},
+			clientInfo: {name: "bats", version: "1"}}}'
+		jq -cn '{jsonrpc: "2.0", id: 1, method: "tools/call",
+			params: {name: "edit_file", arguments: {path: "f",
+			edits: [{oldText: "one", newText: "ONE"}]}}}'
+	} | ARCTURN_TEST_EDIT_PAUSE_MS=3000 "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err" &
+	pid=$!
+	i=0
+	while ! ls -A . | grep -q '^\.arcturn-tmp-'; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || { kill "$pid"; cat "$T/out" "$T/err"; false; }
+		sleep 0.05
+	done
+	printf 'mine\n' >f
+	wait "$pid"
+	[ "$(cat f)" = mine ]
+	[ "$(jq -c 'select(.id == 1) | [.result.isError, .result.content[0].text]' "$T/out")" = \
+	  '[true,"arcturn: write: f: changed while editing; not written"]' ] || { cat "$T/out"; false; }
+	no_temp_left
+}
+
+@test "write under ARCTURN_WRITE_OVER_SHA256 lands only over that content, in the real tree and in a session" {
+	printf 'one\n' >f
+	sum=$(sha256sum f | cut -c1-64)
+	run env ARCTURN_WRITE_OVER_SHA256=$(printf '0%.0s' $(seq 64)) "$ARCTURN_BIN" write f <<<"two"
+	assert_failure 1
+	assert_output "arcturn: write: f: changed while editing; not written"
+	[ "$(cat f)" = one ]
+	run env ARCTURN_WRITE_OVER_SHA256=nothex "$ARCTURN_BIN" write f <<<"two"
+	assert_failure 1
+	# a missing file holds nothing: no write creates it
+	run env ARCTURN_WRITE_OVER_SHA256="$sum" "$ARCTURN_BIN" write g <<<"two"
+	assert_failure 1
+	[ ! -e g ]
+	ARCTURN_WRITE_OVER_SHA256="$sum" "$ARCTURN_BIN" write f <<<"two"
+	[ "$(cat f)" = two ]
+	# a session: compared through its view, under its lock
+	sum=$(sha256sum f | cut -c1-64)
+	run env ARCTURN_WRITE_OVER_SHA256=$(printf '0%.0s' $(seq 64)) "$ARCTURN_BIN" write --dry-run f <<<"three"
+	assert_failure 1
+	[ "$(ARCTURN_DRY_RUN=1 arcturn read f)" = two ]
+	ARCTURN_WRITE_OVER_SHA256="$sum" "$ARCTURN_BIN" write --dry-run f <<<"three"
+	[ "$(ARCTURN_DRY_RUN=1 arcturn read f)" = three ]
+	[ "$(cat f)" = two ]
+	no_temp_left
+}
