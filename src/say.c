@@ -155,7 +155,9 @@ say_code_of(int err)
 	case EROFS:
 		return SAY_PERMISSION;
 	case ENOSPC:
+#ifdef EDQUOT	/* not on Windows */
 	case EDQUOT:
+#endif
 		return SAY_NO_SPACE;
 	case EBUSY:
 	case EWOULDBLOCK:
