@@ -52,6 +52,14 @@ int	checkpoint_before(struct dryrun *, const char *rel, const char *path,
 	    struct ckpt_hold **h, struct dryrun_err *e);
 void	checkpoint_after(struct ckpt_hold *h, struct dryrun *,
 	    const char *what, const char *rel, const char *path);
+/*
+ * turn, rewind, undo, checkpoints: the policy, and the workspace's
+ * checkpoint store in *ck (create: made; else NULL when there is none).
+ * 0, or -1 with e filled.
+ */
+struct ckpt;
+int	checkpoint_store(struct dryrun *, struct cli *, int create, int lockop,
+	    struct ckpt **ck, struct dryrun_err *e);
 
 /*
  * exec --dry-run (cmd_dryrun.c): takes over p (freed), returns the exit

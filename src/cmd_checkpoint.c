@@ -19,7 +19,6 @@
 
 #include "say.h"
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 
 #include "apply.h"
 #include "checkpoint.h"
+#include "cli.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
 #include "fsx.h"
@@ -98,9 +98,8 @@ checkpoint_after(struct ckpt_hold *h, struct dryrun *x, const char *what,
 	mem_free(h);
 }
 
-/* Policy, workspace root and the store (create: make it). */
-static int
-open_store(struct dryrun *x, struct cli *c, int create, int lockop,
+int
+checkpoint_store(struct dryrun *x, struct cli *c, int create, int lockop,
     struct ckpt **ck, struct dryrun_err *e)
 {
 	struct ckpt_limits lim;
@@ -117,47 +116,6 @@ open_store(struct dryrun *x, struct cli *c, int create, int lockop,
 		return -1;
 	}
 	return 0;
-}
-
-int
-cmd_turn(struct cli *c)
-{
-	static const struct option opts[] = {
-		{ "label", required_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct dryrun_err e = { .status = EXIT_USAGE };
-	struct dryrun x;
-	struct ckpt *ck = NULL;
-	const char *label = "";
-	unsigned long id;
-	int ch;
-
-	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
-		if (ch != 'l') {
-			cmd_usage("turn");
-			return EXIT_USAGE;
-		}
-		label = optarg;
-	}
-	if (optind != c->argc) {
-		cmd_usage("turn");
-		return EXIT_USAGE;
-	}
-	dryrun_init(&x);
-	if (open_store(&x, c, 1, LOCK_EX, &ck, &e) == 0) {
-		if (ckpt_turn_start(ck, label, &id) < 0)
-			dryrun_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
-		else {
-			e.status = 0;
-			if (!c->quiet && printf("turn %lu\n", id) < 0)
-				dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
-		}
-	}
-	dryrun_report("turn", &e);
-	ckpt_close(ck);
-	dryrun_done(&x);
-	return e.status;
 }
 
 /* ---- rewind ---- */
@@ -431,31 +389,27 @@ items_for(struct ckpt *ck, struct rw_path *p, size_t n, size_t *ni)
 
 /*
  * The rewind's own turn: before = what was there, after = restored (or,
- * for a path some item of which failed, what is there now).
+ * for a path some item of which failed, what is there now). how (n,
+ * zeroed) gets per path: 1 restored, 2 an item failed.
  */
 static int
 record(struct ckpt *ck, int rootfd, struct rw_path *p, size_t n,
     struct rw_item *v, size_t ni, const char *label, unsigned long *id,
-    size_t *restored)
+    unsigned char *how, size_t *restored)
 {
 	struct ckpt_turn t;
 	struct ckpt_state now;
-	unsigned char *how;	/* per path: 1 restored, 2 an item failed */
 	size_t i, k;
 	int rc = 0;
 
 	*id = 0;
 	*restored = 0;
-	if ((how = mem_calloc(n ? n : 1, 1)) == NULL)
-		return -1;
 	for (k = 0; k < ni; k++)
 		how[v[k].owner] |= v[k].it.failed ? 2 : 1;
 	for (i = 0; i < n; i++)
 		*restored += how[i] == 1;
-	if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, &t) < 0) {
-		mem_free(how);
+	if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, &t) < 0)
 		return -1;
-	}
 	for (i = 0; i < n && rc == 0; i++) {
 		if (how[i] == 0)
 			continue;
@@ -471,7 +425,6 @@ record(struct ckpt *ck, int rootfd, struct rw_path *p, size_t n,
 	else if (rc == 0 && t.n > 0)
 		rc = -1;
 	ckpt_turn_clear(&t);
-	mem_free(how);
 	return rc;
 }
 
@@ -489,6 +442,65 @@ flat(struct rw_item *v, size_t ni)
 	return it;
 }
 
+/* {path, what}: into arr; NULL when out of memory. */
+static cJSON *
+pair(cJSON *arr, const char *path, const char *key, const char *val)
+{
+	cJSON *o;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddItemToArray(arr, o);
+	if (cJSON_AddStringToObject(o, "path", path) == NULL ||
+	    cJSON_AddStringToObject(o, key, val) == NULL)
+		return NULL;
+	return o;
+}
+
+/*
+ * rewind or undo --json: the turn it is recorded as (null: nothing was
+ * done), the turn rewound to before, what each path restored got, and
+ * the paths it could not restore (conflicts, refusals, failures). how
+ * and it are NULL when nothing was tried.
+ */
+static int
+rewind_json(unsigned long id, unsigned long from, const struct rw_path *p,
+    size_t n, const unsigned char *how, const struct apply_item *it,
+    size_t ni)
+{
+	cJSON *o, *res, *con;
+	const char *act;
+	size_t i;
+
+	if ((o = say_doc(NULL)) == NULL ||
+	    (id != 0 ? cJSON_AddNumberToObject(o, "turn", (double)id) :
+	    cJSON_AddNullToObject(o, "turn")) == NULL ||
+	    cJSON_AddNumberToObject(o, "since", (double)from) == NULL ||
+	    (res = cJSON_AddArrayToObject(o, "restored")) == NULL ||
+	    (con = cJSON_AddArrayToObject(o, "conflicts")) == NULL)
+		goto fail;
+	for (i = 0; how != NULL && i < n; i++) {
+		if (how[i] != 1)
+			continue;
+		act = p[i].target.kind == CKPT_ABSENT ? "removed" :
+		    p[i].now.kind == CKPT_ABSENT ? "created" : "restored";
+		if (pair(res, p[i].path, "action", act) == NULL)
+			goto fail;
+	}
+	for (i = 0; i < n; i++)
+		if (p[i].why != NULL && pair(con, p[i].path, "reason",
+		    p[i].why) == NULL)
+			goto fail;
+	for (i = 0; it != NULL && i < ni; i++)
+		if (it[i].failed && pair(con, it[i].path, "reason",
+		    it[i].reason) == NULL)
+			goto fail;
+	return say_print(o);
+fail:
+	cJSON_Delete(o);
+	return say_print(NULL);
+}
+
 static int
 rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 {
@@ -499,6 +511,7 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 	struct rw_item *v = NULL;
 	struct ckpt *ck = NULL;
 	struct dryrun x;
+	unsigned char *how = NULL;
 	char label[64];
 	size_t nt = 0, n = 0, ni = 0, i, restored = 0;
 	unsigned long id = 0;
@@ -506,7 +519,7 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 	int conflicts, refused = 0;
 
 	dryrun_init(&x);
-	if (open_store(&x, c, 0, LOCK_EX, &ck, &e) < 0)
+	if (checkpoint_store(&x, c, 0, LOCK_EX, &ck, &e) < 0)
 		goto out;
 	if (ck == NULL || ckpt_list(ck, &t, &nt) < 0) {
 		if (ck == NULL || errno == ENOENT)
@@ -544,10 +557,14 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 		dryrun_fail(&e, EXIT_REFUSED, 0, "", "%d conflict%s; nothing "
 		    "restored (--force overwrites them)", conflicts,
 		    conflicts == 1 ? "" : "s");
+		/* a result: the conflicts, in the document */
+		if (c->json && rewind_json(0, from, p, n, NULL, NULL, 0) < 0)
+			e.status = EXIT_USAGE;
 		goto out;
 	}
 	if ((v = items_for(ck, p, n, &ni)) == NULL ||
-	    (it = flat(v, ni)) == NULL) {
+	    (it = flat(v, ni)) == NULL ||
+	    (how = mem_calloc(n ? n : 1, 1)) == NULL) {
 		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
 		goto out;
 	}
@@ -563,20 +580,25 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 	}
 	snprintf(label, sizeof label, "%s %lu", strcmp(what, "undo") == 0 ?
 	    "undo of turn" : "rewind to before turn", from);
-	if (record(ck, x.rootfd, p, n, v, ni, label, &id, &restored) < 0)
+	if (record(ck, x.rootfd, p, n, v, ni, label, &id, how,
+	    &restored) < 0)
 		say_warn("%s: the rewind is done but not recorded (%s): "
 		    "it cannot be undone", what, dryrun_strerror(errno));
 	for (i = 0; i < n; i++)
 		refused += p[i].why != NULL;
 	e.status = failed > 0 || refused > 0 ? EXIT_REFUSED : 0;
-	if (!c->quiet && printf("%s: restored %zu path%s to before turn "
+	if (c->json) {
+		if (rewind_json(id, from, p, n, how, it, ni) < 0)
+			e.status = EXIT_USAGE;
+	} else if (!c->quiet && printf("%s: restored %zu path%s to before turn "
 	    "%lu%s", what, restored, restored == 1 ? "" : "s", from,
 	    id ? "" : "\n") < 0)
 		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
-	if (!c->quiet && id && printf(" (as turn %lu)\n", id) < 0)
+	if (!c->json && !c->quiet && id && printf(" (as turn %lu)\n", id) < 0)
 		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
 out:
 	dryrun_report(what, &e);
+	mem_free(how);
 	mem_free(it);
 	mem_free(v);
 	mem_free(p);
@@ -596,14 +618,15 @@ parse_force(struct cli *c, const char *name, int *force)
 	int ch;
 
 	*force = 0;
-	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(c, "", opts)) != -1) {
 		if (ch != 'f') {
 			cmd_usage(name);
 			return -1;
 		}
 		*force = 1;
 	}
-	return 0;
+	return cli_no_dry_run(c, "it restores real files; a dry run's "
+	    "changes are dropped with discard");
 }
 
 int
@@ -624,6 +647,7 @@ cmd_rewind(struct cli *c)
 		if (*c->argv[optind] < '1' || *c->argv[optind] > '9' ||
 		    *end != '\0' || errno != 0) {
 			say_err("rewind: %s: not a turn number", c->argv[optind]);
+			say_is(SAY_USAGE, NULL);
 			return EXIT_USAGE;
 		}
 	}
@@ -641,155 +665,4 @@ cmd_undo(struct cli *c)
 		return EXIT_USAGE;
 	}
 	return rewind_run(c, "undo", 0, force);
-}
-
-/* ---- checkpoints ---- */
-
-static void
-iso(time_t t, char buf[32])
-{
-	struct tm tm;
-
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(buf, 32, "%lld", (long long)t);
-}
-
-/* A path or label for a terminal: control bytes as \xNN. */
-static int
-put_shown(const char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f ?
-		    printf("\\x%02x", (unsigned char)*s) < 0 :
-		    putchar(*s) == EOF)
-			return -1;
-	return 0;
-}
-
-static const char *
-change(const struct ckpt_entry *en)
-{
-	if (en->before.kind == CKPT_ABSENT)
-		return en->after.kind == CKPT_ABSENT ? "?" : "A";
-	return en->after.kind == CKPT_ABSENT ? "D" : "M";
-}
-
-static int
-list_text(struct ckpt_turn *t, size_t n)
-{
-	char when[32];
-	size_t i, j;
-
-	for (i = n; i > 0; i--) {
-		iso(t[i - 1].time, when);
-		if (printf("turn %lu  %s  %zu path%s", t[i - 1].id, when,
-		    t[i - 1].n, t[i - 1].n == 1 ? "" : "s") < 0)
-			return -1;
-		if (t[i - 1].label[0] != '\0' && (fputs("  ", stdout) == EOF ||
-		    put_shown(t[i - 1].label) < 0))
-			return -1;
-		if (putchar('\n') == EOF)
-			return -1;
-		for (j = 0; j < t[i - 1].n; j++)
-			if (printf("  %s ", change(&t[i - 1].e[j])) < 0 ||
-			    put_shown(t[i - 1].e[j].path) < 0 ||
-			    putchar('\n') == EOF)
-				return -1;
-	}
-	return 0;
-}
-
-static int
-list_json(const char *ws, struct ckpt_turn *t, size_t n)
-{
-	cJSON *o, *arr, *turn, *paths, *pe;
-	char when[32], *txt = NULL;
-	size_t i, j;
-	int rc = -1;
-
-	if ((o = cJSON_CreateObject()) == NULL ||
-	    cJSON_AddStringToObject(o, "workspace", ws) == NULL ||
-	    (arr = cJSON_AddArrayToObject(o, "turns")) == NULL)
-		goto out;
-	for (i = n; i > 0; i--) {
-		iso(t[i - 1].time, when);
-		if ((turn = cJSON_CreateObject()) == NULL)
-			goto out;
-		cJSON_AddItemToArray(arr, turn);
-		if (cJSON_AddNumberToObject(turn, "id",
-		    (double)t[i - 1].id) == NULL ||
-		    cJSON_AddStringToObject(turn, "time", when) == NULL ||
-		    cJSON_AddStringToObject(turn, "label",
-		    t[i - 1].label) == NULL ||
-		    (paths = cJSON_AddArrayToObject(turn, "paths")) == NULL)
-			goto out;
-		for (j = 0; j < t[i - 1].n; j++) {
-			if ((pe = cJSON_CreateObject()) == NULL)
-				goto out;
-			cJSON_AddItemToArray(paths, pe);
-			if (cJSON_AddStringToObject(pe, "path",
-			    t[i - 1].e[j].path) == NULL ||
-			    cJSON_AddStringToObject(pe, "before", ckpt_kind_name(
-			    t[i - 1].e[j].before.kind)) == NULL ||
-			    cJSON_AddStringToObject(pe, "after", ckpt_kind_name(
-			    t[i - 1].e[j].after.kind)) == NULL)
-				goto out;
-		}
-	}
-	if ((txt = cJSON_Print(o)) == NULL)
-		goto out;
-	rc = printf("%s\n", txt) < 0 ? -1 : 0;
-out:
-	if (rc < 0 && errno == 0)
-		errno = ENOMEM;
-	mem_free(txt);
-	cJSON_Delete(o);
-	return rc;
-}
-
-int
-cmd_checkpoints(struct cli *c)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct dryrun_err e = { .status = EXIT_USAGE };
-	struct ckpt_turn *t = NULL;
-	struct ckpt *ck = NULL;
-	struct dryrun x;
-	size_t n = 0;
-	int ch, json = c->json;
-
-	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
-		if (ch != 'j') {
-			cmd_usage("checkpoints");
-			return EXIT_USAGE;
-		}
-		json = 1;
-	}
-	if (optind != c->argc) {
-		cmd_usage("checkpoints");
-		return EXIT_USAGE;
-	}
-	dryrun_init(&x);
-	if (open_store(&x, c, 0, LOCK_SH, &ck, &e) < 0)
-		goto out;
-	if (ck != NULL && ckpt_list(ck, &t, &n) < 0) {
-		dryrun_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
-		goto out;
-	}
-	errno = 0;
-	if ((json ? list_json(x.p.workspace, t, n) : list_text(t, n)) < 0 ||
-	    fflush(stdout) == EOF)
-		dryrun_fail(&e, EXIT_USAGE, errno ? errno : EIO, "", NULL);
-	else
-		e.status = 0;
-out:
-	dryrun_report("checkpoints", &e);
-	ckpt_turns_free(t, n);
-	ckpt_close(ck);
-	dryrun_done(&x);
-	return e.status;
 }

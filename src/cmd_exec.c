@@ -1,19 +1,32 @@
 /*
  * cmd_exec: the portable front ends of `arcturn exec` and `arcturn sandbox`.
  * Parses flags, builds the policy (config.c), lets the platform backend
- * decide (sandbox.h), says what the decision means, and hands over.
+ * decide (sandbox.h), says what the decision means, and hands over. With
+ * --json, exec waits for the command and says how it ended, in one line
+ * after the command's own output.
  */
 #include "say.h"
+#include <sys/stat.h>
+
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "config.h"
 #include "mem.h"
+#include "path.h"
 #include "sandbox.h"
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include "session.h"
+#endif
 
 static void
 warn_cb(const char *msg, void *arg)
@@ -36,6 +49,183 @@ load(struct cli *c, struct config_flags *f, struct policy *p)
 	return 0;
 }
 
+/* A usage error of exec: 125, as every failure of arcturn's own. */
+static int
+exec_usage(void)
+{
+	say_is(SAY_USAGE, NULL);
+	return EXIT_OWN;
+}
+
+static int
+is_abs(const char *path)
+{
+#ifdef _WIN32
+	if (((*path >= 'A' && *path <= 'Z') || (*path >= 'a' && *path <= 'z')) &&
+	    path[1] == ':')
+		return 1;
+#endif
+	return *path == '/';
+}
+
+/*
+ * Where the command runs: --cwd DIR (relative to the workspace, or
+ * absolute; at or beneath the workspace), else the workspace with -C
+ * (as git -C and make -C do), else right here. 0 with *dir (NULL: stay),
+ * or -1 said.
+ */
+static int
+run_dir(const struct cli *c, const struct policy *p, const char *cwd,
+    char **dir)
+{
+	struct stat st;
+	char *j;
+
+	*dir = NULL;
+	if (cwd == NULL) {
+		if (c->dir != NULL && (*dir = mem_strdup(p->workspace)) == NULL) {
+			say_errno("exec");
+			return -1;
+		}
+		return 0;
+	}
+	j = is_abs(cwd) ? mem_strdup(cwd) : path_join(p->workspace, cwd);
+	if (j == NULL) {
+		say_errno("exec");
+		return -1;
+	}
+	*dir = path_realpath(j, NULL);
+	mem_free(j);
+	if (*dir == NULL || stat(*dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (*dir != NULL)
+			errno = ENOTDIR;
+		say_errno("exec: --cwd: %s", cwd);
+		say_is(SAY_USAGE, cwd);
+	} else if (!path_under(*dir, p->workspace)) {
+		say_err("exec: --cwd: %s: outside the workspace %s", cwd,
+		    p->workspace);
+		say_is(SAY_USAGE, cwd);
+	} else
+		return 0;
+	mem_free(*dir);
+	*dir = NULL;
+	return -1;
+}
+
+/* What exec --json says besides how the command ended. */
+struct exec_doc {
+	char		 backend[32];
+	int		 confined;
+	int		 mode;
+	int		 dry_run;
+	int		 checkpoint;
+	char		 session[80];	/* "": null */
+	double		 start;		/* now_ms() */
+};
+
+/* A steady clock, in milliseconds. */
+static double
+now_ms(void)
+{
+#ifdef _WIN32
+	return (double)GetTickCount64();
+#else
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return 0;
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+#endif
+}
+
+static const char *
+mode_word(int mode)
+{
+	return mode == MODE_OFF ? "off" : mode == MODE_READ_ONLY ?
+	    "read-only" : "workspace-write";
+}
+
+/* The one line after the command, or nothing when it never ran. */
+static int
+exec_json(const struct exec_doc *d, int rc, const struct sandbox_end *end)
+{
+	double ms = now_ms() - d->start;
+	cJSON *o;
+
+	if (!end->ran)
+		return rc;	/* say_finish: the error document */
+	if ((o = say_doc(NULL)) == NULL ||
+	    cJSON_AddNumberToObject(o, "status", rc) == NULL ||
+	    (end->sig == 0 ? cJSON_AddNumberToObject(o, "exit_code",
+	    end->status) : cJSON_AddNullToObject(o, "exit_code")) == NULL ||
+	    (end->sig != 0 ? cJSON_AddNumberToObject(o, "signal", end->sig) :
+	    cJSON_AddNullToObject(o, "signal")) == NULL ||
+	    cJSON_AddStringToObject(o, "backend", d->backend) == NULL ||
+	    cJSON_AddBoolToObject(o, "confined", d->confined) == NULL ||
+	    cJSON_AddStringToObject(o, "mode", mode_word(d->mode)) == NULL ||
+	    cJSON_AddBoolToObject(o, "dry_run", d->dry_run) == NULL ||
+	    cJSON_AddBoolToObject(o, "checkpoint", d->checkpoint) == NULL ||
+	    (d->session[0] != '\0' ? cJSON_AddStringToObject(o, "session",
+	    d->session) : cJSON_AddNullToObject(o, "session")) == NULL ||
+	    cJSON_AddNumberToObject(o, "duration_ms", ms < 0 ? 0 :
+	    (double)(long long)(ms + 0.5)) ==
+	    NULL) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	/* the command's status stands; a lost line is said on stderr */
+	(void)say_print(o);
+	return rc;
+}
+
+/*
+ * exec --dry-run and --checkpoint (they take p over). The session a dry
+ * run wrote in: the one named, else the workspace's default.
+ */
+static int
+exec_dry(struct policy *p, struct cli *c, char **argv, int checkpoint,
+    struct exec_doc *d)
+{
+	struct sandbox_end end;
+	char *state = NULL, *ws = NULL;
+	int rc;
+#ifndef _WIN32
+	int fd;
+#endif
+
+	d->dry_run = !checkpoint;
+	d->checkpoint = checkpoint;
+	d->confined = 1;
+	d->mode = MODE_WORKSPACE_WRITE;	/* the overlay takes every write */
+	snprintf(d->backend, sizeof d->backend, "helper+mount");
+	if (!c->json)
+		return checkpoint ? dryrun_exec_checkpoint(p, c, argv) :
+		    dryrun_exec(p, argv);
+	if (!checkpoint && p->session != NULL)
+		snprintf(d->session, sizeof d->session, "%s", p->session);
+	if ((state = mem_strdup(p->state)) == NULL ||
+	    (ws = mem_strdup(p->workspace)) == NULL) {
+		say_errno("exec");
+		mem_free(state);
+		policy_free(p);
+		return EXIT_OWN;
+	}
+	rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv) :
+	    dryrun_exec(p, argv);
+	sandbox_last_end(&end);
+#ifndef _WIN32
+	if (!checkpoint && d->session[0] == '\0' &&
+	    (fd = session_store_open(state, 0)) >= 0) {
+		if (session_default(fd, ws, 0, d->session) < 0)
+			d->session[0] = '\0';
+		close(fd);
+	}
+#endif
+	mem_free(state);
+	mem_free(ws);
+	return exec_json(d, rc, &end);
+}
+
 int
 cmd_exec(struct cli *c)
 {
@@ -47,16 +237,22 @@ cmd_exec(struct cli *c)
 		{ "require-sandbox", no_argument, NULL, 'r' },
 		{ "network", required_argument, NULL, 'n' },
 		{ "allow-unix", required_argument, NULL, 'u' },
+		{ "cwd", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct config_flags f = { .mode = -1, .dry_run = -1,
 	    .require_sandbox = -1, .network = -1 };
 	struct policy p = { 0 };
 	struct sandbox_choice ch;
+	struct sandbox_end end;
+	struct exec_doc d;
 	const char **grants = NULL, **unix_sockets = NULL;
-	char err[512], outer[64];
+	const char *cwd = NULL;
+	char err[512], outer[64], *dir = NULL, **argv;
 	int opt, rc, checkpoint = 0;
 
+	memset(&d, 0, sizeof d);
+	d.start = now_ms();
 	grants = mem_calloc((size_t)c->argc, sizeof *grants);
 	unix_sockets = mem_calloc((size_t)c->argc, sizeof *unix_sockets);
 	if (grants == NULL || unix_sockets == NULL) {
@@ -67,8 +263,8 @@ cmd_exec(struct cli *c)
 	}
 	f.grants = grants;
 	f.unix_sockets = unix_sockets;
-	opterr = 0;
-	while ((opt = getopt_long(c->argc, c->argv, "+", opts, NULL)) != -1) {
+	/* '+': the options end at the command */
+	while ((opt = cli_getopt(c, "+", opts)) != -1) {
 		switch (opt) {
 		case 's':
 			if ((f.mode = config_mode(optarg)) < 0) {
@@ -105,14 +301,11 @@ cmd_exec(struct cli *c)
 				goto usage;
 			}
 			break;
+		case 'c':
+			cwd = optarg;
+			break;
 		default:
-			if (optopt != 0)
-				say_err("exec: option -%c needs a value or is "
-				    "unknown", optopt);
-			else
-				say_err("exec: unknown option: %s",
-				    c->argv[optind - 1]);
-			goto usage;
+			goto usage;	/* cli_getopt said what */
 		}
 	}
 	if (optind >= c->argc) {
@@ -120,6 +313,9 @@ cmd_exec(struct cli *c)
 		    "[--] CMD [ARG]...)");
 		goto usage;
 	}
+	argv = c->argv + optind;
+	if (c->dry_run)
+		f.dry_run = 1;	/* given before the command: the same */
 	rc = load(c, &f, &p);
 	mem_free(grants);
 	mem_free(unix_sockets);
@@ -138,15 +334,42 @@ cmd_exec(struct cli *c)
 		policy_free(&p);
 		return EXIT_OWN;
 	}
-	if (checkpoint)
-		return dryrun_exec_checkpoint(&p, c, c->argv + optind);
-	if (p.dry_run)
-		return dryrun_exec(&p, c->argv + optind);
+	/*
+	 * The command runs in the workspace with -C (the helper finds the
+	 * same dir again under its mounts); what reads c->dir later (exec
+	 * --checkpoint's apply) gets the canonical path, valid from there.
+	 */
+	if (run_dir(c, &p, cwd, &dir) < 0) {
+		policy_free(&p);
+		return EXIT_OWN;
+	}
+	if (dir != NULL && chdir(dir) < 0) {
+		say_errno("exec: %s", dir);
+		mem_free(dir);
+		policy_free(&p);
+		return EXIT_OWN;
+	}
+	if (c->dir != NULL) {
+		mem_free(dir);
+		if ((dir = mem_strdup(p.workspace)) == NULL) {
+			say_errno("exec");
+			policy_free(&p);
+			return EXIT_OWN;
+		}
+		c->dir = dir;
+	}
+	if (checkpoint || p.dry_run) {
+		rc = exec_dry(&p, c, argv, checkpoint, &d);
+		mem_free(dir);
+		return rc;
+	}
+	mem_free(dir);
 	sandbox_choose(&p, &ch);
 	if (ch.verdict == SANDBOX_BAD || (ch.verdict == SANDBOX_NONE &&
 	    p.require_sandbox)) {
 		say_err("%s%s", ch.verdict == SANDBOX_BAD ? "" :
 		    "sandbox required but unavailable: ", ch.why);
+		say_is(SAY_SANDBOX, NULL);
 		policy_free(&p);
 		return EXIT_OWN;
 	}
@@ -171,32 +394,22 @@ cmd_exec(struct cli *c)
 		    "this platform\nnote: %s; the command runs WITHOUT "
 		    "confinement\n", ch.why);
 	err[0] = '\0';
-	rc = sandbox_run(&p, &ch, c->argv + optind, err, sizeof err);
+	if (!c->json)
+		rc = sandbox_run(&p, &ch, argv, err, sizeof err);
+	else {
+		sandbox_label(&p, &ch, d.backend, sizeof d.backend);
+		d.confined = ch.verdict == SANDBOX_CONFINE;
+		d.mode = p.mode;
+		rc = sandbox_run_wait(&p, &ch, argv, &end, err, sizeof err);
+	}
 	if (err[0] != '\0')
 		say_err("%s", err);
 	policy_free(&p);
-	return rc;
+	return c->json ? exec_json(&d, rc, &end) : rc;
 usage:
 	mem_free(grants);
 	mem_free(unix_sockets);
-	return EXIT_OWN;
-}
-
-static void
-json_str(FILE *o, const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	fputc('"', o);
-	for (; *u; u++) {
-		if (*u == '"' || *u == '\\')
-			fprintf(o, "\\%c", *u);
-		else if (*u < 0x20)
-			fprintf(o, "\\u%04x", *u);
-		else
-			fputc(*u, o);
-	}
-	fputc('"', o);
+	return exec_usage();
 }
 
 /* A guarantee the backend did not report on does not hold. */
@@ -212,34 +425,50 @@ why(const struct sandbox_report *r, int i)
 	return r->g[i].set ? r->g[i].why : "not reported by this backend";
 }
 
-static void
+static cJSON *
+fact_json(cJSON *o, const struct sandbox_report *r, int i)
+{
+	const char *k = r->facts[i].key;
+
+	switch (r->facts[i].type) {
+	case SF_INT:
+		return cJSON_AddNumberToObject(o, k, (double)r->facts[i].num);
+	case SF_WORD:
+		return cJSON_AddStringToObject(o, k, r->facts[i].word);
+	case SF_NULL:
+		return cJSON_AddNullToObject(o, k);
+	default:
+		return cJSON_AddStringToObject(o, k, r->facts[i].value);
+	}
+}
+
+static int
 status_json(const struct sandbox_report *r)
 {
+	cJSON *o, *g, *e;
 	int i;
 
-	printf("{\"backend\":");
-	json_str(stdout, r->backend);
-	printf(",\"why\":");
-	json_str(stdout, r->why);
-	for (i = 0; i < r->nfacts; i++) {
-		printf(",");
-		json_str(stdout, r->facts[i].key);
-		printf(":");
-		json_str(stdout, r->facts[i].value);
-	}
-	printf(",\"dry_run_exec\":%s,\"dry_run_exec_why\":",
-	    r->dry_run_exec ? "true" : "false");
-	json_str(stdout, r->dry_run_why);
-	printf(",\"guarantees\":{");
-	for (i = 0; i < SANDBOX_NKEYS; i++) {
-		printf("%s", i ? "," : "");
-		json_str(stdout, sandbox_guarantees[i].key);
-		printf(":{\"holds\":%s,\"why\":", holds(r, i) ? "true" :
-		    "false");
-		json_str(stdout, why(r, i));
-		printf("}");
-	}
-	printf("}}\n");
+	if ((o = say_doc("sandbox-status")) == NULL ||
+	    cJSON_AddStringToObject(o, "backend", r->backend) == NULL ||
+	    cJSON_AddStringToObject(o, "why", r->why) == NULL)
+		goto fail;
+	for (i = 0; i < r->nfacts; i++)
+		if (fact_json(o, r, i) == NULL)
+			goto fail;
+	if (cJSON_AddBoolToObject(o, "dry_run_exec", r->dry_run_exec) == NULL ||
+	    cJSON_AddStringToObject(o, "dry_run_exec_why", r->dry_run_why) ==
+	    NULL || (g = cJSON_AddObjectToObject(o, "guarantees")) == NULL)
+		goto fail;
+	for (i = 0; i < SANDBOX_NKEYS; i++)
+		if ((e = cJSON_AddObjectToObject(g,
+		    sandbox_guarantees[i].key)) == NULL ||
+		    cJSON_AddBoolToObject(e, "holds", holds(r, i)) == NULL ||
+		    cJSON_AddStringToObject(e, "why", why(r, i)) == NULL)
+			goto fail;
+	return say_print(o);
+fail:
+	cJSON_Delete(o);
+	return say_print(NULL);
 }
 
 static void
@@ -250,7 +479,8 @@ status_text(const struct sandbox_report *r)
 	printf("backend: %s\n", r->backend);
 	printf("  why: %s\n", r->why);
 	for (i = 0; i < r->nfacts; i++)
-		printf("%s: %s\n", r->facts[i].key, r->facts[i].value);
+		if (r->facts[i].value[0] != '\0')
+			printf("%s: %s\n", r->facts[i].key, r->facts[i].value);
 	printf("dry-run exec: %s (%s)\n", r->dry_run_exec ? "available" :
 	    "unavailable", r->dry_run_why);
 	printf("guarantees:\n");
@@ -259,8 +489,8 @@ status_text(const struct sandbox_report *r)
 		    sandbox_guarantees[i].text, why(r, i));
 }
 
-int
-cmd_sandbox(struct cli *c)
+static int
+sandbox_status(struct cli *c)
 {
 	struct config_flags f = { .mode = -1, .dry_run = -1,
 	    .require_sandbox = -1, .network = -1 };
@@ -268,45 +498,86 @@ cmd_sandbox(struct cli *c)
 	struct sandbox_choice ch;
 	struct sandbox_report r;
 	char err[1024];
-	int json = c->json;
+	int rc = 0;
 
-	if (c->argc >= 2 && strcmp(c->argv[1], "status") == 0) {
-		if (c->argc == 3 && strcmp(c->argv[2], "--json") == 0)
-			json = 1;
-		else if (c->argc != 2)
-			goto usage;
-		if (load(c, &f, &p) < 0)
-			return EXIT_USAGE;
-		if (p.mode != MODE_OFF && config_check_inputs(&p, err,
-		    sizeof err) < 0)
-			say_warn("exec refuses to run: %s", err);
-		sandbox_choose(&p, &ch);
-		sandbox_probe(&p, &ch, &r);
-		if (json)
-			status_json(&r);
-		else
-			status_text(&r);
-		policy_free(&p);
-		return 0;
+	if (load(c, &f, &p) < 0)
+		return EXIT_USAGE;
+	if (p.mode != MODE_OFF && config_check_inputs(&p, err,
+	    sizeof err) < 0)
+		say_warn("exec refuses to run: %s", err);
+	sandbox_choose(&p, &ch);
+	sandbox_probe(&p, &ch, &r);
+	if (c->json)
+		rc = status_json(&r) < 0 ? EXIT_USAGE : 0;
+	else
+		status_text(&r);
+	policy_free(&p);
+	return rc;
+}
+
+static int
+sandbox_unstamp_cmd(struct cli *c, const char *path)
+{
+	struct config_flags f = { .mode = -1, .dry_run = -1,
+	    .require_sandbox = -1, .network = -1 };
+	struct policy p = { 0 };
+	char err[1024];
+	cJSON *o;
+	int n;
+
+	if (load(c, &f, &p) < 0)
+		return EXIT_USAGE;
+	err[0] = '\0';
+	n = sandbox_unstamp(&p, path, err, sizeof err);
+	policy_free(&p);
+	if (n < 0) {
+		say_err("%s", err);
+		if (errno == ENOTSUP)
+			say_is(SAY_USAGE, NULL);
+		return errno == ENOTSUP ? EXIT_USAGE : EXIT_REFUSED;
 	}
-	if (c->argc >= 2 && c->argc <= 3 &&
-	    strcmp(c->argv[1], "unstamp") == 0) {
-		int rc;
-
-		if (load(c, &f, &p) < 0)
-			return EXIT_USAGE;
-		err[0] = '\0';
-		rc = sandbox_unstamp(&p, c->argc == 3 ? c->argv[2] : NULL, err,
-		    sizeof err);
-		policy_free(&p);
-		if (rc < 0) {
-			say_err("%s", err);
-			return errno == ENOTSUP ? EXIT_USAGE : EXIT_REFUSED;
+	if (c->json) {
+		if ((o = say_doc(NULL)) == NULL ||
+		    (path != NULL ? cJSON_AddStringToObject(o, "path", path) :
+		    cJSON_AddNullToObject(o, "path")) == NULL ||
+		    cJSON_AddNumberToObject(o, "restored", n) == NULL) {
+			cJSON_Delete(o);
+			o = NULL;
 		}
-		if (err[0] != '\0' && !c->quiet)
-			printf("%s\n", err);
-		return 0;
+		return say_print(o) < 0 ? EXIT_USAGE : 0;
 	}
+	if (err[0] != '\0' && !c->quiet)
+		printf("%s\n", err);
+	return 0;
+}
+
+int
+cmd_sandbox(struct cli *c)
+{
+	const char *sub;
+	int ch, nargs, i;
+
+	/* the document is the subcommand's, a usage error's too */
+	for (i = 1; i < c->argc && c->argv[i][0] == '-'; i++)
+		;
+	if (i < c->argc && (strcmp(c->argv[i], "status") == 0 ||
+	    strcmp(c->argv[i], "unstamp") == 0))
+		say_start(strcmp(c->argv[i], "status") == 0 ?
+		    "sandbox-status" : "sandbox-unstamp", c->json);
+	while ((ch = cli_getopt(c, "", NULL)) != -1)
+		goto usage;	/* cli_getopt said what */
+	nargs = c->argc - optind;
+	sub = nargs > 0 ? c->argv[optind] : "";
+	if (strcmp(sub, "status") == 0 && nargs == 1)
+		return sandbox_status(c);
+	if (strcmp(sub, "unstamp") == 0 && nargs <= 2) {
+		return sandbox_unstamp_cmd(c, nargs == 2 ?
+		    c->argv[optind + 1] : NULL);
+	}
+	if (nargs == 0)
+		say_err("sandbox: no subcommand given (status or unstamp)");
+	else if (strcmp(sub, "status") != 0 && strcmp(sub, "unstamp") != 0)
+		say_err("sandbox: unknown subcommand: %s", sub);
 usage:
 	cmd_usage("sandbox");
 	return EXIT_USAGE;

@@ -21,10 +21,13 @@ static const struct command commands[] = {
 	{ "exec", cmd_exec,
 	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run | --checkpoint]\n"
 	  "             [--require-sandbox] [--network on|off] [--allow-unix PATH]...\n"
-	  "             [--] CMD [ARG]...",
+	  "             [--cwd DIR] [--] CMD [ARG]...",
 	  "Run CMD so that it can write only inside the workspace, the temp dir,\n"
 	  "arcturn's state dir and granted paths. Reads, exec and network stay\n"
-	  "as they were.\n\n"
+	  "as they were. CMD runs in the current directory, or in the workspace\n"
+	  "when one is named before the command (as git and make do with theirs).\n\n"
+	  "  --cwd DIR           run CMD in DIR: relative to the workspace, or\n"
+	  "                      absolute; it must lie inside the workspace\n"
 	  "  --sandbox MODE      off, workspace-write (default) or read-only\n"
 	  "  --grant PATH        also allow writes beneath PATH (absolute, must exist)\n"
 	  "  --dry-run           capture every write into the dry-run session\n"
@@ -35,7 +38,8 @@ static const struct command commands[] = {
 	  "                      those beneath it; \"all\": every one), with the\n"
 	  "                      network on\n\n"
 	  "Exit status: CMD's own, 128+N if killed by signal N, 125 if arcturn\n"
-	  "failed, 126 if CMD could not run, 127 if CMD was not found.\n"
+	  "failed, 126 if CMD could not run, 127 if CMD was not found. Asked for\n"
+	  "JSON, arcturn says how it ended in one line after CMD's own output.\n"
 	  "ARCTURN_BACKEND=helper|helper-landlock|bwrap|none forces a backend." },
 	{ "sandbox", cmd_sandbox,
 	  "sandbox status [--json] | sandbox unstamp [PATH]",

@@ -4,7 +4,6 @@
  */
 #include "say.h"
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cmd_dryrun.h"
 #include "mcp.h"
 #include "mem.h"
@@ -364,7 +364,7 @@ cmd_mcp(struct cli *c)
 	int ch, rc = 0;
 
 	memset(&srv, 0, sizeof srv);
-	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(c, "", opts)) != -1) {
 		switch (ch) {
 		case 'd':
 			srv.dry_run = 1;
@@ -381,6 +381,8 @@ cmd_mcp(struct cli *c)
 		cmd_usage("mcp");
 		return EXIT_USAGE;
 	}
+	if (c->dry_run)
+		srv.dry_run = 1;	/* given before the command: the same */
 	if (check_workspace(c, srv.dry_run) < 0)
 		return EXIT_USAGE;
 	if ((srv.dir = realpath(c->dir != NULL ? c->dir : ".", NULL)) ==
@@ -396,6 +398,8 @@ cmd_mcp(struct cli *c)
 	srv.session = c->session;
 	/* a client gone: EPIPE from write, not a signal */
 	signal(SIGPIPE, SIG_IGN);
+	/* stdout is the protocol's from here: no error document on it */
+	say_start(NULL, 0);
 	memset(&st, 0, sizeof st);
 	st.srv = &srv;
 	memset(&r, 0, sizeof r);

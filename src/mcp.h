@@ -90,11 +90,10 @@ int	mcp_tools_call(const struct mcp_server *, const char *name,
  * stdout and stderr are kept up to cap bytes each (the rest is read and
  * dropped, *_trunc set, *_total counts all); after timeout_ms (0: never)
  * the child's process group is killed. The child runs in a process group
- * of its own, in cwd when not NULL, with SIGPIPE at its default.
+ * of its own, with SIGPIPE at its default.
  */
 struct mcp_run {
 	char		**argv;
-	const char	 *cwd;
 	const char	 *in;
 	size_t		  inlen;
 	size_t		  cap;

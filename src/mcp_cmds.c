@@ -3,7 +3,6 @@
  * review_changes, discard_changes, sandbox_status, apply_changes. Each
  * runs the arcturn binary as a child with the CLI's own arguments.
  */
-#include <sys/stat.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -16,7 +15,6 @@
 #include "mcp_tools.h"
 #include "mem.h"
 #include "utf8.h"
-#include "path.h"
 
 /* What `arcturn sandbox status --json` said, once per server. */
 static char backend[64];
@@ -65,33 +63,6 @@ policy(const struct mcp_server *srv, int *mode, int *dry)
 	dryrun_done(&x);
 }
 
-/* cwd for run_command: relative to the workspace, an existing folder. */
-static char *
-run_cwd(const struct mcp_server *srv, const char *cwd, char *line,
-    size_t size)
-{
-	struct stat st;
-	char *j, *real;
-
-	if (cwd == NULL)
-		return mem_strdup(srv->dir);
-	j = cwd[0] == '/' ? mem_strdup(cwd) : path_join(srv->dir, cwd);
-	if (j == NULL)
-		return NULL;
-	if ((real = realpath(j, NULL)) == NULL || stat(real, &st) < 0 ||
-	    !S_ISDIR(st.st_mode)) {
-		snprintf(line, size, "arcturn: exec: cwd: %s: %s", cwd,
-		    real == NULL ? strerror(errno) : strerror(ENOTDIR));
-		free(real);
-		mem_free(j);
-		return NULL;
-	}
-	mem_free(j);
-	j = mem_strdup(real);
-	free(real);
-	return j;
-}
-
 static int
 add_stream(cJSON *o, const char *name, const char *buf, size_t len,
     size_t total, int trunc)
@@ -114,28 +85,33 @@ static cJSON *
 tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
     const char *cwd, long timeout, const char *in)
 {
-	char *w[] = { "exec", "--dry-run", "--" };
-	char *wn[] = { "exec", "--" };
-	char line[PATH_MAX + 512], *dir;
+	/*
+	 * exec -C WORKSPACE runs the command there; --cwd (relative to the
+	 * workspace, never outside it) where the call names a folder
+	 */
+	char *w[6] = { "exec" };
+	char line[PATH_MAX + 512];
 	struct mcp_run r;
 	cJSON *o;
+	size_t nw = 1;
 	int mode, dry, rc;
 
-	line[0] = '\0';
-	if ((dir = run_cwd(srv, cwd, line, sizeof line)) == NULL)
-		return line[0] ? mcp_result(NULL, line, 1) : NULL;
+	if (srv->dry_run)
+		w[nw++] = "--dry-run";
+	if (cwd != NULL) {
+		w[nw++] = "--cwd";
+		w[nw++] = (char *)cwd;
+	}
+	w[nw++] = "--";
 	policy(srv, &mode, &dry);
 	memset(&r, 0, sizeof r);
-	r.cwd = dir;
 	r.in = in;
 	r.inlen = in != NULL ? strlen(in) : 0;
 	r.cap = MCP_OUT_CAP;
 	r.timeout_ms = timeout;
-	r.argv = mcp_argv(srv, srv->dry_run ? w : wn, srv->dry_run ? 3 : 2,
-	    cmd, ncmd);
+	r.argv = mcp_argv(srv, w, nw, cmd, ncmd);
 	rc = r.argv != NULL ? mcp_run(srv, &r) : -1;
 	mem_free(r.argv);
-	mem_free(dir);
 	if (rc < 0)
 		return mcp_fail("arcturn: exec: cannot run %s: %s", srv->self,
 		    strerror(errno));

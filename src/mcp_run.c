@@ -76,8 +76,6 @@ child(const struct mcp_server *srv, struct mcp_run *r, pid_t parent, int in,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(125);
-	if (r->cwd != NULL && chdir(r->cwd) < 0)
-		_exit(125);
 	execv(srv->self, r->argv);
 	_exit(125);
 }

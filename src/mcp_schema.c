@@ -73,7 +73,7 @@ static const struct tool tools[] = {
 	  "\"command\":{\"type\":\"array\",\"minItems\":1,\"items\":"
 	  "{\"type\":\"string\",\"minLength\":1}},"
 	  "\"cwd\":{\"type\":\"string\",\"description\":\"relative to the "
-	  "workspace; default: the workspace\"},"
+	  "workspace, or absolute inside it; default: the workspace\"},"
 	  "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
 	  "86400000,\"default\":600000},\"stdin\":{\"type\":\"string\"}},"
 	  "\"required\":[\"command\"],\"additionalProperties\":false},"

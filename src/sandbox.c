@@ -11,6 +11,9 @@
 
 #include "exitcode.h"
 #include "sandbox.h"
+#ifdef __linux__
+#include "sandbox_linux.h"
+#endif
 
 /*
  * Every backend reports on each of these, and README's security table has
@@ -125,6 +128,39 @@ sandbox_setenv(const char *v)
 #endif
 }
 
+static struct sandbox_end last_end;
+
+void
+sandbox_end_set(int status, int sig)
+{
+	last_end.ran = 1;
+	last_end.status = status;
+	last_end.sig = sig;
+}
+
+void
+sandbox_last_end(struct sandbox_end *e)
+{
+	*e = last_end;
+}
+
+void
+sandbox_label(const struct policy *p, const struct sandbox_choice *ch,
+    char *buf, size_t len)
+{
+	const char *name = ch->verdict == SANDBOX_OFF ? "off" :
+	    ch->verdict == SANDBOX_CONFINE ? ch->name : "none";
+
+#ifdef __linux__
+	/* the helper takes its mount layer where it can (sandbox status) */
+	if (ch->verdict == SANDBOX_CONFINE && ch->backend == LB_HELPER)
+		name = linux_userns(0) == 0 && linux_userns(1) == 0 &&
+		    linux_idmap_writable() ? "helper+mount" : "helper";
+#endif
+	(void)p;
+	snprintf(buf, len, "%s", name);
+}
+
 void
 sandbox_report_start(struct sandbox_report *r, const struct policy *p,
     const struct sandbox_choice *ch)
@@ -162,11 +198,35 @@ sandbox_fact(struct sandbox_report *r, const char *key, const char *fmt, ...)
 	if (r->nfacts >= SANDBOX_MAXFACTS)
 		return;
 	r->facts[r->nfacts].key = key;
+	r->facts[r->nfacts].type = SF_TEXT;
 	va_start(ap, fmt);
 	vsnprintf(r->facts[r->nfacts].value, sizeof r->facts[0].value, fmt,
 	    ap);
 	va_end(ap);
 	r->nfacts++;
+}
+
+void
+sandbox_fact_as(struct sandbox_report *r, enum sandbox_ftype type, long num,
+    const char *word)
+{
+	if (r->nfacts == 0)
+		return;
+	r->facts[r->nfacts - 1].type = type;
+	r->facts[r->nfacts - 1].num = num;
+	r->facts[r->nfacts - 1].word = word;
+}
+
+void
+sandbox_fact_json(struct sandbox_report *r, const char *key,
+    enum sandbox_ftype type, long num, const char *word)
+{
+	if (r->nfacts >= SANDBOX_MAXFACTS)
+		return;
+	r->facts[r->nfacts].key = key;
+	r->facts[r->nfacts].value[0] = '\0';
+	r->nfacts++;
+	sandbox_fact_as(r, type, num, word);
 }
 
 void

@@ -63,6 +63,43 @@ int	sandbox_run(const struct policy *p, const struct sandbox_choice *ch,
 	    char **argv, char *err, size_t errlen);
 
 /*
+ * How the last command that arcturn waited for ended (sandbox_run_wait,
+ * sandbox_exec_overlay, and a Linux backend that sweeps after it): its
+ * status as exec reports it cannot tell exit code 143 from SIGTERM.
+ * ran: it was started and waited for; status: its exit code, or 128+N;
+ * sig: N when signal N ended it, else 0. sandbox_last_end copies the
+ * last one (all zero before any); sandbox_end_set is for the backends.
+ */
+struct sandbox_end {
+	int	ran;
+	int	status;
+	int	sig;
+};
+
+void	sandbox_last_end(struct sandbox_end *);
+void	sandbox_end_set(int status, int sig);
+
+/*
+ * sandbox_run, waited for (exec --json, which speaks after the command):
+ * the same run in a child of this process, which waits for it, passing
+ * on the signals a process sends it (a terminal's reach the command
+ * directly); the child dies with it. Returns the status sandbox_run's
+ * caller would exit with, and fills *end (end->ran clear: the command
+ * never started, and err says why). Windows: sandbox_run, which waits.
+ */
+int	sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
+	    char **argv, struct sandbox_end *end, char *err, size_t errlen);
+
+/*
+ * The backend's name for a run under ch, as `sandbox status` and exec
+ * --json give it: "helper+mount" where the helper gets its mount layer,
+ * else ch->name ("helper", "bwrap", "seatbelt", "none"), "off" when the
+ * mode is off.
+ */
+void	sandbox_label(const struct policy *p, const struct sandbox_choice *ch,
+	    char *buf, size_t len);
+
+/*
  * `arcturn sandbox status`: what a command would get under p and ch.
  *
  * The guarantees are one table (sandbox.c): every backend reports on every
@@ -99,12 +136,21 @@ extern const struct sandbox_gdef sandbox_guarantees[SANDBOX_NKEYS];
 
 #define SANDBOX_MAXFACTS	16
 
+/*
+ * What a fact is in `sandbox status --json`: its text (SF_TEXT, the
+ * default), a number, a fixed word, or null (absent here).
+ */
+enum sandbox_ftype { SF_TEXT, SF_INT, SF_WORD, SF_NULL };
+
 struct sandbox_report {
 	char		 backend[32];	/* helper+mount, helper, bwrap, none, ... */
 	char		 why[256];	/* why this backend; for none, the cause */
 	struct {
 		const char	*key;	/* static, e.g. "landlock_abi" */
-		char		 value[256];
+		char		 value[256];	/* the text; "": JSON only */
+		int		 type;	/* its JSON form (enum sandbox_ftype) */
+		long		 num;	/* SF_INT */
+		const char	*word;	/* SF_WORD: static */
 	}		 facts[SANDBOX_MAXFACTS];
 	int		 nfacts;
 	struct {
@@ -172,8 +218,8 @@ int	sandbox_nested(char *mode, size_t len);
 /*
  * `arcturn sandbox unstamp [PATH]`: on Windows, give each writable root
  * stamped Low by earlier runs (only PATH when given) its previous label
- * back, from the journal in p->state. Returns 0 with a one-line summary in
- * err, or -1 with errno and one line in err. Elsewhere nothing is ever
+ * back, from the journal in p->state. Returns how many it restored, with
+ * a one-line summary in err, or -1 with errno and one line in err. Elsewhere nothing is ever
  * stamped: -1 with errno ENOTSUP.
  */
 int	sandbox_unstamp(const struct policy *p, const char *path, char *err,
@@ -223,6 +269,14 @@ void	sandbox_report_start(struct sandbox_report *r, const struct policy *p,
 	    const struct sandbox_choice *ch);
 void	sandbox_fact(struct sandbox_report *, const char *key,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * The last fact's JSON form (sandbox_fact_as), or a fact that only the
+ * JSON report has (sandbox_fact_json: no text).
+ */
+void	sandbox_fact_as(struct sandbox_report *, enum sandbox_ftype, long num,
+	    const char *word);
+void	sandbox_fact_json(struct sandbox_report *, const char *key,
+	    enum sandbox_ftype, long num, const char *word);
 void	sandbox_guarantee(struct sandbox_report *, enum sandbox_key,
 	    int holds, const char *fmt, ...)
 	    __attribute__((format(printf, 4, 5)));

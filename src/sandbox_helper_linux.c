@@ -433,9 +433,12 @@ spawn_helper(struct spawn *sp)
 	return pid;
 }
 
-/* Wait for pid: its status as exec reports it, or -1 with errno. */
+/*
+ * Wait for pid: its status as exec reports it, or -1 with errno; with
+ * ran, how it ended is sandbox_last_end's.
+ */
 static int
-wait_status(pid_t pid)
+wait_status(pid_t pid, int ran)
 {
 	int st, rc;
 
@@ -443,8 +446,11 @@ wait_status(pid_t pid)
 		;
 	if (rc < 0)
 		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
+	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
 	    128 + WTERMSIG(st) : EXIT_OWN;
+	if (ran)
+		sandbox_end_set(rc, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	return rc;
 }
 
 int
@@ -511,14 +517,14 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	} else if (sp.err[0] != '\0') {
 		/* the helper never started: the command did not run */
 		sigprocmask(SIG_SETMASK, &sp.mask, NULL);
-		(void)wait_status(pid);
+		(void)wait_status(pid, 0);
 		snprintf(err, errlen, "%s", sp.err);
 	} else {
 		overlay_child = pid;
 		sigprocmask(SIG_SETMASK, &sp.mask, NULL);
 		if (during != NULL)
 			during(arg);
-		if ((rc = wait_status(pid)) < 0) {
+		if ((rc = wait_status(pid, 1)) < 0) {
 			snprintf(err, errlen, "exec: wait: %s", strerror(errno));
 			rc = EXIT_OWN;
 		}

@@ -515,6 +515,8 @@ sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
 	}
 	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
 	    128 + WTERMSIG(st) : EXIT_OWN;
+	if (len == 0)
+		sandbox_end_set(rc, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	sweep_absent(r, &f);
 	snap_restore(r, sn, &f);
 	if (len > 0)

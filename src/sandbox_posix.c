@@ -2,16 +2,24 @@
  * sandbox_posix: the part of the Linux and macOS backends that is plain
  * POSIX (sandbox_posix.h).
  */
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "exitcode.h"
+#include "sandbox.h"
 #include "sandbox_posix.h"
 
 static int
@@ -106,3 +114,140 @@ sys_mkdir(const char *path, mode_t mode, void *arg)
 }
 
 const struct roots_ops posix_roots_ops = { .mkdir = sys_mkdir };
+
+/* The child sandbox_run_wait waits for. */
+static volatile sig_atomic_t wait_child;
+
+/* Pass on a signal a process sent us; a terminal's reached it already. */
+static void
+wait_pass(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)uc;
+	if (wait_child > 0 && (si->si_code == SI_USER ||
+	    si->si_code == SI_QUEUE
+#ifdef SI_TKILL
+	    || si->si_code == SI_TKILL
+#endif
+	    ))
+		(void)kill((pid_t)wait_child, sig);
+	errno = saved;
+}
+
+static const int wait_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+    SIGUSR2 };
+#define NWAITSIG	(sizeof wait_sigs / sizeof wait_sigs[0])
+
+/*
+ * The child: sandbox_run, which replaces it where the backend allows. A
+ * backend that returns after the command (a Linux sweep) ends the child
+ * as the command ended, so that the parent sees a signal as one.
+ */
+static _Noreturn void
+wait_run(const struct policy *p, const struct sandbox_choice *ch,
+    char **argv, pid_t parent, int fd)
+{
+	struct sandbox_end end;
+	struct rlimit none = { 0, 0 };
+	char err[1024];
+	sigset_t s;
+	int rc;
+
+#ifdef __linux__
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		_exit(EXIT_OWN);
+#endif
+	if (getppid() != parent)
+		_exit(EXIT_OWN);
+	err[0] = '\0';
+	/* not found or not runnable is arcturn's to say, whatever the backend */
+	if ((rc = posix_check(argv, err, sizeof err)) == 0)
+		rc = sandbox_run(p, ch, argv, err, sizeof err);
+	if (err[0] != '\0')
+		(void)!write(fd, err, strlen(err));
+	sandbox_last_end(&end);
+	if (end.ran && end.sig > 0) {
+		(void)setrlimit(RLIMIT_CORE, &none);
+		signal(end.sig, SIG_DFL);
+		sigemptyset(&s);
+		sigaddset(&s, end.sig);
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+		kill(getpid(), end.sig);
+	}
+	_exit(rc);
+}
+
+int
+sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
+    char **argv, struct sandbox_end *end, char *err, size_t errlen)
+{
+	struct sigaction old[NWAITSIG], fwd;
+	sigset_t block, mask;
+	char line[1024];
+	size_t len = 0, i;
+	ssize_t n;
+	int pfd[2], st, rc;
+	pid_t pid, parent = getpid();
+
+	memset(end, 0, sizeof *end);
+	if (pipe(pfd) < 0 || fcntl(pfd[0], F_SETFD, FD_CLOEXEC) < 0 ||
+	    fcntl(pfd[1], F_SETFD, FD_CLOEXEC) < 0) {
+		snprintf(err, errlen, "exec: pipe: %s", strerror(errno));
+		return EXIT_OWN;
+	}
+	memset(&fwd, 0, sizeof fwd);
+	fwd.sa_sigaction = wait_pass;
+	fwd.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&block);
+	sigprocmask(SIG_BLOCK, &block, &mask);
+	for (i = 0; i < NWAITSIG; i++)
+		sigaction(wait_sigs[i], NULL, &old[i]);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		close(pfd[0]);
+		wait_run(p, ch, argv, parent, pfd[1]);
+	}
+	close(pfd[1]);
+	if (pid < 0) {
+		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		close(pfd[0]);
+		return EXIT_OWN;
+	}
+	wait_child = pid;
+	for (i = 0; i < NWAITSIG; i++)
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(wait_sigs[i], &fwd, NULL);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	/* what the child says before its exec (EOF once it has exec'd) */
+	while (len + 1 < sizeof line &&
+	    ((n = read(pfd[0], line + len, sizeof line - 1 - len)) > 0 ||
+	    (n < 0 && errno == EINTR)))
+		if (n > 0)
+			len += (size_t)n;
+	line[len] = '\0';
+	close(pfd[0]);
+	while ((rc = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	wait_child = 0;
+	for (i = 0; i < NWAITSIG; i++)
+		sigaction(wait_sigs[i], &old[i], NULL);
+	if (rc < 0) {
+		snprintf(err, errlen, "exec: wait: %s", strerror(errno));
+		return EXIT_OWN;
+	}
+	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
+	    128 + WTERMSIG(st) : EXIT_OWN;
+	if (len > 0)
+		snprintf(err, errlen, "%s", line);
+	/* a line and 125 to 127: the command never started */
+	if (len == 0 || WIFSIGNALED(st) || rc < EXIT_OWN ||
+	    rc > EXIT_NOTFOUND) {
+		end->ran = 1;
+		end->status = rc;
+		end->sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	}
+	return rc;
+}

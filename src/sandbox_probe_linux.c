@@ -78,12 +78,17 @@ facts(struct sandbox_report *r, int *abi, int *mount)
 	if (uname(&u) == 0)
 		sandbox_fact(r, "kernel", "%s %s %s", u.sysname, u.release,
 		    u.machine);
-	if ((*abi = linux_landlock_abi()) > 0)
+	if ((*abi = linux_landlock_abi()) > 0) {
 		sandbox_fact(r, "landlock_abi", "%d (arcturn knows 1 to %d)",
 		    *abi, LANDLOCK_ABI_KNOWN);
-	else
+		sandbox_fact_as(r, SF_INT, *abi, NULL);
+	} else {
 		sandbox_fact(r, "landlock_abi", "unavailable (%s)",
 		    strerror(-*abi));
+		sandbox_fact_as(r, SF_NULL, 0, NULL);
+	}
+	sandbox_fact_json(r, "landlock_abi_known", SF_INT, LANDLOCK_ABI_KNOWN,
+	    NULL);
 	ue = linux_userns(0);
 	me = ue == 0 ? linux_userns(1) : ue;
 	idmap = linux_idmap_writable();
@@ -99,6 +104,7 @@ facts(struct sandbox_report *r, int *abi, int *mount)
 		userns_sysctls(buf, sizeof buf);
 		sandbox_fact(r, "user_namespaces", "%s", buf);
 	}
+	sandbox_fact_as(r, SF_WORD, 0, *mount ? "usable" : "unusable");
 	if (*abi >= LANDLOCK_ABI_RESOLVE_UNIX)
 		sandbox_fact(r, "unix_sockets", "Landlock RESOLVE_UNIX (ABI %d)",
 		    LANDLOCK_ABI_RESOLVE_UNIX);
@@ -115,12 +121,15 @@ facts(struct sandbox_report *r, int *abi, int *mount)
 			sandbox_fact(r, "proc", "the outer /proc stays (mounting "
 			    "one: %s): the command sees outer pids there",
 			    strerror(e));
-	}
+	} else
+		sandbox_fact_json(r, "proc", SF_NULL, 0, NULL);
 	if (linux_bwrap_path(buf, sizeof buf) == 0) {
 		bwrap_version(buf, ver, sizeof ver);
 		sandbox_fact(r, "bwrap", "%s (%s)", buf, ver);
-	} else
+	} else {
 		sandbox_fact(r, "bwrap", "not found on PATH");
+		sandbox_fact_as(r, SF_NULL, 0, NULL);
+	}
 	if (fsx_read_line("/proc/sys/vm/memfd_noexec", sys, sizeof sys) == 0 &&
 	    strcmp(sys, "2") == 0)
 		sandbox_fact(r, "helper_start", "cache file (vm.memfd_noexec=2)");

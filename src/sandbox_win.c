@@ -23,6 +23,7 @@
 #include <sddl.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -608,7 +609,24 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	    &n, err, errlen) == -1)
 		return -1;
 	snprintf(err, errlen, "restored the label of %zu path(s)", n);
-	return 0;
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+/* The run waits here already: the same, with how it ended. */
+int
+sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
+    char **argv, struct sandbox_end *end, char *err, size_t errlen)
+{
+	int rc;
+
+	memset(end, 0, sizeof *end);
+	err[0] = '\0';
+	rc = sandbox_run(p, ch, argv, err, errlen);
+	if (err[0] == '\0') {
+		end->ran = 1;
+		end->status = rc;
+	}
+	return rc;
 }
 
 int

@@ -102,8 +102,8 @@ _arcturn()
 	for ((i = ci + 1; i < cword; i++)); do
 		case ${words[i]} in
 		--) dashdash=1; break ;;
-		--sandbox | --grant | --network | --allow-unix | --old | --new | \
-		    --expect | --label)
+		--sandbox | --grant | --network | --allow-unix | --cwd | --old | \
+		    --new | --expect | --label)
 			((i++)) ;;
 		-*) ;;
 		*)
@@ -120,7 +120,7 @@ _arcturn()
 			for ((i = ci + 1; i < cword; i++)); do
 				case ${words[i]} in
 				--) i=$((i + 1)); break ;;
-				--sandbox | --grant | --network | --allow-unix) ((i++)) ;;
+				--sandbox | --grant | --network | --allow-unix | --cwd) ((i++)) ;;
 				-*) ;;
 				*) break ;;
 				esac
@@ -137,13 +137,13 @@ _arcturn()
 		case $prev in
 		--sandbox) _arcturn_words "off workspace-write read-only" "$cur"; return ;;
 		--network) _arcturn_words "on off" "$cur"; return ;;
-		--grant) _arcturn_paths -d; return ;;
+		--grant | --cwd) _arcturn_paths -d; return ;;
 		--allow-unix) _arcturn_paths; return ;;
 		esac
 		case $cur in
 		--sandbox=*) _arcturn_words "off workspace-write read-only" "${cur#*=}" ;;
 		--network=*) _arcturn_words "on off" "${cur#*=}" ;;
-		-*) _arcturn_words "--sandbox --grant --dry-run --checkpoint --require-sandbox --network --allow-unix -- --help -h" "$cur" ;;
+		-*) _arcturn_words "--sandbox --grant --dry-run --checkpoint --require-sandbox --network --allow-unix --cwd -- --help -h" "$cur" ;;
 		*) mapfile -t COMPREPLY < <(compgen -c -- "$cur") ;;
 		esac
 		;;

@@ -42,7 +42,7 @@ function __arcturn_args
     set -l i (math $c[2] + 1)
     while test $i -le (count $t)
         switch $t[$i]
-            case --sandbox --grant --network --allow-unix --old --new --expect --label
+            case --sandbox --grant --network --allow-unix --cwd --old --new --expect --label
                 set i (math $i + 1)
             case '-*'
             case '*'
@@ -75,7 +75,7 @@ function __arcturn_exec_cmd
     set -l i (math $c[2] + 1)
     while test $i -le (count $t)
         switch $t[$i]
-            case --sandbox --grant --network --allow-unix
+            case --sandbox --grant --network --allow-unix --cwd
                 set i (math $i + 1)
             case --
                 return 0
@@ -95,7 +95,7 @@ function __arcturn_exec_complete
     set -l i (math $c[2] + 1)
     while test $i -le (count $t)
         switch $t[$i]
-            case --sandbox --grant --network --allow-unix
+            case --sandbox --grant --network --allow-unix --cwd
                 set i (math $i + 1)
             case --
                 set i (math $i + 1)
@@ -173,6 +173,7 @@ complete -c arcturn -n $e -l checkpoint -d 'as --dry-run, then apply as one undo
 complete -c arcturn -n $e -l require-sandbox -d 'exit 125 instead of running unconfined'
 complete -c arcturn -n $e -l network -x -a 'on off' -d 'keep or cut network access'
 complete -c arcturn -n $e -l allow-unix -r -F -d 'also allow this unix socket'
+complete -c arcturn -n $e -l cwd -x -a '(__fish_complete_directories)' -d 'run the command in DIR, inside the workspace'
 complete -c arcturn -n $e -a '(__fish_complete_command)'
 complete -c arcturn -n __arcturn_exec_cmd -x -a '(__arcturn_exec_complete)'
 

@@ -56,8 +56,16 @@ setup() {
 	run -0 python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
-for k in ("backend", "why", "landlock_abi", "user_namespaces", "bwrap"):
+assert j["schema"] == "arcturn/sandbox-status/v1"
+for k in ("backend", "why", "kernel", "user_namespaces", "unix_sockets",
+          "helper_start"):
     assert isinstance(j[k], str) and j[k], k
+# numbers and words where the text has prose; null where absent here
+assert j["landlock_abi"] is None or isinstance(j["landlock_abi"], int)
+assert isinstance(j["landlock_abi_known"], int) and j["landlock_abi_known"] >= 1
+assert j["user_namespaces"] in ("usable", "unusable")
+assert j["bwrap"] is None or isinstance(j["bwrap"], str) and j["bwrap"]
+assert j["proc"] is None or isinstance(j["proc"], str) and j["proc"]
 g = j["guarantees"]
 for k in ("writes_outside", "metadata_outside", "protected_paths",
           "truncation", "signals", "tiocsti"):
@@ -65,13 +73,14 @@ for k in ("writes_outside", "metadata_outside", "protected_paths",
     assert isinstance(g[k]["why"], str) and g[k]["why"], k
 print("ok")' "$T/status.json"
 	assert_output ok
-	# the global --json flag does the same
+	# the global --json flag does the same, one line
 	run -0 arcturn --json sandbox status
+	assert_equal "${#lines[@]}" 1
 	printf '%s\n' "$output" | python3 -m json.tool >/dev/null
 }
 
 @test "sandbox status matches what this machine has" {
-	run -0 status_json_get 'j["backend"], j["landlock_abi"].split()[0], j["user_namespaces"], j["bwrap"].split()[0]'
+	run -0 status_json_get 'j["backend"], j["landlock_abi"], j["user_namespaces"], (j["bwrap"] or "null").split()[0]'
 	local backend abi userns bw
 	read -r backend abi userns bw <<<"$output"
 	if [ "$HAVE_LANDLOCK" = 1 ]; then
@@ -83,7 +92,7 @@ print("ok")' "$T/status.json"
 			assert_equal "$backend" helper
 		fi
 	else
-		assert_equal "$abi" unavailable
+		assert_equal "$abi" None
 	fi
 	if command -v bwrap >/dev/null; then
 		assert_equal "$bw" "$(command -v bwrap)"
@@ -116,7 +125,7 @@ none_here() {
 @test "no Landlock, no user namespaces, no bwrap: status says none" {
 	run -0 none_here "$ARCTURN_BIN" sandbox status --json
 	run -0 python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(j["backend"], j["guarantees"]["writes_outside"]["holds"], j["bwrap"])' "$output"
-	assert_output "none False not found on PATH"
+	assert_output "none False None"
 }
 
 @test "--require-sandbox with no sandbox available: 125, the command never runs" {

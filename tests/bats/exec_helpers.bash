@@ -407,16 +407,18 @@ t_stdin() {
 	assert_output original
 }
 
-# The current directory outside the workspace (-C names the workspace).
+# The current directory outside the workspace: -C runs the command in
+# the workspace, and the command goes outside itself.
 t_cwd_outside() {
 	make_outside
 	local before
 	before=$(snap "$OUT")
 	cd "$OUT" || return 1
 	# shellcheck disable=SC2016
-	run "$ARCTURN_BIN" -C "$WS" exec -- sh -c 'echo x > f; echo "rc=$?"
+	run "$ARCTURN_BIN" -C "$WS" exec -- sh -c 'cd "$2" || exit 99
+		echo x > f; echo "rc=$?"
 		touch new; echo "rc=$?"; rm f; echo "rc=$?"
-		echo in > "$1/in"' sh "$WS"
+		echo in > "$1/in"' sh "$WS" "$OUT"
 	cd "$WS" || return 1
 	echo "$output"
 	assert_success
