@@ -81,6 +81,17 @@ add_stream(cJSON *o, const char *name, const char *buf, size_t len,
 	return ok ? 0 : -1;
 }
 
+/* At most 64 lowercase hex digits of s into d (65 bytes); no sscanf. */
+static void
+hexcpy(char *d, const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	n = n > 64 ? 64 : n;
+	memcpy(d, s, n);
+	d[n] = '\0';
+}
+
 static cJSON *
 tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
     const char *cwd, long timeout, const char *in)
@@ -216,7 +227,7 @@ tool_review(const struct mcp_server *srv, char **paths, size_t np, int full)
 	/* the digest line ends the full diff (none for a part of it) */
 	if ((dg = strstr(d.out, "digest: ")) != NULL &&
 	    (dg == d.out || dg[-1] == '\n'))
-		sscanf(dg + 8, "%64[0-9a-f]", digest);
+		hexcpy(digest, dg + 8);
 	o = NULL;
 	if ((text = utf8_clean(d.out, d.outlen, 1)) == NULL ||
 	    (stat = utf8_clean(s.out, s.outlen, 1)) == NULL ||
