@@ -52,6 +52,8 @@ int	checkpoint_before(struct dryrun *, const char *rel, const char *path,
 	    struct ckpt_hold **h, struct dryrun_err *e);
 void	checkpoint_after(struct ckpt_hold *h, struct dryrun *,
 	    const char *what, const char *rel, const char *path);
+/* The turn h's write joins (before checkpoint_after), 0 for none. */
+unsigned long checkpoint_turn(const struct ckpt_hold *h);
 
 /*
  * exec --dry-run (cmd_dryrun.c): takes over p (freed), returns the exit

@@ -99,6 +99,12 @@ checkpoint_after(struct ckpt_hold *h, struct dryrun *x, const char *what,
 	mem_free(h);
 }
 
+unsigned long
+checkpoint_turn(const struct ckpt_hold *h)
+{
+	return h != NULL ? h->t.id : 0;
+}
+
 /* Policy, workspace root and the store (create: make it). */
 static int
 open_store(struct dryrun *x, struct cli *c, int create, int lockop,
