@@ -149,7 +149,7 @@ int	dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 	    int *ran);
 
 /*
- * A question before acting on n things (cmd_apply.c), and what follows
+ * A question before acting on n things (cmd_discard.c), and what follows
  * each answer: dryrun_ask returns 1 yes; 0 declined (said so unless
  * quiet; e says EXIT_REFUSED with nothing more to print); -1 no terminal
  * (e filled: EXIT_USAGE, noterm). It asks on /dev/tty, else on stdin
