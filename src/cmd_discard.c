@@ -88,6 +88,7 @@ dryrun_ask(const struct dryrun_question *q, size_t n, int quiet,
 	snprintf(line, sizeof line, q->ask, n);
 	if ((r = confirm(line, q->choices, q->yes)) < 0) {
 		dryrun_fail(e, EXIT_USAGE, 0, "", q->noterm, n);
+		e->code = SAY_USAGE;
 		return -1;
 	}
 	if (r == 0) {
@@ -111,9 +112,50 @@ say_waiting(void *arg)
 	    (const char *)arg);
 }
 
+/*
+ * The document: session (NULL: none), the paths dropped (the changes of
+ * c that sel selects, as the user counts them; c NULL: none), whether
+ * the session went with them. 0, or the exit status.
+ */
+static int
+discard_doc(const char *session, const struct changes *c, const int *sel,
+    int removed)
+{
+	cJSON *o, *a = NULL, *str;
+	size_t i, n = 0;
+	int ok;
+
+	ok = (o = say_doc(NULL)) != NULL &&
+	    cmdjson_str(o, "session", session) == 0 &&
+	    cJSON_AddNumberToObject(o, "discarded", 0) != NULL &&
+	    (a = cJSON_AddArrayToObject(o, "paths")) != NULL;
+	for (i = 0; ok && c != NULL && i < c->n; i++) {
+		if ((sel != NULL && !sel[i]) || c->v[i].implied)
+			continue;
+		n++;
+		if ((str = cJSON_CreateString(c->v[i].path)) == NULL ||
+		    !cJSON_AddItemToArray(a, str)) {
+			cJSON_Delete(str);
+			ok = 0;
+		}
+	}
+	if (ok) {
+		cJSON_SetNumberValue(cJSON_GetObjectItem(o, "discarded"),
+		    (double)n);
+		ok = cJSON_AddBoolToObject(o, "session_removed", removed) !=
+		    NULL;
+	}
+	if (!ok) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	return say_print(o) == 0 ? 0 : EXIT_USAGE;
+}
+
 /* discard of a session that cannot be opened: by its id, asked first. */
 static int
-discard_damaged(struct dryrun *x, int yes, int quiet, struct dryrun_err *e)
+discard_damaged(struct dryrun *x, int yes, int quiet, int json,
+    struct dryrun_err *e)
 {
 	char sn[SESSION_IDMAX + 16];
 
@@ -127,8 +169,8 @@ discard_damaged(struct dryrun *x, int yes, int quiet, struct dryrun_err *e)
 		return dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
 	if (!quiet)
 		printf("Discarded damaged session %s.\n", x->id);
-	e->status = 0;
-	return 0;
+	e->status = json ? discard_doc(x->id, NULL, NULL, 1) : 0;
+	return e->status;
 }
 
 /* 1 when some change of c that sel leaves out lies beneath dir. */
@@ -155,7 +197,7 @@ discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
 	struct changes ch = { NULL, 0, 0 }, after = { NULL, 0, 0 };
 	char **names = c->argv + optind;
 	size_t nn = (size_t)(c->argc - optind), i, n;
-	int *sel = NULL, r, left;
+	int *sel = NULL, r, left, quiet = c->quiet || c->json;
 
 	if ((r = dryrun_changes(x, "discard", LOCK_EX, &ch, e)) == DRYRUN_ERR)
 		goto out;
@@ -175,7 +217,7 @@ discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
 		    holds_unselected(&ch, sel, ch.v[i].path))
 			sel[i] = 0;
 	n = plan_count(&ch, sel);
-	if (!yes && dryrun_ask(&discard_q, n, c->quiet, e) <= 0)
+	if (!yes && dryrun_ask(&discard_q, n, quiet, e) <= 0)
 		goto out;
 	for (i = 0; i < ch.n; i++)
 		ch.v[i].applied = sel[i] != 0;
@@ -198,10 +240,10 @@ discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
 		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
 		goto out;
 	}
-	if (!c->quiet)
+	if (!quiet)
 		printf("Discarded %zu pending file change(s); %zu left.\n", n,
 		    after.count);
-	e->status = 0;
+	e->status = c->json ? discard_doc(x->id, &ch, sel, 0) : 0;
 out:
 	changes_free(&ch);
 	changes_free(&after);
@@ -220,10 +262,10 @@ cmd_discard(struct cli *c)
 	struct dryrun x;
 	char sn[SESSION_IDMAX + 16];
 	size_t n = 0;
-	int yes = 0, r, opt, listed = 0;
+	int yes = 0, r, opt, listed = 0, quiet;
 
 	dryrun_init(&x);
-	while ((opt = getopt_long(c->argc, c->argv, "y", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(c, "y", opts)) != -1) {
 		if (opt == 'y')
 			yes = 1;
 		else {
@@ -231,6 +273,8 @@ cmd_discard(struct cli *c)
 			return EXIT_USAGE;
 		}
 	}
+	/* with --json, nothing but the document goes to stdout */
+	quiet = c->quiet || c->json;
 	if (dryrun_load(&x, c, 0, &e) < 0)
 		goto out;
 	if (optind != c->argc) {
@@ -239,15 +283,15 @@ cmd_discard(struct cli *c)
 	}
 	r = dryrun_open(&x, "discard", 0, LOCK_EX, &e);
 	if (r == DRYRUN_ERR && x.damaged) {
-		discard_damaged(&x, yes, c->quiet, &e);
+		discard_damaged(&x, yes, quiet, c->json, &e);
 		goto out;
 	}
 	if (r == DRYRUN_ERR)
 		goto out;
 	if (r == DRYRUN_NONE) {
-		if (!c->quiet)
+		if (!quiet)
 			printf("No pending changes.\n");
-		e.status = 0;
+		e.status = c->json ? discard_doc(NULL, NULL, NULL, 0) : 0;
 		goto out;
 	}
 	/* Count against the session's own workspace, wherever we run. */
@@ -257,7 +301,7 @@ cmd_discard(struct cli *c)
 		n = ch.count;
 		listed = 1;
 	}
-	if (n > 0 && !yes && dryrun_ask(&discard_q, n, c->quiet, &e) <= 0)
+	if (n > 0 && !yes && dryrun_ask(&discard_q, n, quiet, &e) <= 0)
 		goto out;
 	/* what a killed apply of these changes left in the workspace */
 	if (listed)
@@ -268,13 +312,14 @@ cmd_discard(struct cli *c)
 		dryrun_fail(&e, EXIT_USAGE, errno, sn, NULL);
 		goto out;
 	}
-	if (!c->quiet) {
+	if (!quiet) {
 		if (n > 0)
 			printf("Discarded %zu pending file change(s).\n", n);
 		else
 			printf("No pending changes.\n");
 	}
-	e.status = 0;
+	e.status = c->json ? discard_doc(x.id, listed ? &ch : NULL, NULL, 1) :
+	    0;
 out:
 	dryrun_report("discard", &e);
 	changes_free(&ch);
