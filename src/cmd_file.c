@@ -450,19 +450,16 @@ cmd_edit(struct cli *c)
 	size_t len, outlen = 0, nrep = 0;
 	unsigned long turn = 0;
 	cJSON *o = NULL;
-	int ch, all = 0, dry = 0, r, kind;
+	int ch, all = 0, dry = 0, r, kind, twice = 0;
 
 	dryrun_init(&x);
+	/* a repeated --old or --new is said once all options are read */
 	while ((ch = cli_getopt(c, "", opts)) != -1) {
 		switch (ch) {
 		case 'o':
 		case 'n':
-			if ((ch == 'o' ? old : new) != NULL) {
-				say_err("edit: --%s given twice", ch == 'o' ?
-				    "old" : "new");
-				say_is(SAY_USAGE, NULL);
-				return EXIT_USAGE;
-			}
+			if ((ch == 'o' ? old : new) != NULL && twice == 0)
+				twice = ch;
 			*(ch == 'o' ? &old : &new) = optarg;
 			break;
 		case 'a':
@@ -477,6 +474,11 @@ cmd_edit(struct cli *c)
 		}
 	}
 	dry = dry || c->dry_run;
+	if (twice != 0) {
+		say_err("edit: --%s given twice", twice == 'o' ? "old" : "new");
+		say_is(SAY_USAGE, NULL);
+		return EXIT_USAGE;
+	}
 	if (optind != c->argc - 1) {
 		cmd_usage("edit");
 		return EXIT_USAGE;
