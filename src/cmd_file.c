@@ -489,7 +489,7 @@ cmd_edit(struct cli *c)
 	if (old == NULL || new == NULL) {
 		say_err("edit: %s: --%s TEXT is missing", path, old == NULL ?
 		    "old" : "new");
-		say_is(SAY_USAGE, NULL);
+		cmd_usage("edit");
 		return EXIT_USAGE;
 	}
 	if (old[0] == '\0') {

@@ -148,10 +148,14 @@ newest_turn() { "$ARCTURN_BIN" --json checkpoints | python3 -c 'import json,sys;
 	[ "$(cat f)" = a ]
 	run arcturn edit f --new c
 	assert_failure 2
-	assert_output "arcturn: edit: f: --old TEXT is missing"
+	assert_line --index 0 "arcturn: edit: f: --old TEXT is missing"
+	assert_line --index 1 --partial "usage: arcturn edit"
 	run arcturn edit f --old a
 	assert_failure 2
-	assert_output "arcturn: edit: f: --new TEXT is missing"
+	assert_line --index 0 "arcturn: edit: f: --new TEXT is missing"
+	jrun edit f --old a --json
+	assert_failure 2
+	[ "$(doc edit 'd["error"]' <<<"$output")" = '{"code": "usage", "message": "edit: f: --new TEXT is missing"}' ]
 	jrun --json write ""
 	assert_failure 2
 	[ "$(doc write 'd["error"]' <<<"$output")" = '{"code": "usage", "message": "write: empty path"}' ]
