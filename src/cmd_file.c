@@ -15,6 +15,11 @@
  * (existing or not), is refused with one line. The check is on the
  * canonical path, and again, in the real tree, on the directory actually
  * opened. Sandbox mode off is no policy: nothing is refused.
+ *
+ * With --json each prints one document (cmd_json.h, say.h): write and
+ * edit what they wrote and the checkpoint turn it joined, read the
+ * content (text when it is UTF-8 without NUL, else base64; a file over
+ * READ_JSON_MAX is refused).
  */
 #include <sys/file.h>
 #include <sys/stat.h>

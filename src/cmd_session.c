@@ -11,6 +11,10 @@
  * [--yes] ID` asks first, as discard does, when the session holds
  * pending changes or cannot be read: without a terminal and without
  * --yes it refuses (2).
+ *
+ * --json: one document each, named session-list, session-show and
+ * session-rm (their error documents too); a list or show that could not
+ * read everything prints what it read and exits 1.
  */
 #include <sys/file.h>
 
