@@ -53,7 +53,7 @@ CORE_MODS  = apply apply_swap changes changes_base checkpoint conflict \
              readall review roots sandbox session session_base \
              session_rmtree session_run shadow shadow_base strlist udiff utf8 wsview
 FRONT_MODS = cli cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file \
-             cmd_session cmd_turn say
+             cmd_discard cmd_json cmd_session cmd_turn say
 # The MCP server (mcp.h): a front end over the others.
 MCP_MODS   = mcp mcp_cmds mcp_run mcp_schema mcp_tools
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) mcp_linux os_linux sandbox_posix sandbox_linux \

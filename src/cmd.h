@@ -60,6 +60,8 @@ void	checkpoint_after(struct ckpt_hold *h, struct dryrun *,
 struct ckpt;
 int	checkpoint_store(struct dryrun *, struct cli *, int create, int lockop,
 	    struct ckpt **ck, struct dryrun_err *e);
+/* The turn h's write joins (before checkpoint_after), 0 for none. */
+unsigned long checkpoint_turn(const struct ckpt_hold *h);
 
 /*
  * exec --dry-run (cmd_dryrun.c): takes over p (freed), returns the exit

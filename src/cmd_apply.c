@@ -1,9 +1,9 @@
 /*
- * Front ends of `arcturn apply` and `arcturn discard`. Exit codes (cmd.h):
- * 0 ok; 1 refused or partly failed (apply with failures, declined at the
- * prompt, --expect mismatch, a path with no pending change); 2 usage or
- * environment (bad options, config, an unusable session, no terminal to
- * confirm on without --yes).
+ * Front end of `arcturn apply` (discard: cmd_discard.c). Exit codes
+ * (cmd.h): 0 ok; 1 refused or partly failed (apply with failures,
+ * declined at the prompt, --expect mismatch, a path with no pending
+ * change); 2 usage or environment (bad options, config, an unusable
+ * session, no terminal to confirm on without --yes).
  *
  * apply keeps what it replaces or deletes (keep.h) and, when the session
  * stays (something failed), says where. On a terminal, an apply that
@@ -21,7 +21,6 @@
 #include "say.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,8 +30,10 @@
 
 #include "changes.h"
 #include "checkpoint.h"
+#include "cli.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
+#include "cmd_json.h"
 #include "config.h"
 #include "conflict.h"
 #include "hash.h"
@@ -44,82 +45,12 @@
 #include "roots.h"
 #include "session.h"
 
-/*
- * Ask on the terminal: /dev/tty, else stdin when it is one. Returns 1
- * for yes, 0 for no, -1 when there is no terminal.
- */
-static int
-confirm(const char *question, const char *choices, const char *yes)
-{
-	char line[64];
-	size_t n = 0;
-	ssize_t r;
-	char ch;
-	int in, out, own = 0;
-
-	in = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (in >= 0) {
-		out = in;
-		own = 1;
-	} else if (isatty(STDIN_FILENO)) {
-		in = STDIN_FILENO;
-		out = STDERR_FILENO;
-	} else
-		return -1;
-	fflush(stdout);
-	dprintf(out, "%s %s ", question, choices);
-	for (;;) {
-		r = read(in, &ch, 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0 || ch == '\n')
-			break;
-		if (n < sizeof line - 1)
-			line[n++] = ch;
-	}
-	line[n] = '\0';
-	if (r <= 0)
-		dprintf(out, "\n");
-	if (own)
-		close(in);
-	for (n = 0; line[n] == ' ' || line[n] == '\t'; n++)
-		;
-	return line[n] != '\0' && strchr(yes, line[n] | 0x20) != NULL;
-}
-
 static const struct dryrun_question apply_q = {
 	"Apply %zu file(s) to the workspace?", "[a]pply/[k]eep pending", "ay",
 	"no terminal to confirm on; use --yes to apply %zu file(s) without "
 	    "asking",
 	"Kept %zu pending file(s).\n"
 };
-
-static const struct dryrun_question discard_q = {
-	"Discard %zu pending file change(s)?", "[d]iscard/[k]eep", "dy",
-	"no terminal to confirm on; use --yes to discard %zu pending file "
-	    "change(s)",
-	"Kept %zu pending file change(s).\n"
-};
-
-int
-dryrun_ask(const struct dryrun_question *q, size_t n, int quiet,
-    struct dryrun_err *e)
-{
-	char line[128];
-	int r;
-
-	snprintf(line, sizeof line, q->ask, n);
-	if ((r = confirm(line, q->choices, q->yes)) < 0) {
-		dryrun_fail(e, EXIT_USAGE, 0, "", q->noterm, n);
-		return -1;
-	}
-	if (r == 0) {
-		if (!quiet)
-			printf(q->kept, n);
-		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
-	}
-	return r;
-}
 
 /* --expect: the pending set must be the one whose digest was reviewed. */
 static int
@@ -138,10 +69,89 @@ check_expect(struct dryrun *x, struct changes *c, const char *expect,
 	return 0;
 }
 
+/*
+ * apply --json: the per-path problems apply_failed hears (a path that
+ * changed since capture is a conflict, anything else a failure), and the
+ * document run_apply makes of them.
+ */
+struct apply_json {
+	cJSON	*conflicts;	/* [{path, reason}] */
+	cJSON	*failed;	/* [{path, message}] */
+	int	 oom;
+	cJSON	*doc;		/* made by run_apply once it applied */
+};
+
 static void
 apply_failed(const char *path, int err, const char *reason, void *arg)
 {
-	say_err("apply: %s: %s", path, err != 0 ? dryrun_strerror(err) : reason);
+	struct apply_json *aj = arg;
+	const char *why = err != 0 ? dryrun_strerror(err) : reason;
+	cJSON *o;
+	int conflict;
+
+	say_err("apply: %s: %s", path, why);
+	if (aj == NULL || aj->oom)
+		return;
+	conflict = err == 0 && strstr(reason, "since capture") != NULL;
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    !cJSON_AddItemToArray(conflict ? aj->conflicts : aj->failed, o)) {
+		cJSON_Delete(o);
+		aj->oom = 1;
+		return;
+	}
+	if (cJSON_AddStringToObject(o, "path", path) == NULL ||
+	    cJSON_AddStringToObject(o, conflict ? "reason" : "message",
+	    why) == NULL)
+		aj->oom = 1;
+}
+
+/*
+ * The document: session (NULL: none), count and applied (the selected
+ * changes applied, as the user counts them), turn (0: none), conflicts
+ * and failed (taken from aj), kept (NULL: none). NULL when out of memory.
+ */
+static cJSON *
+apply_doc(const char *session, const struct changes *c, const int *sel,
+    unsigned long turn, struct apply_json *aj, const char *kept)
+{
+	cJSON *o, *a, *f;
+	size_t i, n = 0;
+
+	if (aj->oom || (o = say_doc(NULL)) == NULL)
+		return NULL;
+	if (cmdjson_str(o, "session", session) < 0 ||
+	    (f = cJSON_AddNumberToObject(o, "count", 0)) == NULL ||
+	    cmdjson_num(o, "turn", (double)turn, turn == 0) < 0 ||
+	    (a = cJSON_AddArrayToObject(o, "applied")) == NULL)
+		goto fail;
+	for (i = 0; c != NULL && i < c->n; i++) {
+		if (!sel[i] || !c->v[i].applied || c->v[i].implied)
+			continue;
+		n++;
+		if ((f = cJSON_CreateObject()) == NULL)
+			goto fail;
+		if (!cJSON_AddItemToArray(a, f)) {
+			cJSON_Delete(f);
+			goto fail;
+		}
+		if (cJSON_AddStringToObject(f, "path", c->v[i].path) == NULL ||
+		    cJSON_AddStringToObject(f, "status",
+		    changes_status_name(c->v[i].status)) == NULL)
+			goto fail;
+	}
+	cJSON_SetNumberValue(cJSON_GetObjectItem(o, "count"), (double)n);
+	if (!cJSON_AddItemToObject(o, "conflicts", aj->conflicts))
+		goto fail;
+	aj->conflicts = NULL;
+	if (!cJSON_AddItemToObject(o, "failed", aj->failed))
+		goto fail;
+	aj->failed = NULL;
+	if (cmdjson_str(o, "kept", kept) < 0)
+		goto fail;
+	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
 }
 
 /* Progress on a terminal, after a second, at most ten times a second. */
@@ -270,14 +280,14 @@ open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
  */
 static void
 run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
-    const char *label, FILE *out, struct dryrun_err *e)
+    const char *label, FILE *out, struct apply_json *aj, struct dryrun_err *e)
 {
 	struct plan_result res;
 	struct apply_env env;
 	struct progress pr;
 	struct keep *k = NULL;
 	struct ckpt *ck = NULL;
-	char sn[SESSION_IDMAX + 16], turn[48] = "";
+	char sn[SESSION_IDMAX + 16], turn[48] = "", where[PATH_MAX + 128] = "";
 	size_t i, kept;
 	unsigned long id = 0;
 	int recorded;
@@ -305,7 +315,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		env.progress = progress_step;
 		env.parg = &pr;
 	}
-	if (plan_apply(&x->s, x->rootfd, c, sel, &env, apply_failed, NULL,
+	if (plan_apply(&x->s, x->rootfd, c, sel, &env, apply_failed, aj,
 	    &res) < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
 		keep_close(k);
@@ -325,11 +335,17 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	if (id > 0)
 		snprintf(turn, sizeof turn, " (as turn %lu)", id);
 	kept = keep_count(k);
-	if (kept > 0 && (!res.all || !recorded))
-		fprintf(out, "Replaced content kept in "
-		    "%s/overlays/%s/replaced/%s (%zu file(s)).\n", x->p.state,
-		    x->id, keep_name(k), kept);
+	if (kept > 0 && (!res.all || !recorded)) {
+		snprintf(where, sizeof where, "%s/overlays/%s/replaced/%s",
+		    x->p.state, x->id, keep_name(k));
+		if (aj == NULL)
+			fprintf(out, "Replaced content kept in %s (%zu "
+			    "file(s)).\n", where, kept);
+	}
 	keep_close(k);
+	if (aj != NULL && (aj->doc = apply_doc(x->id, c, sel, id, aj,
+	    where[0] != '\0' ? where : NULL)) == NULL)
+		say_err("apply: %s", strerror(ENOMEM));
 	if (res.left < 0)
 		say_err("apply: %s: dropping applied changes: %s", sn,
 		    strerror(res.settle_err));
@@ -343,8 +359,9 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 			say_errno("apply: removing session %s", x->id);
 	}
 	if (res.failed > 0) {
-		fprintf(out, "Applied %zu, failed %zu. Pending changes kept.\n",
-		    res.applied, res.failed);
+		if (aj == NULL)
+			fprintf(out, "Applied %zu, failed %zu. Pending changes "
+			    "kept.\n", res.applied, res.failed);
 		if (!quiet && id > 0)
 			fprintf(out, "The applied changes are turn %lu "
 			    "(arcturn undo takes them back).\n", id);
@@ -407,13 +424,14 @@ cmd_apply(struct cli *c)
 	};
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
+	struct apply_json aj = { NULL, NULL, 0, NULL }, *ajp = NULL;
 	struct dryrun x;
 	const char *expect = NULL;
-	int *sel = NULL, yes = 0, force = 0, r, opt;
+	int *sel = NULL, yes = 0, force = 0, r, opt, quiet;
 	size_t nsel;
 
 	dryrun_init(&x);
-	while ((opt = getopt_long(c->argc, c->argv, "y", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(c, "y", opts)) != -1) {
 		switch (opt) {
 		case 'y':
 			yes = 1;
@@ -429,10 +447,22 @@ cmd_apply(struct cli *c)
 			return EXIT_USAGE;
 		}
 	}
+	if (cli_no_dry_run(c, "apply lands the session's changes; arcturn "
+	    "diff shows them") < 0)
+		return EXIT_USAGE;
 	if (force && optind == c->argc) {
 		say_err("apply: --force lands over conflicts only at the paths "
 		    "named: arcturn apply --force PATH...");
+		say_is(SAY_USAGE, NULL);
 		return EXIT_USAGE;
+	}
+	/* with --json, nothing but the document goes to stdout */
+	quiet = c->quiet || c->json;
+	if (c->json) {
+		aj.conflicts = cJSON_CreateArray();
+		aj.failed = cJSON_CreateArray();
+		aj.oom = aj.conflicts == NULL || aj.failed == NULL;
+		ajp = &aj;
 	}
 	if (dryrun_load(&x, c, 0, &e) < 0 ||
 	    (r = dryrun_changes(&x, "apply", LOCK_EX, &ch, &e)) == DRYRUN_ERR)
@@ -446,8 +476,11 @@ cmd_apply(struct cli *c)
 	    check_expect(&x, &ch, expect, &e) != 0)
 		goto out;
 	if (ch.n == 0) {
-		if (!c->quiet)
+		if (!quiet)
 			printf("No pending changes.\n");
+		if (ajp != NULL)
+			aj.doc = apply_doc(r == DRYRUN_GOT ? x.id : NULL, NULL,
+			    NULL, 0, &aj, NULL);
 		if (r == DRYRUN_GOT && optind == c->argc)
 			drop_empty(&x);
 		e.status = 0;
@@ -462,13 +495,30 @@ cmd_apply(struct cli *c)
 		goto out;
 	nsel = plan_count(&ch, sel);
 	/* name the conflicts --force lands over; take them once agreed */
-	if (force && take_conflicts(&x, &ch, sel, 0, c->quiet, &e) != 0)
+	if (force && take_conflicts(&x, &ch, sel, 0, quiet, &e) != 0)
 		goto out;
-	if ((yes || dryrun_ask(&apply_q, nsel, c->quiet, &e) > 0) &&
+	/*
+	 * A program cannot answer the question: with --json, --yes or the
+	 * digest it reviewed (--expect, checked above) says go.
+	 */
+	if (c->json && !yes && expect == NULL) {
+		dryrun_fail(&e, EXIT_USAGE, 0, "", "--json needs --yes or "
+		    "--expect DIGEST (a program cannot answer the question)");
+		say_is(SAY_USAGE, NULL);
+		goto out;
+	}
+	if ((yes || c->json || dryrun_ask(&apply_q, nsel, quiet, &e) > 0) &&
 	    (!force || take_conflicts(&x, &ch, sel, 1, 1, &e) == 0))
-		run_apply(&x, &ch, sel, c->quiet, "apply", stdout, &e);
+		run_apply(&x, &ch, sel, quiet, "apply", stdout, ajp, &e);
 out:
 	dryrun_report("apply", &e);
+	if (aj.doc != NULL || (ajp != NULL && e.status == 0)) {
+		if (say_print(aj.doc) < 0 && e.status == 0)
+			e.status = EXIT_USAGE;
+		aj.doc = NULL;
+	}
+	cJSON_Delete(aj.conflicts);
+	cJSON_Delete(aj.failed);
 	changes_free(&ch);
 	mem_free(sel);
 	dryrun_done(&x);
@@ -538,7 +588,7 @@ dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd)
 		goto out;
 	cmd_label(cmd, label, sizeof label);
 	/* on stderr: stdout is the command's */
-	run_apply(&x, &ch, sel, c->quiet, label, stderr, &e);
+	run_apply(&x, &ch, sel, c->quiet, label, stderr, NULL, &e);
 	if (e.status != 0 && x.open)
 		say_err("exec --checkpoint: session %s keeps what was not "
 		    "applied (arcturn diff --session %s)", id, id);
@@ -548,188 +598,4 @@ out:
 	mem_free(sel);
 	dryrun_done(&x);
 	return e.status != 0 ? e.status : rc;
-}
-
-static const struct dryrun_question damaged_q = {
-	"Discard the damaged session?", "[d]iscard/[k]eep", "dy",
-	"no terminal to confirm on; use --yes to discard the damaged session",
-	"Kept the damaged session.\n"
-};
-
-static void
-say_waiting(void *arg)
-{
-	say_note("discard: waiting for session %s: another arcturn holds it",
-	    (const char *)arg);
-}
-
-/* discard of a session that cannot be opened: by its id, asked first. */
-static int
-discard_damaged(struct dryrun *x, int yes, int quiet, struct dryrun_err *e)
-{
-	char sn[SESSION_IDMAX + 16];
-
-	snprintf(sn, sizeof sn, "session %s", x->id);
-	/* what is damaged, said once; then the discard itself */
-	dryrun_report("discard", e);
-	dryrun_fail(e, EXIT_USAGE, 0, "", NULL);
-	if (!yes && dryrun_ask(&damaged_q, 1, quiet, e) <= 0)
-		return e->status;
-	if (session_remove_id(x->storefd, x->id, say_waiting, x->id) < 0)
-		return dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
-	if (!quiet)
-		printf("Discarded damaged session %s.\n", x->id);
-	e->status = 0;
-	return 0;
-}
-
-/* 1 when some change of c that sel leaves out lies beneath dir. */
-static int
-holds_unselected(const struct changes *c, const int *sel, const char *dir)
-{
-	size_t i, n = strlen(dir);
-
-	for (i = 0; i < c->n; i++)
-		if (!sel[i] && strncmp(c->v[i].path, dir, n) == 0 &&
-		    c->v[i].path[n] == '/')
-			return 1;
-	return 0;
-}
-
-/*
- * discard PATH...: the changes at or beneath the paths leave the session
- * (as applied ones do: plan_settle), the rest stays pending. A new
- * directory that still holds other pending changes stays.
- */
-static void
-discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
-{
-	struct changes ch = { NULL, 0, 0 }, after = { NULL, 0, 0 };
-	char **names = c->argv + optind;
-	size_t nn = (size_t)(c->argc - optind), i, n;
-	int *sel = NULL, r, left;
-
-	if ((r = dryrun_changes(x, "discard", LOCK_EX, &ch, e)) == DRYRUN_ERR)
-		goto out;
-	if (r == DRYRUN_NONE || ch.n == 0) {
-		dryrun_fail(e, EXIT_REFUSED, 0, names[0], "no pending change "
-		    "there");
-		goto out;
-	}
-	if ((sel = mem_calloc(ch.n, sizeof *sel)) == NULL) {
-		dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
-		goto out;
-	}
-	if (dryrun_select(x, &ch, names, nn, sel, e) != 0)
-		goto out;
-	for (i = 0; i < ch.n; i++)
-		if (sel[i] && ch.v[i].status == CHANGE_MKDIR &&
-		    holds_unselected(&ch, sel, ch.v[i].path))
-			sel[i] = 0;
-	n = plan_count(&ch, sel);
-	if (!yes && dryrun_ask(&discard_q, n, c->quiet, e) <= 0)
-		goto out;
-	for (i = 0; i < ch.n; i++)
-		ch.v[i].applied = sel[i] != 0;
-	if ((left = plan_settle(&x->s, &ch)) < 0) {
-		dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
-		goto out;
-	}
-	/* what still stands (part of a removed directory, say) is named */
-	if (changes_list(&x->s, x->rootfd, &after, NULL, NULL) == 0)
-		for (i = 0; i < ch.n; i++)
-			if (sel[i] && !ch.v[i].implied &&
-			    changes_find(&after, ch.v[i].path) < after.n &&
-			    strcmp(after.v[changes_find(&after,
-			    ch.v[i].path)].path, ch.v[i].path) == 0) {
-				say_err("discard: %s: still pending (it goes "
-				    "with %s)", ch.v[i].path, ch.v[i].origin);
-				left++;
-			}
-	if (left > 0) {
-		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
-		goto out;
-	}
-	if (!c->quiet)
-		printf("Discarded %zu pending file change(s); %zu left.\n", n,
-		    after.count);
-	e->status = 0;
-out:
-	changes_free(&ch);
-	changes_free(&after);
-	mem_free(sel);
-}
-
-int
-cmd_discard(struct cli *c)
-{
-	static const struct option opts[] = {
-		{ "yes", no_argument, NULL, 'y' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct dryrun_err e = { .status = EXIT_USAGE };
-	struct changes ch = { NULL, 0, 0 };
-	struct dryrun x;
-	char sn[SESSION_IDMAX + 16];
-	size_t n = 0;
-	int yes = 0, r, opt, listed = 0;
-
-	dryrun_init(&x);
-	while ((opt = getopt_long(c->argc, c->argv, "y", opts, NULL)) != -1) {
-		if (opt == 'y')
-			yes = 1;
-		else {
-			cmd_usage("discard");
-			return EXIT_USAGE;
-		}
-	}
-	if (dryrun_load(&x, c, 0, &e) < 0)
-		goto out;
-	if (optind != c->argc) {
-		discard_paths(&x, c, yes, &e);
-		goto out;
-	}
-	r = dryrun_open(&x, "discard", 0, LOCK_EX, &e);
-	if (r == DRYRUN_ERR && x.damaged) {
-		discard_damaged(&x, yes, c->quiet, &e);
-		goto out;
-	}
-	if (r == DRYRUN_ERR)
-		goto out;
-	if (r == DRYRUN_NONE) {
-		if (!c->quiet)
-			printf("No pending changes.\n");
-		e.status = 0;
-		goto out;
-	}
-	/* Count against the session's own workspace, wherever we run. */
-	if (dryrun_root(&x, x.s.workspace, &e) < 0)
-		dryrun_report("discard", &e);
-	else if (changes_list(&x.s, x.rootfd, &ch, NULL, NULL) == 0) {
-		n = ch.count;
-		listed = 1;
-	}
-	if (n > 0 && !yes && dryrun_ask(&discard_q, n, c->quiet, &e) <= 0)
-		goto out;
-	/* what a killed apply of these changes left in the workspace */
-	if (listed)
-		dryrun_sweep(&x);
-	x.open = 0;
-	snprintf(sn, sizeof sn, "session %s", x.id);
-	if (session_remove(&x.s) < 0) {
-		dryrun_fail(&e, EXIT_USAGE, errno, sn, NULL);
-		goto out;
-	}
-	if (!c->quiet) {
-		if (n > 0)
-			printf("Discarded %zu pending file change(s).\n", n);
-		else
-			printf("No pending changes.\n");
-	}
-	e.status = 0;
-out:
-	dryrun_report("discard", &e);
-	changes_free(&ch);
-	dryrun_done(&x);
-	return e.status;
 }

@@ -98,6 +98,12 @@ checkpoint_after(struct ckpt_hold *h, struct dryrun *x, const char *what,
 	mem_free(h);
 }
 
+unsigned long
+checkpoint_turn(const struct ckpt_hold *h)
+{
+	return h != NULL ? h->t.id : 0;
+}
+
 int
 checkpoint_store(struct dryrun *x, struct cli *c, int create, int lockop,
     struct ckpt **ck, struct dryrun_err *e)

@@ -60,6 +60,7 @@ dryrun_fail(struct dryrun_err *e, int status, int err, const char *subject,
 	e->status = status;
 	e->err = err;
 	e->bare = 0;
+	e->code = SAY_NONE;
 	snprintf(e->subject, sizeof e->subject, "%s", subject);
 	e->reason[0] = '\0';
 	if (fmt != NULL) {
@@ -88,7 +89,9 @@ dryrun_report(const char *what, const struct dryrun_err *e)
 	if (e->status == 0 || (e->err == 0 && reason[0] == '\0'))
 		return;
 	/* for --json: the code, and the subject when it is a path */
-	if (e->err != 0)
+	if (e->code != SAY_NONE)
+		say_is((enum say_code)e->code, NULL);
+	else if (e->err != 0)
 		say_is(say_code_of(e->err), NULL);
 	else if (e->status == EXIT_REFUSED)
 		say_is(SAY_REFUSED, NULL);
@@ -127,6 +130,7 @@ dryrun_load(struct dryrun *x, struct cli *c, int dry_run,
 		e->status = EXIT_USAGE;
 		e->err = 0;
 		e->bare = 1;
+		e->code = SAY_CONFIG;
 		e->subject[0] = '\0';
 		return -1;
 	}
@@ -219,6 +223,7 @@ dryrun_open(struct dryrun *x, const char *what, int create, int lockop,
 		    strcmp(busy, x->id) == 0) {
 			dryrun_fail(e, EXIT_USAGE, 0, "", "session %s is held by "
 			    "the exec --dry-run this command runs under", x->id);
+			e->code = SAY_BUSY;
 			return DRYRUN_ERR;
 		}
 		if (session_open(x->storefd, x->id, create ? x->p.workspace :
@@ -231,6 +236,7 @@ dryrun_open(struct dryrun *x, const char *what, int create, int lockop,
 				    sizeof sn), "%s; it is damaged: remove it "
 				    "with `arcturn session rm %s`", x->s.why,
 				    x->id);
+				e->code = SAY_DAMAGED;
 			} else
 				dryrun_fail(e, EXIT_USAGE, errno, ses_name(x, sn,
 				    sizeof sn), NULL);

@@ -47,6 +47,9 @@ struct dryrun_err {
 	int	 status;			/* exit status (cmd.h) */
 	int	 err;				/* errno, or 0 */
 	int	 bare;				/* reason is the whole line */
+	int	 code;				/* enum say_code of --json's
+						   error, or SAY_NONE (0):
+						   from err and status */
 	char	 subject[PATH_MAX + 64];	/* a path, "session ID", or "" */
 	char	 reason[PATH_MAX + 160];
 };
@@ -61,8 +64,8 @@ void	dryrun_init(struct dryrun *);
 void	dryrun_done(struct dryrun *);
 
 /*
- * Fill e (status, err, subject, then reason from fmt) and return status.
- * fmt may be NULL when err says it all.
+ * Fill e (status, err, subject, then reason from fmt; code SAY_NONE) and
+ * return status. fmt may be NULL when err says it all.
  */
 int	dryrun_fail(struct dryrun_err *e, int status, int err,
 	    const char *subject, const char *fmt, ...)
@@ -149,7 +152,7 @@ int	dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 	    int *ran);
 
 /*
- * A question before acting on n things (cmd_apply.c), and what follows
+ * A question before acting on n things (cmd_discard.c), and what follows
  * each answer: dryrun_ask returns 1 yes; 0 declined (said so unless
  * quiet; e says EXIT_REFUSED with nothing more to print); -1 no terminal
  * (e filled: EXIT_USAGE, noterm). It asks on /dev/tty, else on stdin

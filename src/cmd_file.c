@@ -15,6 +15,11 @@
  * (existing or not), is refused with one line. The check is on the
  * canonical path, and again, in the real tree, on the directory actually
  * opened. Sandbox mode off is no policy: nothing is refused.
+ *
+ * With --json each prints one document (cmd_json.h, say.h): write and
+ * edit what they wrote and the checkpoint turn it joined, read the
+ * content (text when it is UTF-8 without NUL, else base64; a file over
+ * READ_JSON_MAX is refused).
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -23,22 +28,25 @@
 #include "say.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
+#include "cmd_json.h"
 #include "fsx.h"
 #include "mem.h"
 #include "path.h"
 #include "roots.h"
 #include "shadow.h"
+#include "utf8.h"
 #include "wsview.h"
 
 #define EDIT_MAX	((size_t)256 << 20)
+#define READ_JSON_MAX	((size_t)64 << 20)	/* read --json: content cap */
 
 /*
  * Choose the view: with want, the session (opened with create and
@@ -191,6 +199,18 @@ begin(struct dryrun *x, struct cli *c, int dry, int writes, char **rel,
 	    e);
 }
 
+/* An empty PATH names nothing: a usage error of its own. */
+static int
+empty_path(const char *name, const char *path)
+{
+	if (path[0] != '\0')
+		return 0;
+	say_err("%s: empty path", name);
+	say_is(SAY_USAGE, NULL);
+	return -1;
+}
+
+/* write and read: [--dry-run] PATH, among the global options. */
 static int
 parse_dry(struct cli *c, int *dry, const char *name)
 {
@@ -200,7 +220,7 @@ parse_dry(struct cli *c, int *dry, const char *name)
 	};
 	int ch;
 
-	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(c, "", opts)) != -1) {
 		if (ch == 'd')
 			*dry = 1;
 		else {
@@ -208,25 +228,57 @@ parse_dry(struct cli *c, int *dry, const char *name)
 			return -1;
 		}
 	}
+	*dry = *dry || c->dry_run;
 	if (optind != c->argc - 1) {
 		cmd_usage(name);
 		return -1;
 	}
-	return 0;
+	return empty_path(name, c->argv[optind]);
+}
+
+/*
+ * The keys the documents of write, edit and read open with: path (as
+ * resolved: workspace-relative inside it), dry_run, session (the one the
+ * view is, or null). NULL when out of memory.
+ */
+static cJSON *
+doc_begin(const struct dryrun *x, const struct wsview *v, const char *rel)
+{
+	cJSON *o;
+
+	if ((o = say_doc(NULL)) == NULL ||
+	    cJSON_AddStringToObject(o, "path", rel) == NULL ||
+	    cJSON_AddBoolToObject(o, "dry_run", x->p.dry_run) == NULL ||
+	    cmdjson_str(o, "session", v->s != NULL ? x->id : NULL) < 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Print the document o (NULL: out of memory): 0, else the exit status. */
+static int
+doc_end(cJSON *o, int ok)
+{
+	if (!ok) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	return say_print(o) == 0 ? 0 : EXIT_USAGE;
 }
 
 /*
  * Refuse what write and edit cannot replace, with its own words: a
  * directory, a fifo, a socket, a device (in the view: the session's, or
- * the real tree). 0 when it may go on.
+ * the real tree). 0 when it may go on; *kind is what wsview_kind said.
  */
 static int
 check_target(const struct wsview *v, const char *rel, const char *path,
-    struct dryrun_err *e)
+    int *kind, struct dryrun_err *e)
 {
 	const char *what;
 
-	switch (wsview_kind(v, rel)) {
+	switch ((*kind = wsview_kind(v, rel))) {
 	case -1:
 		if (errno == EMFILE || errno == ENFILE)
 			return dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
@@ -258,9 +310,12 @@ cmd_write(struct cli *c)
 	struct ckpt_hold *h = NULL;
 	struct wsview v;
 	struct dryrun x;
+	struct stat st;
 	const char *path, *why;
 	char *rel = NULL;
-	int dry = 0, r;
+	cJSON *o = NULL;
+	unsigned long turn = 0;
+	int dry = 0, r, kind, fd;
 
 	dryrun_init(&x);
 	if (parse_dry(c, &dry, "write") < 0)
@@ -275,7 +330,7 @@ cmd_write(struct cli *c)
 		goto out;
 	}
 	if (view_open(&x, "write", r == 0, x.p.dry_run, 1, LOCK_EX, &v,
-	    &e) < 0 || check_target(&v, rel, path, &e) != 0)
+	    &e) < 0 || check_target(&v, rel, path, &kind, &e) != 0)
 		goto out;
 	/* the checkpoint store's lock is held until the write is recorded */
 	if (r == 0 && checkpoint_before(&x, rel, path, &h, &e) < 0)
@@ -288,7 +343,22 @@ cmd_write(struct cli *c)
 	 */
 	if (e.status == 0)
 		wsview_sweep(&v, rel);
+	/* what was written, measured while the locks still hold it */
+	if (e.status == 0 && c->json) {
+		st.st_size = 0;
+		if ((fd = wsview_open(&v, rel)) < 0 || fstat(fd, &st) < 0)
+			say_warn("write: %s: its size: %s", path,
+			    dryrun_strerror(errno));
+		fsx_close(fd);
+		turn = checkpoint_turn(h);
+		o = doc_begin(&x, &v, rel);
+	}
 	checkpoint_after(h, &x, "write", rel, path);
+	if (e.status == 0 && c->json)
+		e.status = doc_end(o, o != NULL &&
+		    cmdjson_num(o, "bytes", (double)st.st_size, 0) == 0 &&
+		    cJSON_AddBoolToObject(o, "created", kind <= 0) != NULL &&
+		    cmdjson_num(o, "turn", (double)turn, turn == 0) == 0);
 out:
 	dryrun_report("write", &e);
 	mem_free(g.parent);
@@ -342,17 +412,17 @@ replace_all(const char *buf, size_t len, const char *old, size_t olen,
 }
 
 /*
- * The edited text: every occurrence of old replaced by new, refused
- * (EXIT_REFUSED) unless old occurs exactly once or all is set.
+ * The edited text: every occurrence of old replaced by new (*n of them),
+ * refused (EXIT_REFUSED) unless old occurs exactly once or all is set.
  */
 static int
 edit_text(const char *buf, size_t len, const char *old, const char *new,
-    int all, const char *path, char **out, size_t *outlen,
+    int all, const char *path, char **out, size_t *outlen, size_t *np,
     struct dryrun_err *e)
 {
 	size_t olen = strlen(old), n;
 
-	n = count_occ(buf, len, old, olen);
+	*np = n = count_occ(buf, len, old, olen);
 	if (n == 0)
 		return dryrun_fail(e, EXIT_REFUSED, 0, path,
 		    "old text not found");
@@ -382,17 +452,20 @@ cmd_edit(struct cli *c)
 	struct dryrun x;
 	const char *old = NULL, *new = NULL, *path;
 	char *rel = NULL, *buf = NULL, *out = NULL;
-	size_t len, outlen = 0;
-	int ch, all = 0, dry = 0, r;
+	size_t len, outlen = 0, nrep = 0;
+	unsigned long turn = 0;
+	cJSON *o = NULL;
+	int ch, all = 0, dry = 0, r, kind, twice = 0;
 
 	dryrun_init(&x);
-	while ((ch = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
+	/* a repeated --old or --new is said once all options are read */
+	while ((ch = cli_getopt(c, "", opts)) != -1) {
 		switch (ch) {
 		case 'o':
-			old = optarg;
-			break;
 		case 'n':
-			new = optarg;
+			if ((ch == 'o' ? old : new) != NULL && twice == 0)
+				twice = ch;
+			*(ch == 'o' ? &old : &new) = optarg;
 			break;
 		case 'a':
 			all = 1;
@@ -405,25 +478,41 @@ cmd_edit(struct cli *c)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != c->argc - 1 || old == NULL || new == NULL) {
+	dry = dry || c->dry_run;
+	if (twice != 0) {
+		say_err("edit: --%s given twice", twice == 'o' ? "old" : "new");
+		say_is(SAY_USAGE, NULL);
+		return EXIT_USAGE;
+	}
+	if (optind != c->argc - 1) {
 		cmd_usage("edit");
 		return EXIT_USAGE;
 	}
 	path = c->argv[optind];
+	if (empty_path("edit", path) < 0)
+		return EXIT_USAGE;
+	if (old == NULL || new == NULL) {
+		say_err("edit: %s: --%s TEXT is missing", path, old == NULL ?
+		    "old" : "new");
+		cmd_usage("edit");
+		return EXIT_USAGE;
+	}
 	if (old[0] == '\0') {
 		say_err("edit: %s: --old must not be empty", path);
+		say_is(SAY_USAGE, NULL);
 		return EXIT_USAGE;
 	}
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
 	    guard_check(&x, path, rel, r == 0, &g, &e) != 0 ||
 	    view_open(&x, "edit", r == 0, x.p.dry_run, 1, LOCK_EX, &v, &e) < 0 ||
-	    check_target(&v, rel, path, &e) != 0)
+	    check_target(&v, rel, path, &kind, &e) != 0)
 		goto out;
 	if (wsview_read(&v, rel, EDIT_MAX, &buf, &len) < 0) {
 		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
 		goto out;
 	}
-	if (edit_text(buf, len, old, new, all, path, &out, &outlen, &e) != 0 ||
+	if (edit_text(buf, len, old, new, all, path, &out, &outlen, &nrep,
+	    &e) != 0 ||
 	    (r == 0 && checkpoint_before(&x, rel, path, &h, &e) < 0))
 		goto out;
 	/* compare-and-swap: only over the very bytes the edit was made on */
@@ -439,7 +528,16 @@ cmd_edit(struct cli *c)
 		say_is(SAY_CONFLICT, rel);
 	} else
 		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+	if (e.status == 0 && c->json) {
+		turn = checkpoint_turn(h);
+		o = doc_begin(&x, &v, rel);
+	}
 	checkpoint_after(h, &x, "edit", rel, path);
+	if (e.status == 0 && c->json)
+		e.status = doc_end(o, o != NULL &&
+		    cmdjson_num(o, "replacements", (double)nrep, 0) == 0 &&
+		    cmdjson_num(o, "bytes", (double)outlen, 0) == 0 &&
+		    cmdjson_num(o, "turn", (double)turn, turn == 0) == 0);
 out:
 	dryrun_report("edit", &e);
 	mem_free(g.parent);
@@ -469,6 +567,87 @@ copy_out(int fd)
 	}
 }
 
+/*
+ * fd's bytes, at most max (EFBIG beyond), into *buf (mem_free it): 0, or
+ * -1 with errno.
+ */
+static int
+slurp(int fd, size_t max, char **buf, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	ssize_t r;
+	char *b, *nb;
+
+	if ((b = mem_alloc(cap)) == NULL)
+		return -1;
+	for (;;) {
+		if (n == cap) {
+			if (cap > max) {
+				mem_free(b);
+				errno = EFBIG;
+				return -1;
+			}
+			if ((nb = mem_realloc(b, cap * 2)) == NULL) {
+				mem_free(b);
+				return -1;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		if ((r = read(fd, b + n, cap - n)) < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			mem_free(b);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			mem_free(b);
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/*
+ * read --json: the content in the document, as text when it is UTF-8
+ * without NUL, else as base64. Files over READ_JSON_MAX are refused.
+ */
+static void
+read_doc(const struct dryrun *x, const struct wsview *v, const char *rel,
+    int fd, const char *path, struct dryrun_err *e)
+{
+	char *buf = NULL, *txt = NULL;
+	size_t len = 0;
+	cJSON *o;
+	int b64;
+
+	if (slurp(fd, READ_JSON_MAX, &buf, &len) < 0) {
+		if (errno == EFBIG)
+			dryrun_fail(e, EXIT_REFUSED, 0, path, "larger than %zu "
+			    "MiB; --json refuses it", READ_JSON_MAX >> 20);
+		else
+			dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+		return;
+	}
+	if ((b64 = (txt = utf8_clean(buf, len, 0)) == NULL) &&
+	    errno == EILSEQ)
+		txt = cmdjson_base64(buf, len);
+	mem_free(buf);
+	o = doc_begin(x, v, rel);
+	e->status = doc_end(o, o != NULL && txt != NULL &&
+	    cmdjson_num(o, "bytes", (double)len, 0) == 0 &&
+	    cJSON_AddStringToObject(o, "encoding", b64 ? "base64" :
+	    "utf-8") != NULL &&
+	    cJSON_AddStringToObject(o, "content", txt) != NULL);
+	mem_free(txt);
+}
+
 int
 cmd_read(struct cli *c)
 {
@@ -487,7 +666,11 @@ cmd_read(struct cli *c)
 	    view_open(&x, "read", r == 0, r == 0 && (x.p.dry_run || x.named),
 	    0, LOCK_SH, &v, &e) < 0)
 		goto out;
-	if ((fd = wsview_open(&v, rel)) < 0 || copy_out(fd) < 0)
+	if ((fd = wsview_open(&v, rel)) < 0)
+		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+	else if (c->json)
+		read_doc(&x, &v, rel, fd, path, &e);
+	else if (copy_out(fd) < 0)
 		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
 	else
 		e.status = 0;

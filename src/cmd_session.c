@@ -11,6 +11,10 @@
  * [--yes] ID` asks first, as discard does, when the session holds
  * pending changes or cannot be read: without a terminal and without
  * --yes it refuses (2).
+ *
+ * --json: one document each, named session-list, session-show and
+ * session-rm (their error documents too); a list or show that could not
+ * read everything prints what it read and exits 1.
  */
 #include <sys/file.h>
 
@@ -26,20 +30,14 @@
 #include "apply.h"
 #include "changes.h"
 #include "changes_base.h"
+#include "cli.h"
 #include "cmd.h"
 #include "cmd_dryrun.h"
+#include "cmd_json.h"
 #include "conflict.h"
 #include "mem.h"
 #include "session.h"
 #include "session_run.h"
-
-static void
-json_hooks(void)
-{
-	static cJSON_Hooks h = { mem_alloc, mem_free };
-
-	cJSON_InitHooks(&h);
-}
 
 static char
 status_letter(enum change_status s)
@@ -85,8 +83,7 @@ session_list_cmd(struct dryrun *x, struct cli *c)
 	struct session s;
 	char **ids = NULL;
 	size_t n = 0, i;
-	cJSON *arr = NULL, *o;
-	char *txt;
+	cJSON *doc = NULL, *arr = NULL, *o;
 	long pend;
 	int rc = 0;
 
@@ -99,8 +96,9 @@ session_list_cmd(struct dryrun *x, struct cli *c)
 		say_errno("session: %s/overlays", x->p.state);
 		return EXIT_USAGE;
 	}
-	json_hooks();
-	if (c->json && (arr = cJSON_CreateArray()) == NULL) {
+	if (c->json && ((doc = say_doc("session-list")) == NULL ||
+	    (arr = cJSON_AddArrayToObject(doc, "sessions")) == NULL)) {
+		cJSON_Delete(doc);
 		session_ids_free(ids, n);
 		say_err("session: %s", strerror(ENOMEM));
 		return EXIT_USAGE;
@@ -127,13 +125,15 @@ session_list_cmd(struct dryrun *x, struct cli *c)
 		if (c->json) {
 			if ((o = cJSON_CreateObject()) == NULL)
 				goto nomem;
-			cJSON_AddItemToArray(arr, o);
+			if (!cJSON_AddItemToArray(arr, o)) {
+				cJSON_Delete(o);
+				goto nomem;
+			}
 			if (!cJSON_AddStringToObject(o, "id", ids[i]) ||
 			    !cJSON_AddStringToObject(o, "workspace",
 			    s.workspace) ||
 			    !cJSON_AddStringToObject(o, "created", s.created) ||
-			    !(pend >= 0 ? cJSON_AddNumberToObject(o, "pending",
-			    (double)pend) : cJSON_AddNullToObject(o, "pending")))
+			    cmdjson_num(o, "pending", (double)pend, pend < 0) < 0)
 				goto nomem;
 		} else if (pend >= 0)
 			printf("%-16s %7ld  %s\n", ids[i], pend, s.workspace);
@@ -142,23 +142,15 @@ session_list_cmd(struct dryrun *x, struct cli *c)
 		changes_free(&ch);
 		session_close(&s);
 	}
-	if (c->json) {
-		if ((txt = cJSON_Print(arr)) == NULL) {
-			cJSON_Delete(arr);
-			session_ids_free(ids, n);
-			say_err("session: %s", strerror(ENOMEM));
-			return EXIT_USAGE;
-		}
-		printf("%s\n", txt);
-		mem_free(txt);
-		cJSON_Delete(arr);
-	}
 	session_ids_free(ids, n);
+	/* a session that could not be read: said above, and exit 1 */
+	if (c->json && say_print(doc) < 0)
+		return EXIT_USAGE;
 	return rc;
 nomem:
 	changes_free(&ch);
 	session_close(&s);
-	cJSON_Delete(arr);
+	cJSON_Delete(doc);
 	session_ids_free(ids, n);
 	say_err("session: %s", strerror(ENOMEM));
 	return EXIT_USAGE;
@@ -221,7 +213,7 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 	struct changes ch = { NULL, 0, 0 };
 	struct change *e;
 	cJSON *o = NULL, *files, *f;
-	char *txt, why[160];
+	char why[160];
 	const char *rf, **cm = NULL;
 	size_t i, nunrec = 0;
 	long pend;
@@ -238,6 +230,7 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 		else
 			say_err("session: no session for workspace %s",
 			    x->p.workspace);
+		say_is(SAY_NOT_FOUND, NULL);
 		return EXIT_USAGE;
 	}
 	pend = pending_of(&x->s, &ch);
@@ -276,13 +269,11 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 		mem_free(cm);
 		return pend < 0 ? EXIT_REFUSED : 0;
 	}
-	json_hooks();
-	if ((o = cJSON_CreateObject()) == NULL ||
+	if ((o = say_doc("session-show")) == NULL ||
 	    !cJSON_AddStringToObject(o, "id", x->id) ||
 	    !cJSON_AddStringToObject(o, "workspace", x->s.workspace) ||
 	    !cJSON_AddStringToObject(o, "created", x->s.created) ||
-	    !(pend >= 0 ? cJSON_AddNumberToObject(o, "pending", (double)pend) :
-	    cJSON_AddNullToObject(o, "pending")) ||
+	    cmdjson_num(o, "pending", (double)pend, pend < 0) < 0 ||
 	    !cJSON_AddBoolToObject(o, "interrupted",
 	    session_run_interrupted(&x->s)) ||
 	    !cJSON_AddBoolToObject(o, "incomplete", incomplete) ||
@@ -296,22 +287,22 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 			continue;
 		if ((f = cJSON_CreateObject()) == NULL)
 			goto nomem;
-		cJSON_AddItemToArray(files, f);
+		if (!cJSON_AddItemToArray(files, f)) {
+			cJSON_Delete(f);
+			goto nomem;
+		}
+		/* conflict: the mark without its "conflict: " */
 		if (!cJSON_AddStringToObject(f, "path", e->path) ||
 		    !cJSON_AddStringToObject(f, "status",
 		    changes_status_name(e->status)) ||
-		    (rf != NULL && !cJSON_AddStringToObject(f, "refused", rf)) ||
-		    (cm[i] != NULL && !cJSON_AddStringToObject(f, "conflict",
-		    cm[i] + 10)))
+		    cmdjson_str(f, "conflict", cm[i] != NULL ? cm[i] + 10 :
+		    NULL) < 0 || cmdjson_str(f, "refused", rf) < 0)
 			goto nomem;
 	}
-	if ((txt = cJSON_Print(o)) == NULL)
-		goto nomem;
-	printf("%s\n", txt);
-	mem_free(txt);
-	cJSON_Delete(o);
 	changes_free(&ch);
 	mem_free(cm);
+	if (say_print(o) < 0)
+		return EXIT_USAGE;
 	return pend < 0 ? EXIT_REFUSED : 0;
 nomem:
 	cJSON_Delete(o);
@@ -344,31 +335,41 @@ static const struct dryrun_question rm_damaged_q = {
 };
 
 /*
- * Ask before session rm drops pending changes, as discard does: 1 go on,
- * else the exit status.
+ * What session rm would drop: the pending changes of session id, -1
+ * when they cannot be counted (a damaged session), -2 when there is no
+ * such session.
  */
-static int
-rm_ask(struct dryrun *x, struct cli *c, const char *id, int yes)
+static long
+rm_pending(struct dryrun *x, const char *id)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct changes ch;
 	struct session s;
-	long pend = -1;
-	int r;
+	long pend;
 
-	if (yes)
-		return 1;
 	memset(&s, 0, sizeof s);
-	if (x->storefd >= 0 && session_open(x->storefd, id, NULL, &s) == 0) {
-		pend = pending_of(&s, &ch);
-		changes_free(&ch);
-		session_close(&s);
-	} else if (errno == ENOENT)
-		return 1;	/* rm says there is no such session */
-	if (pend == 0)
+	if (session_open(x->storefd, id, NULL, &s) < 0)
+		return errno == ENOENT ? -2 : -1;
+	pend = pending_of(&s, &ch);
+	changes_free(&ch);
+	session_close(&s);
+	return pend;
+}
+
+/*
+ * Ask before session rm drops pending changes (pend, as rm_pending
+ * counts them), as discard does: 1 go on, else the exit status.
+ */
+static int
+rm_ask(struct cli *c, long pend, int yes)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	int r, quiet = c->quiet || c->json;
+
+	/* none: rm says there is no such session */
+	if (yes || pend == 0 || pend == -2)
 		return 1;
-	r = pend > 0 ? dryrun_ask(&rm_q, (size_t)pend, c->quiet, &e) :
-	    dryrun_ask(&rm_damaged_q, 1, c->quiet, &e);
+	r = pend > 0 ? dryrun_ask(&rm_q, (size_t)pend, quiet, &e) :
+	    dryrun_ask(&rm_damaged_q, 1, quiet, &e);
 	if (r > 0)
 		return 1;
 	dryrun_report("session", &e);
@@ -379,23 +380,39 @@ rm_ask(struct dryrun *x, struct cli *c, const char *id, int yes)
 static int
 session_rm_cmd(struct dryrun *x, struct cli *c, const char *id, int yes)
 {
+	long pend = -2;
+	cJSON *o;
 	int r;
 
 	if (!session_id_valid(id)) {
 		say_err("session: %s: invalid session id "
 		    "(want [a-z0-9][a-z0-9-]{0,63})", id);
+		say_is(SAY_USAGE, NULL);
 		return EXIT_USAGE;
 	}
 	x->storefd = session_store_open(x->p.state, 0);
-	if (x->storefd >= 0 && (r = rm_ask(x, c, id, yes)) != 1)
+	if (x->storefd >= 0 && (!yes || c->json))
+		pend = rm_pending(x, id);
+	if (x->storefd >= 0 && (r = rm_ask(c, pend, yes)) != 1)
 		return r;
 	if (x->storefd < 0 || session_remove_id(x->storefd, id, say_waiting,
 	    (void *)id) < 0) {
-		if (errno == ENOENT)
+		if (errno == ENOENT) {
 			say_err("session: %s: no such session", id);
-		else
+			say_is(SAY_NOT_FOUND, NULL);
+		} else
 			say_err("session: rm %s: %s", id, dryrun_strerror(errno));
 		return EXIT_USAGE;
+	}
+	if (c->json) {
+		if ((o = say_doc("session-rm")) != NULL &&
+		    (cJSON_AddStringToObject(o, "id", id) == NULL ||
+		    cJSON_AddTrueToObject(o, "removed") == NULL ||
+		    cmdjson_num(o, "pending", (double)pend, pend < 0) < 0)) {
+			cJSON_Delete(o);
+			o = NULL;
+		}
+		return say_print(o) == 0 ? 0 : EXIT_USAGE;
 	}
 	if (!c->quiet)
 		printf("Removed session %s.\n", id);
@@ -405,31 +422,39 @@ session_rm_cmd(struct dryrun *x, struct cli *c, const char *id, int yes)
 int
 cmd_session(struct cli *c)
 {
+	static const struct option opts[] = {
+		{ "yes", no_argument, NULL, 'y' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct dryrun_err e;
 	struct dryrun x;
-	const char *sub = c->argc >= 2 ? c->argv[1] : "";
-	int rc, yes = 0;
+	const char *sub, *id;
+	int rc, yes = 0, ch, n;
 
-	/* session rm [--yes|-y] ID, the option on either side */
-	if (strcmp(sub, "rm") == 0 && c->argc == 4 &&
-	    (strcmp(c->argv[2], "--yes") == 0 || strcmp(c->argv[2], "-y") ==
-	    0 || strcmp(c->argv[3], "--yes") == 0 ||
-	    strcmp(c->argv[3], "-y") == 0)) {
+	/* session list|show [ID]|rm [--yes|-y] ID, options anywhere */
+	while ((ch = cli_getopt(c, "y", opts)) != -1) {
+		if (ch != 'y') {
+			cmd_usage("session");
+			return EXIT_USAGE;
+		}
 		yes = 1;
-		if (c->argv[2][0] == '-')
-			c->argv[2] = c->argv[3];
-		c->argc = 3;
 	}
-	if (!(strcmp(sub, "list") == 0 && c->argc == 2) &&
-	    !(strcmp(sub, "show") == 0 && c->argc <= 3) &&
-	    !(strcmp(sub, "rm") == 0 && c->argc == 3)) {
+	n = c->argc - optind;
+	sub = n >= 1 ? c->argv[optind] : "";
+	id = n >= 2 ? c->argv[optind + 1] : NULL;
+	if (!(strcmp(sub, "list") == 0 && n == 1 && !yes) &&
+	    !(strcmp(sub, "show") == 0 && n <= 2 && !yes) &&
+	    !(strcmp(sub, "rm") == 0 && n == 2)) {
 		cmd_usage("session");
 		return EXIT_USAGE;
 	}
-	if (strcmp(sub, "show") == 0 && c->argc == 3 &&
-	    !session_id_valid(c->argv[2])) {
+	/* the document, and the error one, are named for the subcommand */
+	say_start(strcmp(sub, "list") == 0 ? "session-list" :
+	    strcmp(sub, "show") == 0 ? "session-show" : "session-rm", c->json);
+	if (strcmp(sub, "show") == 0 && id != NULL && !session_id_valid(id)) {
 		say_err("session: %s: invalid session id "
-		    "(want [a-z0-9][a-z0-9-]{0,63})", c->argv[2]);
+		    "(want [a-z0-9][a-z0-9-]{0,63})", id);
+		say_is(SAY_USAGE, NULL);
 		return EXIT_USAGE;
 	}
 	dryrun_init(&x);
@@ -440,10 +465,10 @@ cmd_session(struct cli *c)
 	if (strcmp(sub, "list") == 0)
 		rc = session_list_cmd(&x, c);
 	else if (strcmp(sub, "rm") == 0)
-		rc = session_rm_cmd(&x, c, c->argv[2], yes);
-	else if (c->argc == 3) {
+		rc = session_rm_cmd(&x, c, id, yes);
+	else if (id != NULL) {
 		mem_free(x.p.session);
-		x.p.session = mem_strdup(c->argv[2]);
+		x.p.session = mem_strdup(id);
 		x.named = 1;
 		rc = x.p.session != NULL ? session_show_cmd(&x, c) : EXIT_USAGE;
 	} else

@@ -60,23 +60,36 @@ say_json(void)
 	return st.json;
 }
 
+/*
+ * The line is said whole, however long (a deep path); the JSON error's
+ * message keeps its first sizeof st.msg - 1 bytes.
+ */
 static void
 line(int keep, int err, const char *prefix, const char *fmt, va_list ap)
 {
-	static char buf[sizeof st.msg];	/* one thread prints */
+	char buf[sizeof st.msg], *big = NULL;
+	const char *msg = buf, *sep = err != 0 ? ": " : "";
+	const char *why = err != 0 ? strerror(err) : "";
+	va_list aq;
 	int n;
 
+	va_copy(aq, ap);
 	n = vsnprintf(buf, sizeof buf, fmt, ap);
 	if (n < 0)
 		buf[0] = '\0';
-	if (err != 0 && (size_t)n < sizeof buf)
-		snprintf(buf + n, sizeof buf - (size_t)n, ": %s", strerror(err));
-	fprintf(stderr, "arcturn: %s%s\n", prefix, buf);
+	else if ((size_t)n >= sizeof buf &&
+	    (big = mem_alloc((size_t)n + 1)) != NULL) {
+		vsnprintf(big, (size_t)n + 1, fmt, aq);
+		msg = big;
+	}
+	va_end(aq);
+	fprintf(stderr, "arcturn: %s%s%s%s\n", prefix, msg, sep, why);
 	if (keep && !st.have) {
 		st.have = 1;
 		st.err = err;
-		memcpy(st.msg, buf, sizeof st.msg);
+		snprintf(st.msg, sizeof st.msg, "%s%s%s", msg, sep, why);
 	}
+	mem_free(big);
 }
 
 void
@@ -155,7 +168,7 @@ say_code_of(int err)
 	case EROFS:
 		return SAY_PERMISSION;
 	case ENOSPC:
-#ifdef EDQUOT	/* not on Windows */
+#ifdef EDQUOT	/* not in mingw's errno.h */
 	case EDQUOT:
 #endif
 		return SAY_NO_SPACE;

@@ -313,7 +313,7 @@ whiteout() {
 	assert_line --regexp "^$id +2  $WS\$"
 	assert_line --regexp "^zz +1  $WS\$"
 	run arcturn --json session list
-	[ "$(jq -c "[.[] | [.id, .pending, .workspace == \"$WS\"]] | sort" <<<"$output")" = \
+	[ "$(jq -c "[.sessions[] | [.id, .pending, .workspace == \"$WS\"]] | sort" <<<"$output")" = \
 	  "$(jq -cn "[[\"$id\",2,true],[\"zz\",1,true]] | sort")" ]
 	run arcturn session show zz
 	assert_line "session:   zz"

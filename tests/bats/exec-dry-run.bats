@@ -316,7 +316,7 @@ wait_upper() {
 	assert_success
 	assert_output --partial 'a restart cut a dry-run command in it short'
 	run arcturn --json session show
-	assert_output --partial '"interrupted":	true'
+	assert_output --partial '"interrupted":true'
 	run arcturn exec --dry-run -- true
 	assert_success
 	assert_output --partial 'a restart cut a dry-run command in it short'
