@@ -395,7 +395,7 @@ changed() {	# two turns, then a.txt changed by hand since
 	jcheck exec 3 : exec -- sh -c 'exit 3'
 	[ "$(doc '[.status, .exit_code, .signal]')" = '[3,3,null]' ]
 	jcheck exec ok : exec --sandbox off -- true
-	[ "$(doc '[.mode, .confined, .backend]')" = '["off",false,"none"]' ]
+	[ "$(doc '[.mode, .confined, .backend]')" = '["off",false,"off"]' ]
 	jcheck exec ok : exec --checkpoint -- sh -c 'echo x >c.txt'
 	[ "$(doc .checkpoint)" = true ]
 }
