@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 #include "fsx.h"
 #include "hash.h"
@@ -443,14 +446,112 @@ fsx_names_free(char **v, size_t n)
 	mem_free(v);
 }
 
+/* Add a copy of name to *v (n entries, cap slots): 0 or -1. */
+static int
+list_add(char ***v, size_t *n, size_t *cap, const char *name)
+{
+	char **nv;
+
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 32;
+		if ((nv = mem_reallocarray(*v, *cap, sizeof **v)) == NULL)
+			return -1;
+		*v = nv;
+	}
+	if (((*v)[*n] = mem_strdup(name)) == NULL)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static int
+dots(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+#ifdef __linux__
+/*
+ * The kernel's records, read with getdents64(2) into a buffer of ours:
+ * musl's opendir allocates a DIR of its own size class, and a walk of
+ * thousands of folders mapped and unmapped a page group for each one.
+ */
+struct dent64 {
+	unsigned long long	d_ino;
+	long long		d_off;
+	unsigned short		d_reclen;
+	unsigned char		d_type;
+	char			d_name[];
+};
+
+static int
+list_fd(int fd, int dirfd, int (*keep)(int, const char *, void *),
+    void *arg, char ***v, size_t *n, size_t *cap)
+{
+	const size_t size = 16384;
+	struct dent64 *e;
+	char *buf;
+	long got, off;
+	int rc = -1;
+
+	if ((buf = mem_alloc(size)) == NULL)
+		return -1;
+	for (;;) {
+		if ((got = syscall(SYS_getdents64, fd, buf, size)) < 0) {
+			if (errno == EINTR)
+				continue;
+			goto out;
+		}
+		if (got == 0)
+			break;
+		for (off = 0; off < got; off += e->d_reclen) {
+			e = (struct dent64 *)(void *)(buf + off);
+			if (dots(e->d_name) ||
+			    (keep != NULL && !keep(dirfd, e->d_name, arg)))
+				continue;
+			if (list_add(v, n, cap, e->d_name) < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	mem_free(buf);
+	return rc;
+}
+#else
+static int
+list_fd(int fd, int dirfd, int (*keep)(int, const char *, void *),
+    void *arg, char ***v, size_t *n, size_t *cap)
+{
+	struct dirent *e;
+	DIR *d;
+	int saved, rc = 0, dfd;
+
+	if ((dfd = dup(fd)) < 0)
+		return -1;
+	if ((d = fdopendir(dfd)) == NULL) {
+		fsx_close(dfd);
+		return -1;
+	}
+	while (rc == 0 && (errno = 0, e = readdir(d)) != NULL)
+		if (!dots(e->d_name) &&
+		    (keep == NULL || keep(dirfd, e->d_name, arg)))
+			rc = list_add(v, n, cap, e->d_name);
+	if (rc == 0 && errno != 0)
+		rc = -1;
+	saved = errno;
+	closedir(d);
+	errno = saved;
+	return rc;
+}
+#endif
+
 int
 fsx_list(int dirfd, int (*keep)(int, const char *, void *), void *arg,
     char ***namesp, size_t *np)
 {
-	struct dirent *e;
-	char **v = NULL, **nv;
+	char **v = NULL;
 	size_t n = 0, cap = 0;
-	DIR *d;
 	int fd, saved;
 
 	*namesp = NULL;
@@ -458,36 +559,17 @@ fsx_list(int dirfd, int (*keep)(int, const char *, void *), void *arg,
 	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if ((d = fdopendir(fd)) == NULL) {
+	if (list_fd(fd, dirfd, keep, arg, &v, &n, &cap) < 0) {
+		saved = errno;
 		fsx_close(fd);
+		fsx_names_free(v, n);
+		errno = saved;
 		return -1;
 	}
-	while ((errno = 0, e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-		    (keep != NULL && !keep(dirfd, e->d_name, arg)))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			if ((nv = mem_reallocarray(v, cap, sizeof *v)) == NULL)
-				goto fail;
-			v = nv;
-		}
-		if ((v[n] = mem_strdup(e->d_name)) == NULL)
-			goto fail;
-		n++;
-	}
-	if (errno != 0)
-		goto fail;
-	closedir(d);
+	fsx_close(fd);
 	if (n > 1)
 		qsort(v, n, sizeof *v, cmp_names);
 	*namesp = v;
 	*np = n;
 	return 0;
-fail:
-	saved = errno;
-	closedir(d);
-	fsx_names_free(v, n);
-	errno = saved;
-	return -1;
 }
