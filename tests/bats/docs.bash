@@ -73,7 +73,8 @@ src_options() {
 	local f
 	for f in "$SRC_DIR"/main.c "$SRC_DIR"/cmd_*.c; do
 		sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)", [a-z_]*_argument,.*/--\1/p' "$f"
-		grep -o 'getopt_long([^"]*"[^"]*"' "$f" | sed 's/.*"\(.*\)"/\1/' |
+		grep -oE '(getopt_long|cli_getopt)\([^"]*"[^"]*"' "$f" |
+			sed 's/.*"\(.*\)"/\1/' |
 			tr -d '+:-' | grep -o . | sed 's/^/-/'
 	done | sort -u
 }

@@ -61,7 +61,7 @@ SCRIPT='rm a; mv b c; mkdir d; rmdir e; chmod +x f; ln -s x y; : >> g; echo new 
 	assert_success
 	assert_equal "$(listing "$WS")" "$(listing "$T/plain")"
 	run arcturn --json diff
-	assert_output --partial '"count":	0'
+	assert_output --partial '"count":0'
 }
 
 @test "the command sees the workspace with the pending changes on top" {
