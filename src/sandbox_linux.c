@@ -421,24 +421,27 @@ snap_restore(const struct roots *r, struct snap *sn, struct findings *f)
 	mem_free(sn);
 }
 
-/* The command, while arcturn waits for it to sweep (sweep_run). */
-static volatile sig_atomic_t sweep_child;
+/* What the child of sweep_run runs: the backend. */
+struct sweep_job {
+	const struct policy	*p;
+	const struct roots	*r;
+	int			 b;
+	char			**cmd;
+};
 
-/* Pass on a signal someone sent us; the terminal's reached it already. */
-static void
-sweep_pass(int sig, siginfo_t *si, void *uc)
+static int
+sweep_child(void *arg, int fd)
 {
-	int saved = errno;
+	struct sweep_job *j = arg;
+	char line[512];
+	int rc;
 
-	(void)uc;
-	if (sweep_child > 0 && si->si_code != SI_KERNEL)
-		(void)kill((pid_t)sweep_child, sig);
-	errno = saved;
+	line[0] = '\0';
+	rc = j->b == LB_BWRAP ? bwrap_run(j->p, j->r, j->cmd, line,
+	    sizeof line) : helper_run(j->p, j->r, 1, j->cmd, line, sizeof line);
+	(void)fsx_write_full(fd, line, strlen(line));
+	return rc;
 }
-
-static const int sweep_sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP,
-    SIGUSR1, SIGUSR2 };
-#define NSWEEPSIG	(sizeof sweep_sigs / sizeof sweep_sigs[0])
 
 /*
  * Run the backend in a child and wait for it, then sweep_absent: the
@@ -449,77 +452,29 @@ static int
 sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
     char *err, size_t errlen)
 {
-	struct sigaction old[NSWEEPSIG], fwd;
+	struct sweep_job j = { p, r, b, cmd };
 	struct findings f;
 	struct snap *sn;
-	sigset_t block, mask;
 	char line[512];
-	ssize_t n;
-	size_t len = 0;
-	int pfd[2], st, rc;
-	size_t i;
-	pid_t pid;
+	int st, rc;
 
 	memset(&f, 0, sizeof f);
-	if ((sn = snap_take(r)) == NULL || pipe2(pfd, O_CLOEXEC) < 0) {
+	if ((sn = snap_take(r)) == NULL) {
 		snprintf(err, errlen, "exec: %s", strerror(errno));
-		mem_free(sn);
 		return EXIT_OWN;
 	}
-	memset(&fwd, 0, sizeof fwd);
-	fwd.sa_sigaction = sweep_pass;
-	fwd.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigfillset(&block);
-	sigprocmask(SIG_BLOCK, &block, &mask);
-	for (i = 0; i < NSWEEPSIG; i++)
-		sigaction(sweep_sigs[i], NULL, &old[i]);
-	if ((pid = fork()) == 0) {
-		sigprocmask(SIG_SETMASK, &mask, NULL);
-		close(pfd[0]);
-		line[0] = '\0';
-		rc = b == LB_BWRAP ? bwrap_run(p, r, cmd, line, sizeof line) :
-		    helper_run(p, r, 1, cmd, line, sizeof line);
-		(void)fsx_write_full(pfd[1], line, strlen(line));
-		_exit(rc);
-	}
-	close(pfd[1]);
-	if (pid < 0) {
-		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
-		sigprocmask(SIG_SETMASK, &mask, NULL);
-		close(pfd[0]);
-		snap_restore(r, sn, &f);
-		return EXIT_OWN;
-	}
-	sweep_child = pid;
-	for (i = 0; i < NSWEEPSIG; i++)
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(sweep_sigs[i], &fwd, NULL);
-	sigprocmask(SIG_SETMASK, &mask, NULL);
-	/* what the child says before its exec (EOF once it has exec'd) */
-	while (len + 1 < sizeof line &&
-	    ((n = read(pfd[0], line + len, sizeof line - 1 - len)) > 0 ||
-	    (n < 0 && errno == EINTR)))
-		if (n > 0)
-			len += (size_t)n;
-	line[len] = '\0';
-	close(pfd[0]);
-	while ((rc = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-		;
-	sweep_child = 0;
-	for (i = 0; i < NSWEEPSIG; i++)
-		sigaction(sweep_sigs[i], &old[i], NULL);
-	if (rc < 0) {
-		snprintf(err, errlen, "exec: wait: %s", strerror(errno));
+	if (posix_child(sweep_child, &j, &st, line, sizeof line, err,
+	    errlen) < 0) {
 		snap_restore(r, sn, &f);
 		return EXIT_OWN;
 	}
 	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
 	    128 + WTERMSIG(st) : EXIT_OWN;
-	if (len == 0)
+	if (line[0] == '\0')
 		sandbox_end_set(rc, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	sweep_absent(r, &f);
 	snap_restore(r, sn, &f);
-	if (len > 0)
+	if (line[0] != '\0')
 		snprintf(err, errlen, "%s", line);
 	else if (f.n > 1)
 		snprintf(err, errlen, "%s (and %zu more)", f.first, f.n - 1);

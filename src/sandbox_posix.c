@@ -115,7 +115,7 @@ sys_mkdir(const char *path, mode_t mode, void *arg)
 
 const struct roots_ops posix_roots_ops = { .mkdir = sys_mkdir };
 
-/* The child sandbox_run_wait waits for. */
+/* The child posix_child waits for. */
 static volatile sig_atomic_t wait_child;
 
 /* Pass on a signal a process sent us; a terminal's reached it already. */
@@ -139,62 +139,22 @@ static const int wait_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
     SIGUSR2 };
 #define NWAITSIG	(sizeof wait_sigs / sizeof wait_sigs[0])
 
-/*
- * The child: sandbox_run, which replaces it where the backend allows. A
- * backend that returns after the command (a Linux sweep) ends the child
- * as the command ended, so that the parent sees a signal as one.
- */
-static _Noreturn void
-wait_run(const struct policy *p, const struct sandbox_choice *ch,
-    char **argv, pid_t parent, int fd)
-{
-	struct sandbox_end end;
-	struct rlimit none = { 0, 0 };
-	char err[1024];
-	sigset_t s;
-	int rc;
-
-#ifdef __linux__
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		_exit(EXIT_OWN);
-#endif
-	if (getppid() != parent)
-		_exit(EXIT_OWN);
-	err[0] = '\0';
-	/* not found or not runnable is arcturn's to say, whatever the backend */
-	if ((rc = posix_check(argv, err, sizeof err)) == 0)
-		rc = sandbox_run(p, ch, argv, err, sizeof err);
-	if (err[0] != '\0')
-		(void)!write(fd, err, strlen(err));
-	sandbox_last_end(&end);
-	if (end.ran && end.sig > 0) {
-		(void)setrlimit(RLIMIT_CORE, &none);
-		signal(end.sig, SIG_DFL);
-		sigemptyset(&s);
-		sigaddset(&s, end.sig);
-		sigprocmask(SIG_UNBLOCK, &s, NULL);
-		kill(getpid(), end.sig);
-	}
-	_exit(rc);
-}
-
 int
-sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
-    char **argv, struct sandbox_end *end, char *err, size_t errlen)
+posix_child(int (*fn)(void *, int), void *arg, int *st, char *line,
+    size_t size, char *err, size_t errlen)
 {
 	struct sigaction old[NWAITSIG], fwd;
 	sigset_t block, mask;
-	char line[1024];
 	size_t len = 0, i;
 	ssize_t n;
-	int pfd[2], st, rc;
-	pid_t pid, parent = getpid();
+	int pfd[2], rc;
+	pid_t pid;
 
-	memset(end, 0, sizeof *end);
+	line[0] = '\0';
 	if (pipe(pfd) < 0 || fcntl(pfd[0], F_SETFD, FD_CLOEXEC) < 0 ||
 	    fcntl(pfd[1], F_SETFD, FD_CLOEXEC) < 0) {
 		snprintf(err, errlen, "exec: pipe: %s", strerror(errno));
-		return EXIT_OWN;
+		return -1;
 	}
 	memset(&fwd, 0, sizeof fwd);
 	fwd.sa_sigaction = wait_pass;
@@ -207,14 +167,14 @@ sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
 	if ((pid = fork()) == 0) {
 		sigprocmask(SIG_SETMASK, &mask, NULL);
 		close(pfd[0]);
-		wait_run(p, ch, argv, parent, pfd[1]);
+		_exit(fn(arg, pfd[1]));
 	}
 	close(pfd[1]);
 	if (pid < 0) {
 		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
 		sigprocmask(SIG_SETMASK, &mask, NULL);
 		close(pfd[0]);
-		return EXIT_OWN;
+		return -1;
 	}
 	wait_child = pid;
 	for (i = 0; i < NWAITSIG; i++)
@@ -222,28 +182,90 @@ sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
 			sigaction(wait_sigs[i], &fwd, NULL);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	/* what the child says before its exec (EOF once it has exec'd) */
-	while (len + 1 < sizeof line &&
-	    ((n = read(pfd[0], line + len, sizeof line - 1 - len)) > 0 ||
+	while (len + 1 < size &&
+	    ((n = read(pfd[0], line + len, size - 1 - len)) > 0 ||
 	    (n < 0 && errno == EINTR)))
 		if (n > 0)
 			len += (size_t)n;
 	line[len] = '\0';
 	close(pfd[0]);
-	while ((rc = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+	while ((rc = waitpid(pid, st, 0)) < 0 && errno == EINTR)
 		;
 	wait_child = 0;
 	for (i = 0; i < NWAITSIG; i++)
 		sigaction(wait_sigs[i], &old[i], NULL);
 	if (rc < 0) {
 		snprintf(err, errlen, "exec: wait: %s", strerror(errno));
-		return EXIT_OWN;
+		return -1;
 	}
+	return 0;
+}
+
+/* What the child of sandbox_run_wait runs. */
+struct wait_job {
+	const struct policy		*p;
+	const struct sandbox_choice	*ch;
+	char				**argv;
+	pid_t				 parent;
+};
+
+/*
+ * The child: sandbox_run, which replaces it where the backend allows. A
+ * backend that returns after the command (a Linux sweep) ends the child
+ * as the command ended, so that the parent sees a signal as one.
+ */
+static int
+wait_run(void *arg, int fd)
+{
+	struct wait_job *j = arg;
+	struct sandbox_end end;
+	struct rlimit none = { 0, 0 };
+	char err[1024];
+	sigset_t s;
+	int rc;
+
+#ifdef __linux__
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return EXIT_OWN;
+#endif
+	if (getppid() != j->parent)
+		return EXIT_OWN;
+	err[0] = '\0';
+	/* not found or not runnable is arcturn's to say, whatever the backend */
+	if ((rc = posix_check(j->argv, err, sizeof err)) == 0)
+		rc = sandbox_run(j->p, j->ch, j->argv, err, sizeof err);
+	if (err[0] != '\0')
+		(void)!write(fd, err, strlen(err));
+	sandbox_last_end(&end);
+	if (end.ran && end.sig > 0) {
+		(void)setrlimit(RLIMIT_CORE, &none);
+		signal(end.sig, SIG_DFL);
+		sigemptyset(&s);
+		sigaddset(&s, end.sig);
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+		kill(getpid(), end.sig);
+	}
+	return rc;
+}
+
+int
+sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
+    char **argv, struct sandbox_end *end, char *err, size_t errlen)
+{
+	struct wait_job j = { p, ch, argv, getpid() };
+	char line[1024];
+	int st, rc;
+
+	memset(end, 0, sizeof *end);
+	if (posix_child(wait_run, &j, &st, line, sizeof line, err,
+	    errlen) < 0)
+		return EXIT_OWN;
 	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
 	    128 + WTERMSIG(st) : EXIT_OWN;
-	if (len > 0)
+	if (line[0] != '\0')
 		snprintf(err, errlen, "%s", line);
 	/* a line and 125 to 127: the command never started */
-	if (len == 0 || WIFSIGNALED(st) || rc < EXIT_OWN ||
+	if (line[0] == '\0' || WIFSIGNALED(st) || rc < EXIT_OWN ||
 	    rc > EXIT_NOTFOUND) {
 		end->ran = 1;
 		end->status = rc;

@@ -30,6 +30,17 @@ int	posix_which(const char *name, int abs_only, char *buf, size_t len);
 /* 0 when execvp would find cmd[0] and could run it, else a status. */
 int	posix_check(char **cmd, char *err, size_t errlen);
 
+/*
+ * Run fn(arg, fd) in a child, which ends with the status fn returns (or
+ * replaces itself). fd is the write end of a close-on-exec pipe: what the
+ * child writes there before it execs (one line) comes back in line. While
+ * arcturn waits, a signal a process sends it (not one the terminal sent
+ * the whole group) is passed on to the child. 0 with *st the wait status,
+ * or -1 with err filled (`exec: what: reason`).
+ */
+int	posix_child(int (*fn)(void *arg, int fd), void *arg, int *st,
+	    char *line, size_t size, char *err, size_t errlen);
+
 /* realpath(3) and mkdir(2). */
 extern const struct roots_ops posix_roots_ops;
 
