@@ -12,6 +12,7 @@
 
 #include "config_check.h"
 #include "path.h"
+#include "utf8.h"
 
 /* The temp dir, state dir or grant path lies in, or NULL. */
 static const char *
@@ -34,6 +35,7 @@ config_check_link(const struct policy *p, const char *dir, char *err,
     size_t errlen)
 {
 	char cur[PATH_MAX], next[PATH_MAX], real[PATH_MAX];
+	char msg[3 * PATH_MAX + 128];
 	const char *q, *root;
 	struct stat st;
 	size_t n;
@@ -57,11 +59,13 @@ config_check_link(const struct policy *p, const char *dir, char *err,
 			return 0;
 		if (lstat(next, &st) == 0 && S_ISLNK(st.st_mode) &&
 		    (root = in_other_root(p, next)) != NULL) {
-			if (err != NULL && errlen > 0)
-				snprintf(err, errlen, "workspace: %s: reached "
-				    "through the symlink %s, which lies in the "
-				    "writable root %s; refused (give the real "
-				    "path)", p->workspace, next, root);
+			if (err != NULL && errlen > 0) {
+				snprintf(msg, sizeof msg, "workspace: %s: "
+				    "reached through the symlink %s, which lies "
+				    "in the writable root %s; refused (give the "
+				    "real path)", p->workspace, next, root);
+				utf8_one_line(err, errlen, msg);
+			}
 			errno = ELOOP;
 			return -1;
 		}
@@ -76,7 +80,7 @@ int
 config_check_inputs(const struct policy *p, char *err, size_t errlen)
 {
 	const char *t = p->tmpdir, *why = NULL, *what = "";
-	char buf[PATH_MAX + 64];
+	char buf[PATH_MAX + 64], msg[2 * PATH_MAX + 192];
 
 	if (strcmp(t, "/") == 0)
 		why = "is the whole file system";
@@ -100,8 +104,9 @@ config_check_inputs(const struct policy *p, char *err, size_t errlen)
 	if (why == NULL)
 		return 0;
 	snprintf(buf, sizeof buf, "%s%s", why, what);
-	snprintf(err, errlen, "TMPDIR: %s: %s; refused: a command could "
+	snprintf(msg, sizeof msg, "TMPDIR: %s: %s; refused: a command could "
 	    "write there (point TMPDIR at a directory of its own)", t, buf);
+	utf8_one_line(err, errlen, msg);
 	errno = EINVAL;
 	return -1;
 }

@@ -28,6 +28,7 @@
 #include "mem.h"
 #include "path.h"
 #include "strlist.h"
+#include "utf8.h"
 
 #define NAME_SHOWN	CONFIG_NAME_SHOWN
 
@@ -50,12 +51,14 @@ static const char *const mode_names[] = {
 void
 config_seterr(struct config_ctx *c, int e, const char *fmt, ...)
 {
+	char msg[PATH_MAX + 256];
 	va_list ap;
 
 	if (c->err != NULL && c->errlen > 0) {
 		va_start(ap, fmt);
-		vsnprintf(c->err, c->errlen, fmt, ap);
+		vsnprintf(msg, sizeof msg, fmt, ap);
 		va_end(ap);
+		utf8_one_line(c->err, c->errlen, msg);
 	}
 	errno = e;
 }
@@ -90,14 +93,15 @@ ferr(struct config_ctx *c, const struct jsonfile *f, size_t off,
 static void
 warnmsg(struct config_ctx *c, const char *fmt, ...)
 {
-	char msg[PATH_MAX + 256];
+	char line[PATH_MAX + 256], msg[PATH_MAX + 256];
 	va_list ap;
 
 	if (c->warn == NULL)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
+	utf8_one_line(msg, sizeof msg, line);
 	c->warn(msg, c->warnarg);
 }
 

@@ -67,7 +67,7 @@ say_json(void)
 static void
 line(int keep, int err, const char *prefix, const char *fmt, va_list ap)
 {
-	char buf[sizeof st.msg], *big = NULL;
+	char buf[sizeof st.msg], *big = NULL, *shown = NULL;
 	const char *msg = buf, *sep = err != 0 ? ": " : "";
 	const char *why = err != 0 ? strerror(err) : "";
 	va_list aq;
@@ -83,12 +83,18 @@ line(int keep, int err, const char *prefix, const char *fmt, va_list ap)
 		msg = big;
 	}
 	va_end(aq);
+	/* a name holding a newline or a terminal escape stays one line */
+	if ((shown = mem_alloc(strlen(msg) * 4 + 1)) != NULL) {
+		utf8_one_line(shown, strlen(msg) * 4 + 1, msg);
+		msg = shown;
+	}
 	fprintf(stderr, "arcturn: %s%s%s%s\n", prefix, msg, sep, why);
 	if (keep && !st.have) {
 		st.have = 1;
 		st.err = err;
 		snprintf(st.msg, sizeof st.msg, "%s%s%s", msg, sep, why);
 	}
+	mem_free(shown);
 	mem_free(big);
 }
 

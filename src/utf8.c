@@ -71,3 +71,28 @@ utf8_clean(const char *buf, size_t len, int lossy)
 	out[o] = '\0';
 	return out;
 }
+
+void
+utf8_one_line(char *out, size_t outlen, const char *in)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	unsigned char ch;
+
+	for (; *in != '\0'; in++) {
+		ch = (unsigned char)*in;
+		if (ch >= 0x20 && ch != 0x7f) {
+			if (o + 1 >= outlen)
+				break;
+			out[o++] = (char)ch;
+			continue;
+		}
+		if (o + 4 >= outlen)
+			break;
+		out[o++] = '\\';
+		out[o++] = 'x';
+		out[o++] = hex[ch >> 4];
+		out[o++] = hex[ch & 15];
+	}
+	out[o] = '\0';
+}

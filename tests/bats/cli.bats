@@ -51,6 +51,18 @@ setup() { common_setup; }
 	assert_failure
 }
 
+@test "a name holding a newline or a terminal escape stays one error line" {
+	run arcturn read "$(printf 'a\nb')"
+	assert_failure
+	assert_output 'arcturn: read: a\x0ab: No such file or directory'
+	run arcturn read "$(printf 'x\033]0;pwned\007y')"
+	assert_failure
+	assert_output 'arcturn: read: x\x1b]0;pwned\x07y: No such file or directory'
+	run arcturn --json read "$(printf 'a\nb')"
+	assert_failure
+	assert_output --partial '"message":"read: a\\x0ab: No such file or directory"'
+}
+
 @test "sandbox: unknown subcommand is a usage error" {
 	run arcturn sandbox frob
 	assert_failure 2

@@ -188,6 +188,16 @@ arcturn: warning: $WC: unknown key \"x\""
 	[ ! -e "$MARK" ]
 }
 
+@test "a grant holding a newline (a JSON escape) is named on one line" {
+	mkdir -p "$HOME/.config/arcturn"
+	printf '{"grants": ["/tmp", "net\\nx\\u001b[31m"]}' >"$HOME/.config/arcturn/config.json"
+	run arcturn exec --sandbox off -- touch "$MARK"
+	assert_failure 125
+	assert_output 'arcturn: '"$HOME"'/.config/arcturn/config.json:1:21: grant: net\x0ax\x1b[31m: not an absolute path'
+	[ "${#lines[@]}" -eq 1 ]
+	[ ! -e "$MARK" ]
+}
+
 @test "a bad ARCTURN_DRY_RUN is an error" {
 	ARCTURN_DRY_RUN=yes run_exec
 	assert_failure 125
