@@ -20,7 +20,9 @@
 #include "mem.h"
 
 #define RECORD_MAX	((size_t)64 << 20)
+#define AFTER_MAX	((size_t)1 << 20)	/* a log beyond it is folded */
 #define NAMELEN		10
+#define AFTER_SUFFIX	".after"
 
 struct ckpt {
 	int		 dirfd;		/* checkpoints/<K> */
@@ -152,6 +154,23 @@ turn_name(unsigned long id, char name[NAMELEN + 2])
 	snprintf(name, NAMELEN + 2, "%010lu", id);
 }
 
+static void
+after_name(unsigned long id, char name[NAMELEN + sizeof AFTER_SUFFIX + 1])
+{
+	snprintf(name, NAMELEN + sizeof AFTER_SUFFIX + 1, "%010lu"
+	    AFTER_SUFFIX, id);
+}
+
+/* Remove turn id's .after log (ENOENT is no log); 0 or -1. */
+static int
+drop_after(struct ckpt *c, unsigned long id)
+{
+	char name[NAMELEN + sizeof AFTER_SUFFIX + 1];
+
+	after_name(id, name);
+	return unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT ? -1 : 0;
+}
+
 static int
 valid_name(const char *s, unsigned long *id)
 {
@@ -185,15 +204,71 @@ ckpt_save(struct ckpt *c, struct ckpt_turn *t)
 	if (rc == 0)
 		rc = fsx_write_atomic(c->turnsfd, name, buf, len, 0600, 0);
 	mem_free(buf);
+	/* the record holds what the log said (t was loaded with it) */
+	if (rc == 0 && !fresh)
+		rc = drop_after(c, t->id);
 	if (rc == 0 && fresh)
 		(void)ckpt_prune(c);
 	return rc;
 }
 
 int
+ckpt_note_after(struct ckpt *c, struct ckpt_turn *t, const char *rel)
+{
+	char name[NAMELEN + sizeof AFTER_SUFFIX + 1], *dir, *slash;
+	char *buf = NULL;
+	struct ckpt_entry *e[2 + PATH_MAX / 2], *en;
+	struct stat st;
+	size_t n = 0, len;
+	ssize_t w;
+	int fd = -1, rc = -1;
+
+	if ((dir = mem_strdup(rel)) == NULL)
+		return -1;
+	if ((en = ckpt_find(t, rel)) != NULL)
+		e[n++] = en;
+	while ((slash = strrchr(dir, '/')) != NULL && n < sizeof e /
+	    sizeof e[0]) {
+		*slash = '\0';
+		if ((en = ckpt_find(t, dir)) == NULL ||
+		    en->before.kind != CKPT_ABSENT)
+			break;
+		e[n++] = en;
+	}
+	mem_free(dir);
+	if (n == 0)
+		return 0;
+	after_name(t->id, name);
+	if (fstatat(c->turnsfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (!S_ISREG(st.st_mode) || (size_t)st.st_size > AFTER_MAX))
+		return ckpt_save(c, t);
+	if (ckpt_format_after(e, n, &buf, &len) < 0)
+		return -1;
+	/* one write: a crash leaves the entries whole or a torn tail */
+	if ((fd = openat(c->turnsfd, name, O_WRONLY | O_APPEND | O_CREAT |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
+		goto out;
+	while ((w = write(fd, buf, len)) < 0 && errno == EINTR)
+		;
+	if (w < 0)
+		goto out;
+	if ((size_t)w != len) {
+		errno = ENOSPC;
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0 && close(fd) < 0 && rc == 0)
+		rc = -1;
+	mem_free(buf);
+	return rc;
+}
+
+int
 ckpt_load(struct ckpt *c, unsigned long id, struct ckpt_turn *t)
 {
-	char name[NAMELEN + 2], *buf;
+	char name[NAMELEN + 2], aname[NAMELEN + sizeof AFTER_SUFFIX + 1];
+	char *buf;
 	size_t len;
 	int rc;
 
@@ -207,7 +282,18 @@ ckpt_load(struct ckpt *c, unsigned long id, struct ckpt_turn *t)
 		errno = EBADMSG;
 		return -1;
 	}
-	return rc;
+	if (rc < 0)
+		return -1;
+	after_name(id, aname);
+	if (fsx_read_all(c->turnsfd, aname, RECORD_MAX, &buf, &len) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		ckpt_turn_clear(t);
+		return -1;
+	}
+	(void)ckpt_parse_after(buf, len, t);
+	mem_free(buf);
+	return 0;
 }
 
 static int
@@ -665,7 +751,8 @@ ckpt_prune(struct ckpt *c)
 		return -1;
 	for (; n - i > 1 && n - i > c->lim.keep; i++, dropped++) {
 		turn_name(id[i], name);
-		if (unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT)
+		if (drop_after(c, id[i]) < 0 ||
+		    (unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT))
 			goto fail;
 	}
 	if (c->lim.maxbytes == 0 && !dropped) {
@@ -678,8 +765,9 @@ ckpt_prune(struct ckpt *c)
 		if (c->lim.maxbytes == 0 || bytes <= c->lim.maxbytes ||
 		    n - i <= 1)
 			break;
-		turn_name(id[i++], name);
-		if (unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT)
+		turn_name(id[i], name);
+		if (drop_after(c, id[i++]) < 0 ||
+		    (unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT))
 			goto fail;
 	}
 	mem_free(id);

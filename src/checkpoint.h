@@ -37,13 +37,22 @@
  * before the turn first changed it (its blob is in blobs/), after the
  * state the tool left there (rewind's compare-and-swap base).
  *
+ *   checkpoints/<K>/turns/<N>.after
+ *				the after states a write or edit left since
+ *				the record was last written, appended, one
+ *				entry each: `after <after> PATHLEN\n<path>\n`
+ *
  * Crash safety: every blob and record is written under a temp name,
  * fsynced and renamed (fsx.h); a path's blob is durable before the record
  * that names it, and a write is recorded (after = before) before the file
- * is touched, then recorded again with its new state: after a kill -9 the
- * record says what was there before, and a rewind sees a path whose state
- * is neither as a conflict. Retention drops a turn record first, then
- * the blobs no remaining record names, and sweeps temp names.
+ * is touched. Its new state then goes to the .after log, appended without
+ * fsync: the log only ever moves an after state forward, so when a crash
+ * loses or tears its tail (read up to the first entry that is not whole),
+ * a rewind sees the path as changed since and refuses it as a conflict
+ * (--force restores it); nothing the record says is lost. Loading a turn
+ * applies its log; writing the record folds the log in and removes it.
+ * Retention drops a turn's log and record first, then the blobs no
+ * remaining record names, and sweeps temp names.
  *
  * Functions return 0 (or a count) or -1 with errno (EBADMSG: a damaged
  * record; ENOENT: no store, no such turn).
@@ -167,10 +176,19 @@ int	ckpt_add(struct ckpt_turn *t, const char *rel,
 	    const struct ckpt_state *before, const struct ckpt_state *after);
 
 /*
- * Write t's record (atomically, durable). A turn recorded for the first
- * time runs retention.
+ * Write t's record (atomically, durable) and remove its .after log (t
+ * holds what it said). A turn recorded for the first time runs
+ * retention.
  */
 int	ckpt_save(struct ckpt *, struct ckpt_turn *t);
+
+/*
+ * After ckpt_settle of rel, in a turn whose record exists: append the
+ * after states of rel and of the folders above it that t records as
+ * absent before to the .after log (no fsync; see Crash safety). A log
+ * grown past a bound is folded in with ckpt_save instead.
+ */
+int	ckpt_note_after(struct ckpt *, struct ckpt_turn *t, const char *rel);
 
 /*
  * A turn record as text (checkpoint_record.c): ckpt_format makes it
@@ -179,6 +197,16 @@ int	ckpt_save(struct ckpt *, struct ckpt_turn *t);
  */
 int	ckpt_format(const struct ckpt_turn *t, char **buf, size_t *len);
 int	ckpt_parse(const char *buf, size_t len, struct ckpt_turn *t);
+
+/*
+ * The .after log (checkpoint_record.c): ckpt_format_after makes the
+ * entries of e[0..n-1]; ckpt_parse_after sets the after state of each
+ * path of t a whole entry names, in order, stopping at the first entry
+ * that is not whole, and returns how many it set.
+ */
+int	ckpt_format_after(struct ckpt_entry *const *e, size_t n, char **buf,
+	    size_t *len);
+size_t	ckpt_parse_after(const char *buf, size_t len, struct ckpt_turn *t);
 
 /* "absent", "file", "link", "other" or "dir". */
 const char *ckpt_kind_name(enum ckpt_kind);

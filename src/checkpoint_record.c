@@ -12,6 +12,7 @@
 #include "mem.h"
 
 #define TURN_MAGIC	"arcturn-turn 1\n"
+#define AFTER_KEY	"after"
 
 static const char *const kind_names[] = { "absent", "file", "link", "other",
     "dir" };
@@ -261,3 +262,51 @@ fail:
 	return -1;
 }
 
+
+int
+ckpt_format_after(struct ckpt_entry *const *e, size_t n, char **buf,
+    size_t *len)
+{
+	struct sbuf b = { NULL, 0, 0, 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sb_put(&b, AFTER_KEY " ", sizeof AFTER_KEY);
+		sb_state(&b, &e[i]->after);
+		sb_printf(&b, "%zu\n", strlen(e[i]->path));
+		sb_put(&b, e[i]->path, strlen(e[i]->path));
+		sb_put(&b, "\n", 1);
+	}
+	if (b.err) {
+		errno = b.err;
+		mem_free(b.p);
+		return -1;
+	}
+	*buf = b.p;
+	*len = b.len;
+	return 0;
+}
+
+size_t
+ckpt_parse_after(const char *buf, size_t len, struct ckpt_turn *t)
+{
+	struct rd r = { buf, buf + len, 0 };
+	struct ckpt_state st;
+	struct ckpt_entry *en;
+	size_t plen, done = 0;
+	char *path;
+
+	while (r.p < r.end) {
+		rd_key(&r, AFTER_KEY);
+		rd_state(&r, &st);
+		plen = (size_t)rd_num(&r, 10);
+		if (r.bad || (path = rd_bytes(&r, plen)) == NULL)
+			break;		/* a torn or foreign tail: the rest */
+		if ((en = ckpt_find(t, path)) != NULL) {
+			en->after = st;
+			done++;
+		}
+		mem_free(path);
+	}
+	return done;
+}

@@ -90,7 +90,7 @@ checkpoint_after(struct ckpt_hold *h, struct dryrun *x, const char *what,
 		return;
 	if (ckpt_find(&h->t, rel) != NULL &&
 	    (ckpt_settle(h->c, &h->t, x->rootfd, rel) < 0 ||
-	    ckpt_save(h->c, &h->t) < 0))
+	    ckpt_note_after(h->c, &h->t, rel) < 0))
 		say_warn("%s: %s: checkpoint not updated (%s): rewinding "
 		    "it needs --force", what, path, dryrun_strerror(errno));
 	ckpt_turn_clear(&h->t);

@@ -166,6 +166,37 @@ project() {
 	[ "$(cat src/main.c)" = "user edit" ]
 }
 
+@test "a write's new state goes to the turn's .after log; a lost log is a conflict, not a wrong restore" {
+	project
+	arcturn turn --label logged >/dev/null
+	arcturn write src/main.c <<<"v1"
+	arcturn write src/main.c <<<"v2"
+	log=$(store)/turns/0000000001.after
+	[ -f "$log" ]
+	# the record was written once, before the first write; the log says v2
+	[ "$(grep -c '^after file ' "$log")" = 2 ]
+	grep -q "^after file 644 $(printf 'v2\n' | sha256sum | cut -c1-64) 10\$" "$log"
+	# a crash that tore the log's tail: the whole entries still count
+	printf 'after file 644 0123' >>"$log"
+	run arcturn undo
+	assert_success
+	[ "$(cat src/main.c)" = 'int main(void) { return 0; }' ]
+	arcturn undo >/dev/null		# back to v2 (the undo's own turn)
+	[ "$(cat src/main.c)" = v2 ]
+	# a crash that lost the whole log: the tool's v2 is not known, so a
+	# rewind refuses it as changed since, and --force restores
+	arcturn turn >/dev/null
+	arcturn write src/main.c <<<"v3"
+	rm "$(store)"/turns/*.after
+	run arcturn undo
+	assert_failure 1
+	assert_line --regexp '^arcturn: undo: src/main.c: changed since turn [0-9]+ left it; conflict$'
+	[ "$(cat src/main.c)" = v3 ]
+	run arcturn undo --force
+	assert_success
+	[ "$(cat src/main.c)" = v2 ]
+}
+
 @test "rewind: nothing to rewind, no such turn, a bad number" {
 	run arcturn undo
 	assert_failure 1

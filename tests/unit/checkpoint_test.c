@@ -288,6 +288,107 @@ t_dir(void)
 	teardown();
 }
 
+/* Append text to the turns/ file name (made if missing). */
+static void
+append_turns(const char *name, const char *text, size_t len)
+{
+	int dfd = storefd("turns"), fd;
+
+	CHECK(dfd >= 0);
+	CHECK((fd = openat(dfd, name, O_WRONLY | O_APPEND | O_CREAT |
+	    O_CLOEXEC, 0600)) >= 0);
+	CHECK(write(fd, text, len) == (ssize_t)len);
+	close(fd);
+	close(dfd);
+}
+
+static int
+turns_has(const char *name)
+{
+	int dfd = storefd("turns"), rc;
+	struct stat st;
+
+	CHECK(dfd >= 0);
+	rc = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	close(dfd);
+	return rc;
+}
+
+/*
+ * The .after log: a write's new state is appended, not fsynced; loading
+ * applies whole entries up to a torn or foreign tail; saving the record
+ * folds the log in and removes it; retention drops it with its record.
+ */
+static void
+t_after_log(void)
+{
+	static const char torn[] = "after file 644 abc";
+	struct ckpt_state now;
+	struct ckpt_turn t, u;
+	struct ckpt *c;
+	struct ckpt_limits lim = { 1, 0 };
+	char big[4096];
+	size_t i;
+
+	setup();
+	fx_put(g_root, "a", "old\n", 0644);
+	CHECK(ckpt_open(g_state, g_ws, 1, LOCK_EX, NULL, &c) == 0);
+	CHECK(ckpt_for_write(c, &t) == 0);
+	CHECK(ckpt_snapshot(c, &t, g_root, "sub/deep/new") == 1);
+	CHECK(ckpt_snapshot(c, &t, g_root, "a") == 1);
+	CHECK(ckpt_save(c, &t) == 0);
+	fx_put(g_root, "a", "new\n", 0600);
+	CHECK(mkdirat(g_root, "sub", 0755) == 0);
+	CHECK(mkdirat(g_root, "sub/deep", 0700) == 0);
+	fx_put(g_root, "sub/deep/new", "n", 0644);
+	CHECK(ckpt_settle(c, &t, g_root, "a") == 0);
+	CHECK(ckpt_note_after(c, &t, "a") == 0);
+	CHECK(ckpt_settle(c, &t, g_root, "sub/deep/new") == 0);
+	CHECK(ckpt_note_after(c, &t, "sub/deep/new") == 0);
+	CHECK(turns_has("0000000001.after"));
+	/* the record still says after = before; the log says the rest */
+	CHECK(ckpt_load(c, t.id, &u) == 0);
+	CHECK(ckpt_state(c, g_root, "a", 0, &now) == 0);
+	CHECK(memcmp(&ckpt_find(&u, "a")->after, &now, sizeof now) == 0);
+	CHECK(ckpt_find(&u, "a")->after.mode == 0600);
+	CHECK(ckpt_find(&u, "sub")->after.kind == CKPT_DIR);
+	CHECK(ckpt_find(&u, "sub/deep")->after.mode == 0700);
+	CHECK(ckpt_find(&u, "sub/deep/new")->after.kind == CKPT_FILE);
+	ckpt_turn_clear(&u);
+	/* a torn tail and what follows it are left out, the rest holds */
+	append_turns("0000000001.after", torn, sizeof torn - 1);
+	append_turns("0000000001.after", "after absent 0 " ZEROS " 1\na\n",
+	    strlen("after absent 0 " ZEROS " 1\na\n"));
+	CHECK(ckpt_load(c, t.id, &u) == 0);
+	CHECK(ckpt_find(&u, "a")->after.kind == CKPT_FILE);
+	CHECK(ckpt_find(&u, "a")->after.mode == 0600);
+	ckpt_turn_clear(&u);
+	/* saving the record folds the log in and removes it */
+	CHECK(ckpt_save(c, &t) == 0);
+	CHECK(!turns_has("0000000001.after"));
+	CHECK(ckpt_load(c, t.id, &u) == 0);
+	CHECK(ckpt_find(&u, "a")->after.mode == 0600);
+	CHECK(ckpt_find(&u, "sub/deep")->after.mode == 0700);
+	ckpt_turn_clear(&u);
+	/* a log past its bound is folded instead of grown */
+	memset(big, ' ', sizeof big);
+	for (i = 0; i < 300; i++)
+		append_turns("0000000001.after", big, sizeof big);
+	CHECK(ckpt_note_after(c, &t, "a") == 0);
+	CHECK(!turns_has("0000000001.after"));
+	CHECK(ckpt_note_after(c, &t, "a") == 0);
+	CHECK(turns_has("0000000001.after"));
+	ckpt_turn_clear(&t);
+	ckpt_close(c);
+	/* retention (keep 1) drops turn 1's log with its record */
+	CHECK(ckpt_open(g_state, g_ws, 0, LOCK_EX, &lim, &c) == 0);
+	CHECK(write_turn(c, "b", "b") == 2);
+	CHECK(!turns_has("0000000001"));
+	CHECK(!turns_has("0000000001.after"));
+	ckpt_close(c);
+	teardown();
+}
+
 /* Snapshot two paths and save, with the nth allocation or write failing. */
 static void
 fault_loop(int writes)
@@ -368,6 +469,7 @@ main(void)
 	TEST(t_maxbytes);
 	TEST(t_damaged);
 	TEST(t_dir);
+	TEST(t_after_log);
 	TEST(t_fault_alloc);
 	TEST(t_fault_write);
 	return tap_done();
