@@ -51,7 +51,7 @@ CORE_MODS  = apply apply_swap changes changes_base checkpoint conflict \
              checkpoint_record config config_check config_file diff fsx \
              fsx_replace gitconfig gitctl hash jsonfile keep mem path plan \
              readall review roots sandbox session session_base \
-             session_rmtree session_run shadow shadow_base strlist udiff utf8 wsview
+             session_rmtree session_run sha256 shadow shadow_base strlist udiff utf8 wsview
 FRONT_MODS = cli cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file \
              cmd_discard cmd_json cmd_session cmd_turn say
 # The MCP server (mcp.h): a front end over the others.

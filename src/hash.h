@@ -1,5 +1,7 @@
 /*
- * hash: SHA-256 and randomness, both from BearSSL.
+ * hash: SHA-256 and randomness, both from BearSSL; on x86_64 CPUs with
+ * the SHA extensions, SHA-256 from sha256.h (the same function, five to
+ * ten times the speed on large files).
  *
  * The context is caller-owned (no allocation): hash_init, any number of
  * hash_update calls, hash_final. Digests are 32 bytes; hash_hex writes 64
@@ -12,11 +14,17 @@
 
 #include <bearssl_hash.h>
 
+#include "sha256.h"
+
 #define HASH_LEN	32
 #define HASH_HEXLEN	64
 
 struct hash_ctx {
-	br_sha256_context	sha;
+	int			 accel;	/* sha256.h's, else BearSSL's */
+	union {
+		br_sha256_context br;
+		struct sha256	 ni;
+	} u;
 };
 
 void	hash_init(struct hash_ctx *);
