@@ -8,19 +8,23 @@ bats_load_library bats-assert
 
 : "${ARCTURN_BIN:?run the suite through tests/run}"
 
-# python3 as the tests' own shell runs it: where it is a pyenv shim (a
-# bash script that runs pyenv, which then starts the interpreter: 0.3 s a
-# start here, 2-4 s under load, against 0.03 s), the interpreter the shim
-# starts, asked once per run. What arcturn runs finds python3 on PATH.
+# python3, where it is a pyenv shim (a bash script running pyenv, which
+# then starts the interpreter: 0.3 s a start here, 2-4 s under load,
+# against 0.03 s; the tests start python3 hundreds of times, most inside
+# arcturn exec): the folder of the interpreter the shim starts goes first
+# on PATH, as `pyenv exec` itself does. The interpreter is asked once per
+# run.
 case $(command -v python3 2>/dev/null) in
 */.pyenv/shims/python3)
 	if [ -n "${BATS_RUN_TMPDIR:-}" ]; then
 		[ -s "$BATS_RUN_TMPDIR/python3.path" ] ||
-			{ command python3 -c 'import sys; print(sys.executable)' \
+			{ python3 -c 'import sys; print(sys.executable)' \
 			    >"$BATS_RUN_TMPDIR/python3.path.$$" &&
 			    mv "$BATS_RUN_TMPDIR/python3.path.$$" "$BATS_RUN_TMPDIR/python3.path"; }
-		read -r PYTHON3 2>/dev/null <"$BATS_RUN_TMPDIR/python3.path" &&
-			[ -x "$PYTHON3" ] && python3() { "$PYTHON3" "$@"; }
+		read -r _py3 2>/dev/null <"$BATS_RUN_TMPDIR/python3.path" &&
+			[ -x "$_py3" ] && [ "${_py3##*/}" = python3 ] &&
+			PATH=${_py3%/*}:$PATH
+		unset _py3
 	fi ;;
 esac
 
