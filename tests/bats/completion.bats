@@ -156,45 +156,61 @@ help_missing() {
 		}' <(printf '%s\n' "${lines[@]}") "$e"
 }
 
+# The values the Nth line of the last comp_batch offered, as values() has
+# them.
+batch_values() {
+	sed 's/^--[a-z-]*=//' "$T/comp.$1" | grep -v '^$' | sort -u
+}
+
+# The checks of one shell. The lines of each part are completed by one
+# process of the shell (a shell start a line was most of the time).
 check_shell() {
 	local sh=$1
 	run help_missing "$sh"
 	assert_output ""
 
 	# option values
-	run values "$sh" "arcturn exec --sandbox "
+	comp_batch "$sh" "arcturn exec --sandbox " "arcturn exec --network " \
+	    "arcturn diff --color=" "arcturn -q exec --dry-run --sandbox=w" ||
+		fail "$sh: completion failed"
+	run batch_values 1
 	assert_output "$(src_table mode_names | sort)"
-	run values "$sh" "arcturn exec --network "
+	run batch_values 2
 	assert_output "$(help_values exec --network | sort)"
-	run values "$sh" "arcturn diff --color="
+	run batch_values 3
 	assert_output "$(help_values diff --color | sort)"
-	run values "$sh" "arcturn -q exec --dry-run --sandbox=w"
+	run batch_values 4
 	assert_output workspace-write
 
-	# session ids
+	# session ids; paths, and the command after exec's options
 	echo x | arcturn write --dry-run notes.txt
 	echo y | arcturn --session foo-1 write --dry-run notes.txt
 	def=$(arcturn session list | awk 'NR > 1 && $1 != "foo-1" { print $1 }')
 	[ -n "$def" ]
-	run values "$sh" "arcturn session rm "
+	comp_batch "$sh" "arcturn session rm " "arcturn --session " \
+	    "arcturn -C . session show fo" "arcturn session list " \
+	    "arcturn write --dry-run not" "arcturn -C sr" \
+	    "arcturn exec --network off -- arcturn-test-p" \
+	    "arcturn exec --dry-run arcturn-test-p" \
+	    "arcturn exec -- arcturn-test-prog not" ||
+		fail "$sh: completion failed"
+	run batch_values 1
 	assert_output "$(printf '%s\n' "$def" foo-1 | sort)"
-	run values "$sh" "arcturn --session "
+	run batch_values 2
 	assert_output "$(printf '%s\n' "$def" foo-1 | sort)"
-	run values "$sh" "arcturn -C . session show fo"
+	run batch_values 3
 	assert_output foo-1
-	run values "$sh" "arcturn session list "
+	run batch_values 4
 	assert_output ""
-
-	# paths, and the command after exec's options
-	run values "$sh" "arcturn write --dry-run not"
+	run batch_values 5
 	assert_output notes.txt
-	run values "$sh" "arcturn -C sr"
+	run batch_values 6
 	assert_output --regexp '^src/?$'
-	run values "$sh" "arcturn exec --network off -- arcturn-test-p"
+	run batch_values 7
 	assert_output arcturn-test-prog
-	run values "$sh" "arcturn exec --dry-run arcturn-test-p"
+	run batch_values 8
 	assert_output arcturn-test-prog
-	run values "$sh" "arcturn exec -- arcturn-test-prog not"
+	run batch_values 9
 	assert_output notes.txt
 }
 
@@ -239,26 +255,68 @@ check_shell() {
 }
 
 # Every option of the getopt tables and every command of main.c, in each
-# completion file, written the way that shell's file names options.
+# completion file, written the way that shell's file names options: an
+# option as a word of its own ("-" a part of the word) in arcturn.bash and
+# _arcturn, as "-l NAME" or "-s X" in arcturn.fish; a command as a word
+# (as grep -w) of each. One awk reads the files (a grep an item and a
+# file were ~150 processes).
 source_missing() {	# dir
-	local o f
-	for o in $(src_options); do
-		case $o in
-		--*) n=${o#--} fl="-l $n" ;;
-		*) n=${o#-} fl="-s $n" ;;
-		esac
-		for f in arcturn.bash _arcturn; do
-			grep -qE -- "(^|[^a-zA-Z0-9-])$o([^a-zA-Z0-9-]|\$)" "$1/$f" ||
-				echo "$f: $o"
-		done
-		grep -qE -- "(^|[^a-zA-Z0-9-])$fl([^a-zA-Z0-9-]|\$)" "$1/arcturn.fish" ||
-			echo "arcturn.fish: $o"
-	done
-	for o in $(src_commands); do
-		for f in arcturn.bash _arcturn arcturn.fish; do
-			grep -qw -- "$o" "$1/$f" || echo "$f: command $o"
-		done
-	done
+	local items=$BATS_FILE_TMPDIR/source.items
+	if [ ! -s "$items" ]; then
+		{ src_options | sed 's/^/option\t/'
+		  src_commands | sed 's/^/command\t/'; } >"$items.tmp" &&
+			mv "$items.tmp" "$items" || return
+	fi
+	awk -F '\t' '
+	# a line of file F (1 arcturn.bash, 2 _arcturn, 3 arcturn.fish) that
+	# has X with no letter, digit or "-" either side
+	function has(f, x,   i, re) {
+		re = "(^|[^a-zA-Z0-9-])" x "([^a-zA-Z0-9-]|$)"
+		for (i = 1; i <= n[f]; i++)
+			if (l[f, i] ~ re)
+				return 1
+		return 0
+	}
+	# X as a whole word of a line of file F (as grep -w)
+	function word(f, x,   i, s, p, q, b, a) {
+		for (i = 1; i <= n[f]; i++) {
+			s = l[f, i]
+			q = 0
+			while ((p = index(substr(s, q + 1), x)) > 0) {
+				p += q
+				b = p == 1 ? "" : substr(s, p - 1, 1)
+				a = substr(s, p + length(x), 1)
+				if (b !~ /[A-Za-z0-9_]/ && a !~ /[A-Za-z0-9_]/)
+					return 1
+				q = p
+			}
+		}
+		return 0
+	}
+	FILENAME != ARGV[4] {
+		f = FILENAME == ARGV[1] ? 1 : FILENAME == ARGV[2] ? 2 : 3
+		l[f, ++n[f]] = $0
+		next
+	}
+	$1 == "option" {
+		o = $2
+		fl = o ~ /^--/ ? "-l " substr(o, 3) : "-s " substr(o, 2)
+		if (!has(1, o))
+			print "arcturn.bash: " o
+		if (!has(2, o))
+			print "_arcturn: " o
+		if (!has(3, fl))
+			print "arcturn.fish: " o
+	}
+	$1 == "command" {
+		if (!word(1, $2))
+			print "arcturn.bash: command " $2
+		if (!word(2, $2))
+			print "_arcturn: command " $2
+		if (!word(3, $2))
+			print "arcturn.fish: command " $2
+	}
+	' "$1/arcturn.bash" "$1/_arcturn" "$1/arcturn.fish" "$items"
 }
 
 @test "every option and command of the sources is in each completion file" {

@@ -68,15 +68,21 @@ help_values() {	# command option
 }
 
 # Every long option of a struct option table in the command-line sources,
-# and every short one of a getopt_long option string, one a line.
+# and every short one of a getopt_long option string, one a line; read
+# once per test file.
 src_options() {
-	local f
-	for f in "$SRC_DIR"/main.c "$SRC_DIR"/cmd_*.c; do
-		sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)", [a-z_]*_argument,.*/--\1/p' "$f"
-		grep -oE '(getopt_long|cli_getopt)\([^"]*"[^"]*"' "$f" |
-			sed 's/.*"\(.*\)"/\1/' |
-			tr -d '+:-' | grep -o . | sed 's/^/-/'
-	done | sort -u
+	local f=$BATS_FILE_TMPDIR/src.options
+	if [ ! -s "$f" ]; then
+		{
+			sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)", [a-z_]*_argument,.*/--\1/p' \
+			    "$SRC_DIR"/main.c "$SRC_DIR"/cmd_*.c
+			grep -ohE '(getopt_long|cli_getopt)\([^"]*"[^"]*"' \
+			    "$SRC_DIR"/main.c "$SRC_DIR"/cmd_*.c |
+				sed 's/.*"\(.*\)"/\1/' |
+				tr -d '+:-' | grep -o . | sed 's/^/-/'
+		} | sort -u >"$f.tmp" && mv "$f.tmp" "$f" || return
+	fi
+	cat "$f"
 }
 
 # The strings of a `static const char *const NAME[...] = { ... };` table

@@ -31,6 +31,39 @@ setup_file() {
 		"$top/vendor/fetch-npm.sh" --ci tests/mcp "$ARCTURN_NPM_MCP" \
 			>"$BATS_FILE_TMPDIR/install.log" 2>&1 || true
 	fi
+	# one validator for the whole file (a node start and the schemas'
+	# compilation take a second or more: there are ~70 documents); it
+	# goes when this process does, or in teardown_file
+	if command -v node >/dev/null && [ -d "$SCHEMAS" ] && [ -f "$VALIDATOR" ] &&
+	    [ -f "$ARCTURN_NPM_MCP/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
+		mkdir "$BATS_FILE_TMPDIR/v" &&
+			mkfifo "$BATS_FILE_TMPDIR/v/req" "$BATS_FILE_TMPDIR/v/resp" || return
+		node "$VALIDATOR" --serve "$SCHEMAS" "$BATS_FILE_TMPDIR/v" $$ \
+			</dev/null >"$BATS_FILE_TMPDIR/v.log" 2>&1 3>&- &
+		echo $! >"$BATS_FILE_TMPDIR/v.pid"
+	fi
+}
+
+teardown_file() {
+	[ ! -f "$BATS_FILE_TMPDIR/v.pid" ] || kill "$(cat "$BATS_FILE_TMPDIR/v.pid")" 2>/dev/null || true
+}
+
+# validate NAME < DOCUMENT: what `node "$VALIDATOR" "$SCHEMAS" NAME` says
+# and its status, from the validator setup_file started
+validate() {
+	local v=$BATS_FILE_TMPDIR/v code
+	kill -0 "$(cat "$v.pid")" 2>/dev/null || {
+		echo "the validator is gone: $(cat "$v.log")"
+		return 2
+	}
+	cat >"$v/doc" || return 2
+	printf '%s %s\n' "$1" "$v/doc" | timeout 60 dd of="$v/req" status=none &&
+		timeout 60 cat "$v/resp" >"$v/answer" || {
+		echo "the validator does not answer: $(cat "$v.log")"
+		return 2
+	}
+	{ read -r code && cat; } <"$v/answer"
+	return "$code"
 }
 
 setup() {
@@ -42,6 +75,8 @@ setup() {
 		skip "the pinned MCP test packages are not installed in $ARCTURN_NPM_MCP ($(tail -n 1 "$BATS_FILE_TMPDIR/install.log" 2>/dev/null ||
 			echo vendor/fetch-npm.sh --ci tests/mcp))"
 	command -v jq >/dev/null || fail "jq is missing: install it"
+	kill -0 "$(cat "$BATS_FILE_TMPDIR/v.pid")" 2>/dev/null ||
+		fail "the validator did not start: $(cat "$BATS_FILE_TMPDIR/v.log")"
 	common_setup
 	N=0
 }
@@ -78,7 +113,7 @@ jcheck() {
 	prc=0
 	"$ARCTURN_BIN" "$@" <"${IN:-/dev/null}" >/dev/null 2>&1 || prc=$?
 	cd "$ws" || return 1
-	node "$VALIDATOR" "$SCHEMAS" "$name" <"$T/doc" ||
+	validate "$name" <"$T/doc" ||
 		fail "arcturn --json $* (status $jrc): not a valid $name document (stderr: $(cat "$T/err"))"
 	[ "$jrc" = "$prc" ] ||
 		fail "arcturn $*: status $jrc with --json, $prc without"
@@ -128,7 +163,7 @@ turns() {	# two checkpoint turns: b.txt written, then a.txt
 }
 
 @test "the validator refuses what the contract does not allow" {
-	v() { node "$VALIDATOR" "$SCHEMAS" "$@"; }
+	v() { validate "$@"; }
 	printf '{"schema":"arcturn/turn/v1","turn":3,"label":null}\n' | v turn
 	# a key the schema does not know, a wrong type, a missing key
 	run v turn <<<'{"schema":"arcturn/turn/v1","turn":3,"label":null,"x":1}'
@@ -153,24 +188,37 @@ turns() {	# two checkpoint turns: b.txt written, then a.txt
 	assert_output --partial 'no document'
 	run v nosuch </dev/null
 	assert_failure 1
+	# the validator on its own (one document, one node) says the same
+	run v turn <<<'{"schema":"arcturn/turn/v1","turn":3,"label":null,"x":1}'
+	want=$output
+	run node "$VALIDATOR" "$SCHEMAS" turn <<<'{"schema":"arcturn/turn/v1","turn":3,"label":null,"x":1}'
+	assert_failure 1
+	assert_output "$want"
+	printf '{"schema":"arcturn/turn/v1","turn":3,"label":null}\n' |
+		node "$VALIDATOR" "$SCHEMAS" turn
 }
 
 @test "the schemas accept the contract's examples (tests/json/examples.jsonl), every name at least once" {
 	ex=$(dirname "$VALIDATOR")/examples.jsonl
 	names=
+	# each example's name (one jq for all: one a line, as the examples)
+	mapfile -t ns < <(jq -r '.schema | split("/")[1]' "$ex")
+	i=0
 	while IFS= read -r l; do
-		n=$(jq -r '.schema | split("/")[1]' <<<"$l")
-		printf '%s\n' "$l" | node "$VALIDATOR" "$SCHEMAS" "$n" ||
+		n=${ns[i]}
+		i=$((i + 1))
+		printf '%s\n' "$l" | validate "$n" ||
 			fail "an example the $n schema refuses"
 		names="$names $n"
 	done <"$ex"
+	[ "$i" = "${#ns[@]}" ] || fail "$ex: ${#ns[@]} documents on $i lines"
 	for f in "$SCHEMAS"/*.json; do
 		n=$(basename "$f" .json)
 		[ "$n" = error ] && continue
 		case " $names " in *" $n "*) ;; *) fail "no example of $n in $ex" ;; esac
 	done
 	# and refuse what drifted from it
-	v() { node "$VALIDATOR" "$SCHEMAS" "$@" >/dev/null; }
+	v() { validate "$@" >/dev/null; }
 	run v session-list <<<'[{"id":"s1","workspace":"/w","created":"2026-12-01T02:12:31Z","pending":1}]'
 	assert_failure 1
 	run v checkpoints <<<'{"schema":"arcturn/checkpoints/v1","workspace":"/w","turns":[{"id":2,"time":"2026-12-01 02:12:31","label":null,"paths":[]}]}'

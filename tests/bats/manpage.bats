@@ -25,90 +25,205 @@ section() {
 	awk -v s="$2" '/^[A-Z]/ { on = ($0 == s) ; next } on' "$1"
 }
 
-# What a page ($1) misses, one item a line, each with where it was wanted.
+# What a page must have, one item a line (KIND<TAB>WORD[<TAB>WORD]), read
+# from the binary's help and the sources: the same for every page, so made
+# once per file (each help and source query is a handful of processes).
+page_wanted() {
+	local f=$BATS_FILE_TMPDIR/page.wanted c o s v
+	if [ ! -s "$f" ]; then
+		{
+			for c in $( (help_commands; src_commands) | sort -u); do
+				printf 'cmd\t%s\n' "$c"
+				for o in $(help_options "$c"); do
+					# --help: `arcturn command -h | --help`, checked below
+					[ "$o" = --help ] && continue
+					printf 'opt\t%s\t%s\n' "$c" "$o"
+				done
+				for s in $(help_subcommands "$c"); do
+					printf 'sub\t%s\t%s\n' "$c" "$s"
+				done
+			done
+			for o in $(help_globals); do printf 'global\t%s\n' "$o"; done
+			printf 'cmdhelp\n'
+			for o in $(help_globals; src_options); do
+				printf 'dopt\t%s\n' "$o"
+			done
+			for v in $(src_table mode_names); do printf 'mode\t%s\n' "$v"; done
+			for v in $(help_values exec --network; help_values diff --color); do
+				printf 'value\t%s\n' "$v"
+			done
+			for v in $(src_table keys); do printf 'key\t%s\n' "$v"; done
+			for v in $(src_environment); do printf 'env\t%s\n' "$v"; done
+			for s in NAME SYNOPSIS DESCRIPTION ENVIRONMENT FILES "EXIT STATUS" \
+			    EXAMPLES "SEE ALSO" "SECURITY CONSIDERATIONS"; do
+				printf 'section\t%s\n' "$s"
+			done
+		} >"$f.tmp" && mv "$f.tmp" "$f" || return
+	fi
+	cat "$f"
+}
+
+# What a page ($1) misses, one item a line, each with where it was wanted:
+# the items of page_wanted looked up in the rendered page by one awk.
+#  - a command: a SYNOPSIS line `arcturn CMD`, a DESCRIPTION tag;
+#  - a command's option: a word of its SYNOPSIS lines, a tag in its item
+#    of DESCRIPTION (see item below); a subcommand: a SYNOPSIS line
+#    `arcturn CMD SUB`, a DESCRIPTION tag `CMD SUB`;
+#  - a global option: a word of SYNOPSIS; every option: a DESCRIPTION tag;
+#  - a --sandbox mode: a word of the "--sandbox mode" tag's first 4 lines;
+#    a value of --network or --color: a word of the page;
+#  - a config key: a DESCRIPTION tag; a variable: an ENVIRONMENT tag;
+#  - each section.
+# A tag: an item's first line starts with it (after other tags: "-y, --yes").
 page_missing() {
-	local txt=$T/page.txt syn desc c o s v
-	render "$1" >"$txt"
-	syn=$(section "$txt" SYNOPSIS)
-	desc=$(section "$txt" DESCRIPTION)
-	# a tag: an item's first line starts with it (after other tags: "-y, --yes")
-	tagged() { printf '%s\n' "$2" | grep -qE -- "^ +([^ ]+, )*$1([],[ =]|\$)"; }
-	# the items of command $1 in DESCRIPTION ("exec ...", "session list"):
+	local txt=$T/page.txt
+	render "$1" >"$txt" || return
+	page_wanted >"$T/page.wanted" || return
+	awk -F '\t' '
+	function tagged(x, n, a,   i) {
+		for (i = 1; i <= n; i++)
+			if (a[i] ~ ("^ +([^ ]+, )*" x "([],[ =]|$)"))
+				return 1
+		return 0
+	}
+	# lines of SYNOPSIS that are `arcturn C ...`
+	function syn_cmd(c,   i) {
+		for (i = 1; i <= nsyn; i++)
+			if (syn[i] ~ ("^ +arcturn " c "( |$)"))
+				return 1
+		return 0
+	}
+	# a word (split at " |[]=") of the SYNOPSIS lines of `arcturn C`, or
+	# of all of SYNOPSIS when C is ""
+	function in_syn(c, o,   i, n, k, w) {
+		for (i = 1; i <= nsyn; i++) {
+			if (c != "" && syn[i] !~ ("^ +arcturn " c "( |$)"))
+				continue
+			n = split(syn[i], w, /[][ |=]/)
+			for (k = 1; k <= n; k++)
+				if (w[k] == o)
+					return 1
+		}
+		return 0
+	}
+	# V as a whole word of S (as grep -w: no word character either side)
+	function word(s, v,   p, q, b, a) {
+		q = 0
+		while ((p = index(substr(s, q + 1), v)) > 0) {
+			p += q
+			b = p == 1 ? "" : substr(s, p - 1, 1)
+			a = substr(s, p + length(v), 1)
+			if (b !~ /[A-Za-z0-9_]/ && a !~ /[A-Za-z0-9_]/)
+				return 1
+			q = p
+		}
+		return 0
+	}
+	# the item of command C in DESCRIPTION ("exec ...", "session list"):
 	# a line that starts with it and is followed by deeper ones, and those
-	# (blank lines kept), with the tag line's options made tags of their own
-	item() {
-		printf '%s\n' "$desc" | awk -v c="$1" '
-			{ l[NR] = $0 }
-			END {
-				for (i = 1; i <= NR; i++) {
-					if (l[i] !~ "^ +" c "( |$)")
-						continue
-					match(l[i], /^ */); ind = RLENGTH
-					for (j = i + 1; j <= NR && l[j] == ""; j++)
-						;
-					match(l[j], /^ */)
-					if (j > NR || RLENGTH <= ind)
-						continue
-					n = split(l[i], w, /[][ |=]+/)
-					for (k = 1; k <= n; k++)
-						if (w[k] ~ /^-/)
-							print " " w[k]
-					for (j = i + 1; j <= NR; j++) {
-						match(l[j], /^ */)
-						if (l[j] != "" && RLENGTH <= ind)
-							break
-						print l[j]
-					}
-				}
-			}'
+	# (blank lines kept), with the tag line options made tags of their own
+	function item(c,   i, j, ind, n, k, w) {
+		ni = 0
+		for (i = 1; i <= ndesc; i++) {
+			if (desc[i] !~ ("^ +" c "( |$)"))
+				continue
+			match(desc[i], /^ */); ind = RLENGTH
+			for (j = i + 1; j <= ndesc && desc[j] == ""; j++)
+				;
+			match(desc[j], /^ */)
+			if (j > ndesc || RLENGTH <= ind)
+				continue
+			n = split(desc[i], w, /[][ |=]+/)
+			for (k = 1; k <= n; k++)
+				if (w[k] ~ /^-/)
+					it[++ni] = " " w[k]
+			for (j = i + 1; j <= ndesc; j++) {
+				match(desc[j], /^ */)
+				if (desc[j] != "" && RLENGTH <= ind)
+					break
+				it[++ni] = desc[j]
+			}
+		}
+		itemof = c
 	}
-	# a word of the synopsis lines of `arcturn $1 ...`
-	in_syn() {
-		printf '%s\n' "$syn" | grep -E "^ +arcturn $1( |\$)" |
-			tr ' |[]=' '\n\n\n\n\n' | grep -qxF -- "$2"
+	FILENAME == ARGV[1] {
+		all[++nall] = $0
+		if ($0 ~ /^[A-Z]/) {
+			sec = $0
+			next
+		}
+		if (sec == "SYNOPSIS")
+			syn[++nsyn] = $0
+		else if (sec == "DESCRIPTION")
+			desc[++ndesc] = $0
+		else if (sec == "ENVIRONMENT")
+			env[++nenv] = $0
+		next
 	}
-	for c in $( (help_commands; src_commands) | sort -u); do
-		printf '%s\n' "$syn" | grep -qE "^ +arcturn $c( |\$)" ||
-			echo "SYNOPSIS: command $c"
-		tagged "$c" "$desc" || echo "DESCRIPTION: command $c"
-		for o in $(help_options "$c"); do
-			# --help: `arcturn command -h | --help`, checked below
-			[ "$o" = --help ] && continue
-			in_syn "$c" "$o" || echo "SYNOPSIS: $c $o"
-			tagged "$o" "$(item "$c")" || echo "DESCRIPTION: $c $o"
-		done
-		for s in $(help_subcommands "$c"); do
-			printf '%s\n' "$syn" | grep -qE "^ +arcturn $c $s( |\$)" ||
-				echo "SYNOPSIS: $c $s"
-			tagged "$c $s" "$desc" || echo "DESCRIPTION: $c $s"
-		done
-	done
-	for o in $(help_globals); do
-		printf '%s\n' "$syn" | tr ' |[]=' '\n\n\n\n\n' | grep -qxF -- "$o" ||
-			echo "SYNOPSIS: global $o"
-	done
-	in_syn command --help || echo "SYNOPSIS: arcturn command --help"
-	for o in $(help_globals; src_options); do
-		tagged "$o" "$desc" || echo "DESCRIPTION: option $o"
-	done
-	for v in $(src_table mode_names); do
-		printf '%s\n' "$desc" | grep -qE -- "^ +--sandbox mode" &&
-			printf '%s\n' "$desc" | grep -A3 -E -- "^ +--sandbox mode" | grep -qw -- "$v" ||
-			echo "DESCRIPTION: --sandbox $v"
-	done
-	for v in $(help_values exec --network; help_values diff --color); do
-		grep -qw -- "$v" "$txt" || echo "value $v"
-	done
-	for v in $(src_table keys); do
-		tagged "$v" "$desc" || echo "DESCRIPTION (Configuration): key $v"
-	done
-	for v in $(src_environment); do
-		tagged "$v" "$(section "$txt" ENVIRONMENT)" || echo "ENVIRONMENT: $v"
-	done
-	for s in NAME SYNOPSIS DESCRIPTION ENVIRONMENT FILES "EXIT STATUS" \
-	    EXAMPLES "SEE ALSO" "SECURITY CONSIDERATIONS"; do
-		grep -qx "$s" "$txt" || echo "section $s"
-	done
+	$1 == "cmd" {
+		if (!syn_cmd($2))
+			print "SYNOPSIS: command " $2
+		if (!tagged($2, ndesc, desc))
+			print "DESCRIPTION: command " $2
+	}
+	$1 == "opt" {
+		if (!in_syn($2, $3))
+			print "SYNOPSIS: " $2 " " $3
+		if (itemof != $2)
+			item($2)
+		if (!tagged($3, ni, it))
+			print "DESCRIPTION: " $2 " " $3
+	}
+	$1 == "sub" {
+		if (!syn_cmd($2 " " $3))
+			print "SYNOPSIS: " $2 " " $3
+		if (!tagged($2 " " $3, ndesc, desc))
+			print "DESCRIPTION: " $2 " " $3
+	}
+	$1 == "global" {
+		if (!in_syn("", $2))
+			print "SYNOPSIS: global " $2
+	}
+	$1 == "cmdhelp" {
+		if (!in_syn("command", "--help"))
+			print "SYNOPSIS: arcturn command --help"
+	}
+	$1 == "dopt" {
+		if (!tagged($2, ndesc, desc))
+			print "DESCRIPTION: option " $2
+	}
+	$1 == "mode" {
+		ok = 0
+		for (i = 1; i <= ndesc && !ok; i++)
+			if (desc[i] ~ /^ +--sandbox mode/)
+				for (j = i; j <= i + 3 && j <= ndesc && !ok; j++)
+					ok = word(desc[j], $2)
+		if (!ok)
+			print "DESCRIPTION: --sandbox " $2
+	}
+	$1 == "value" {
+		ok = 0
+		for (i = 1; i <= nall && !ok; i++)
+			ok = word(all[i], $2)
+		if (!ok)
+			print "value " $2
+	}
+	$1 == "key" {
+		if (!tagged($2, ndesc, desc))
+			print "DESCRIPTION (Configuration): key " $2
+	}
+	$1 == "env" {
+		if (!tagged($2, nenv, env))
+			print "ENVIRONMENT: " $2
+	}
+	$1 == "section" {
+		ok = 0
+		for (i = 1; i <= nall && !ok; i++)
+			ok = all[i] == $2
+		if (!ok)
+			print "section " $2
+	}
+	' "$txt" "$T/page.wanted"
 }
 
 @test "man page: mandoc -Tlint finds nothing wrong" {
