@@ -332,8 +332,12 @@ project() {
 	arcturn write a <<<"x"
 	[ "$(stat -c %a "$(store)")" = 700 ]
 	[ "$(stat -c %a "$(store)/blobs")" = 700 ]
+	# the record, and the log of what the write left there
 	run ls -A "$(store)/turns"
-	assert_output "0000000001"
+	assert_output "0000000001
+0000000001.after"
+	[ "$(stat -c %a "$(store)/turns/0000000001")" = 600 ]
+	[ "$(stat -c %a "$(store)/turns/0000000001.after")" = 600 ]
 	run head -1 "$(store)/turns/0000000001"
 	assert_output "arcturn-turn 1"
 	# a damaged record is said, not skipped
