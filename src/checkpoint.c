@@ -760,6 +760,10 @@ ckpt_prune(struct ckpt *c)
 		return 0;
 	}
 	for (;;) {
+		/* a dropped record is gone for good before its blobs go */
+		if (dropped && fsx_sync_dir(c->turnsfd) < 0)
+			goto fail;
+		dropped = 0;
 		if (gc(c, &bytes) < 0)
 			goto fail;
 		if (c->lim.maxbytes == 0 || bytes <= c->lim.maxbytes ||
@@ -769,9 +773,10 @@ ckpt_prune(struct ckpt *c)
 		if (drop_after(c, id[i++]) < 0 ||
 		    (unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT))
 			goto fail;
+		dropped = 1;
 	}
 	mem_free(id);
-	return fsx_sync_dir(c->turnsfd);
+	return 0;
 fail:
 	mem_free(id);
 	return -1;
