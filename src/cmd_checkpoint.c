@@ -19,6 +19,7 @@
 
 #include "say.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "fsx.h"
 #include "mem.h"
 #include "path.h"
+#include "plan.h"
 #include "roots.h"
 
 struct ckpt_hold {
@@ -199,6 +201,76 @@ collect(struct ckpt_turn *t, size_t nt, unsigned long from,
 	return 0;
 }
 
+/* Snapshots taken in threads: paths [from, to) of p. */
+struct snap_chunk {
+	struct ckpt	*ck;
+	int		 rootfd;
+	struct rw_path	*p;
+	size_t		 from, to;
+	size_t		 bad;		/* the path that failed, else to */
+	int		 err;
+};
+
+#define SNAP_THREADS	8
+
+static void *
+snap_run(void *arg)
+{
+	struct snap_chunk *s = arg;
+	size_t i;
+
+	s->bad = s->to;
+	for (i = s->from; i < s->to; i++)
+		if (s->p[i].why == NULL && ckpt_state(s->ck, s->rootfd,
+		    s->p[i].path, 1, &s->p[i].now) < 0) {
+			s->bad = i;
+			s->err = errno;
+			break;
+		}
+	return NULL;
+}
+
+/*
+ * Store what is there now of every path not refused, in up to
+ * SNAP_THREADS threads (each store syncs its blob: apply keeps what it
+ * replaces the same way). 0, or -1 with errno and *bad the path.
+ */
+static int
+snap_all(struct ckpt *ck, int rootfd, struct rw_path *p, size_t n,
+    size_t *bad)
+{
+	struct snap_chunk s[SNAP_THREADS];
+	pthread_t th[SNAP_THREADS];
+	int started[SNAP_THREADS];
+	size_t nt = n / 16 + 1, per, i;
+	int rc = 0;
+
+	if (nt > SNAP_THREADS)
+		nt = SNAP_THREADS;
+	per = (n + nt - 1) / nt;
+	for (i = 0; i < nt; i++) {
+		s[i] = (struct snap_chunk){ ck, rootfd, p, i * per,
+		    (i + 1) * per < n ? (i + 1) * per : n, 0, 0 };
+		if (s[i].from > s[i].to)
+			s[i].from = s[i].to;
+		started[i] = i > 0 && pthread_create(&th[i], NULL, snap_run,
+		    &s[i]) == 0;
+	}
+	for (i = 0; i < nt; i++)
+		if (!started[i])
+			snap_run(&s[i]);
+	for (i = 0; i < nt; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		if (rc == 0 && s[i].bad < s[i].to) {
+			*bad = s[i].bad;
+			errno = s[i].err;
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
 /*
  * Check each path against the policy and what is there now, snapshot
  * what is there (so the rewind can be rewound). Returns the number of
@@ -211,7 +283,7 @@ check_paths(struct dryrun *x, struct ckpt *ck, struct rw_path *p, size_t n,
 	struct roots r;
 	const char *why;
 	char *abs;
-	size_t i;
+	size_t i, bad = 0;
 	int conflicts = 0, on = x->p.mode != MODE_OFF;
 
 	if (on && roots_build(&x->p, ROOTS_PROTECT | ROOTS_MISSING |
@@ -232,12 +304,15 @@ check_paths(struct dryrun *x, struct ckpt *ck, struct rw_path *p, size_t n,
 			}
 			mem_free(abs);
 		}
-		if (ckpt_state(ck, x->rootfd, p[i].path, 1, &p[i].now) < 0) {
-			if (on)
-				roots_free(&r);
-			return dryrun_fail(e, EXIT_REFUSED, errno, p[i].path,
-			    NULL), -1;
-		}
+	}
+	if (on)
+		roots_free(&r);
+	if (snap_all(ck, x->rootfd, p, n, &bad) < 0)
+		return dryrun_fail(e, EXIT_REFUSED, errno, p[bad].path,
+		    NULL), -1;
+	for (i = 0; i < n; i++) {
+		if (p[i].why != NULL)
+			continue;
 		if (same(&p[i].now, &p[i].target))
 			p[i].skip = 1;
 		else if (p[i].now.kind == CKPT_OTHER) {
@@ -254,8 +329,6 @@ check_paths(struct dryrun *x, struct ckpt *ck, struct rw_path *p, size_t n,
 			}
 		}
 	}
-	if (on)
-		roots_free(&r);
 	return conflicts;
 }
 
@@ -311,6 +384,9 @@ cmp_item(const void *a, const void *b)
 
 	if (x->phase != y->phase)
 		return x->phase - y->phase;
+	/* files and links: a directory's together, for parallel runs */
+	if (x->phase == RW_DEL || x->phase == RW_FILES)
+		return plan_cmp_by_dir(&x->it, &y->it);
 	c = strcmp(x->it.path, y->it.path);
 	/* parents first when making, deepest first otherwise */
 	return x->phase == RW_MKDIR || x->phase == RW_FILES ? c : -c;
@@ -519,7 +595,7 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 	struct dryrun x;
 	unsigned char *how = NULL;
 	char label[64];
-	size_t nt = 0, n = 0, ni = 0, i, restored = 0;
+	size_t nt = 0, n = 0, ni = 0, i, k, end, restored = 0;
 	unsigned long id = 0;
 	long failed = 0;
 	int conflicts, refused = 0;
@@ -574,10 +650,15 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
 		goto out;
 	}
-	if (ni > 0 && (failed = apply_run(x.rootfd, it, ni, NULL)) < 0) {
-		dryrun_fail(&e, EXIT_REFUSED, errno, "", NULL);
-		goto out;
+	/* phase by phase; files and links in parallel, as apply does */
+	for (k = 0; k < ni; k = end) {
+		for (end = k + 1; end < ni && v[end].phase == v[k].phase; end++)
+			;
+		plan_run_phase(x.rootfd, it + k, end - k, v[k].phase ==
+		    RW_DEL || v[k].phase == RW_FILES, NULL);
 	}
+	for (k = 0; k < ni; k++)
+		failed += it[k].failed != 0;
 	sweep_skipped(x.rootfd, p, n);
 	for (i = 0; i < ni; i++) {
 		v[i].it.failed = it[i].failed;

@@ -159,9 +159,8 @@ plan_same_dir(const char *a, const char *b)
 	return la == parent_len(b) && memcmp(a, b, la) == 0;
 }
 
-/* Order by parent directory, then name. */
-static int
-cmp_by_dir(const struct apply_item *x, const struct apply_item *y)
+int
+plan_cmp_by_dir(const struct apply_item *x, const struct apply_item *y)
 {
 	size_t lx = parent_len(x->path), ly = parent_len(y->path);
 	int c;
@@ -207,7 +206,7 @@ group_by_dir(struct plan *p, int ph)
 	for (i = 1; i < n; i++) {
 		size_t v = perm[i];
 
-		for (j = i; j > 0 && cmp_by_dir(&it[perm[j - 1]], &it[v]) > 0;
+		for (j = i; j > 0 && plan_cmp_by_dir(&it[perm[j - 1]], &it[v]) > 0;
 		    j--)
 			perm[j] = perm[j - 1];
 		perm[j] = v;
@@ -376,9 +375,8 @@ chunk_run(void *arg)
 	return NULL;
 }
 
-/* Run one phase's items through apply_run, in parallel where allowed. */
-static void
-run_phase(int rootfd, struct apply_item *it, size_t n, int parallel,
+void
+plan_run_phase(int rootfd, struct apply_item *it, size_t n, int parallel,
     const struct apply_env *env)
 {
 	struct chunk ck[APPLY_THREADS];
@@ -503,7 +501,7 @@ run_rest(int rootfd, struct plan *p, int ph, int parallel,
 		for (start = k; start < n && !it[start].failed; start++)
 			;
 		if (start > k)
-			run_phase(rootfd, it + k, start - k, parallel, env);
+			plan_run_phase(rootfd, it + k, start - k, parallel, env);
 	}
 }
 
@@ -517,7 +515,7 @@ plan_run(int rootfd, struct plan *p, const struct apply_env *env)
 	for (ph = 0; ph < PLAN_NPHASE; ph++)
 		for (k = 0; k < p->n[ph]; k++)
 			p->items[ph][k].failed = 0;
-	run_phase(rootfd, del, ndel, 1, env);
+	plan_run_phase(rootfd, del, ndel, 1, env);
 	for (k = 0; k < p->n[PLAN_RMDIR]; k++) {
 		rm = &p->items[PLAN_RMDIR][k];
 		for (i = 0; i < ndel; i++)
@@ -527,7 +525,7 @@ plan_run(int rootfd, struct plan *p, const struct apply_env *env)
 		    refused_beneath(p, rm->path))
 			skip(rm, "a file beneath it was not applied; kept");
 		else
-			run_phase(rootfd, rm, 1, 0, env);
+			plan_run_phase(rootfd, rm, 1, 0, env);
 	}
 	skip_blocked(p, PLAN_MKDIR);
 	run_rest(rootfd, p, PLAN_MKDIR, 0, env);
@@ -535,7 +533,8 @@ plan_run(int rootfd, struct plan *p, const struct apply_env *env)
 	run_rest(rootfd, p, PLAN_FILES, 1, env);
 	skip_blocked(p, PLAN_LINKS);
 	run_rest(rootfd, p, PLAN_LINKS, 1, env);
-	run_phase(rootfd, p->items[PLAN_DIRMODE], p->n[PLAN_DIRMODE], 0, env);
+	plan_run_phase(rootfd, p->items[PLAN_DIRMODE], p->n[PLAN_DIRMODE], 0,
+	    env);
 }
 
 /* How many counted (not implied) selected changes are in a state. */
