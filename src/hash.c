@@ -62,7 +62,8 @@ hash_hex(const unsigned char d[HASH_LEN], char out[HASH_HEXLEN + 1])
 static void
 hash_zeros(struct hash_ctx *c, off_t len)
 {
-	static const unsigned char zero[65536];
+	/* small: it is .rodata in the binary */
+	static const unsigned char zero[1024];
 
 	for (; len > 0; len -= len < (off_t)sizeof zero ? len :
 	    (off_t)sizeof zero)
