@@ -212,38 +212,65 @@ ckpt_save(struct ckpt *c, struct ckpt_turn *t)
 	return rc;
 }
 
-int
-ckpt_note_after(struct ckpt *c, struct ckpt_turn *t, const char *rel)
+/*
+ * The entries a change of rel settles: rel's, then each folder above it
+ * recorded absent before (the change made it). *e: mem_free it.
+ */
+static int
+settled(struct ckpt_turn *t, const char *rel, struct ckpt_entry ***e,
+    size_t *n)
 {
-	char name[NAMELEN + sizeof AFTER_SUFFIX + 1], *dir, *slash;
-	char *buf = NULL;
-	struct ckpt_entry *e[2 + PATH_MAX / 2], *en;
-	struct stat st;
-	size_t n = 0, len;
-	ssize_t w;
-	int fd = -1, rc = -1;
+	struct ckpt_entry *en;
+	char *dir, *slash;
+	const char *p;
+	size_t max = 1;
 
-	if ((dir = mem_strdup(rel)) == NULL)
+	*n = 0;
+	for (p = rel; *p != '\0'; p++)
+		max += *p == '/';
+	*e = mem_calloc(max, sizeof **e);
+	if (*e == NULL || (dir = mem_strdup(rel)) == NULL) {
+		mem_free(*e);
+		*e = NULL;
 		return -1;
+	}
 	if ((en = ckpt_find(t, rel)) != NULL)
-		e[n++] = en;
-	while ((slash = strrchr(dir, '/')) != NULL && n < sizeof e /
-	    sizeof e[0]) {
+		(*e)[(*n)++] = en;
+	while ((slash = strrchr(dir, '/')) != NULL) {
 		*slash = '\0';
 		if ((en = ckpt_find(t, dir)) == NULL ||
 		    en->before.kind != CKPT_ABSENT)
 			break;
-		e[n++] = en;
+		(*e)[(*n)++] = en;
 	}
 	mem_free(dir);
-	if (n == 0)
+	return 0;
+}
+
+int
+ckpt_note_after(struct ckpt *c, struct ckpt_turn *t, const char *rel)
+{
+	char name[NAMELEN + sizeof AFTER_SUFFIX + 1], *buf = NULL;
+	struct ckpt_entry **e;
+	struct stat st;
+	size_t n, len;
+	ssize_t w;
+	int fd = -1, rc = -1;
+
+	if (settled(t, rel, &e, &n) < 0)
+		return -1;
+	if (n == 0) {
+		mem_free(e);
 		return 0;
+	}
 	after_name(t->id, name);
 	if (fstatat(c->turnsfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (!S_ISREG(st.st_mode) || (size_t)st.st_size > AFTER_MAX))
+	    (!S_ISREG(st.st_mode) || (size_t)st.st_size > AFTER_MAX)) {
+		mem_free(e);
 		return ckpt_save(c, t);
+	}
 	if (ckpt_format_after(e, n, &buf, &len) < 0)
-		return -1;
+		goto out;
 	/* one write: a crash leaves the entries whole or a torn tail */
 	if ((fd = openat(c->turnsfd, name, O_WRONLY | O_APPEND | O_CREAT |
 	    O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
@@ -261,6 +288,7 @@ out:
 	if (fd >= 0 && close(fd) < 0 && rc == 0)
 		rc = -1;
 	mem_free(buf);
+	mem_free(e);
 	return rc;
 }
 
@@ -638,26 +666,15 @@ ckpt_snapshot(struct ckpt *c, struct ckpt_turn *t, int rootfd,
 int
 ckpt_settle(struct ckpt *c, struct ckpt_turn *t, int rootfd, const char *rel)
 {
-	struct ckpt_entry *en;
-	char *dir, *slash;
-	int rc = -1;
+	struct ckpt_entry **e;
+	size_t n, i;
+	int rc = 0;
 
-	if ((en = ckpt_find(t, rel)) != NULL &&
-	    ckpt_state(c, rootfd, rel, 0, &en->after) < 0)
+	if (settled(t, rel, &e, &n) < 0)
 		return -1;
-	if ((dir = mem_strdup(rel)) == NULL)
-		return -1;
-	while ((slash = strrchr(dir, '/')) != NULL) {
-		*slash = '\0';
-		if ((en = ckpt_find(t, dir)) == NULL ||
-		    en->before.kind != CKPT_ABSENT)
-			break;
-		if (ckpt_state(c, rootfd, dir, 0, &en->after) < 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	mem_free(dir);
+	for (i = 0; i < n && rc == 0; i++)
+		rc = ckpt_state(c, rootfd, e[i]->path, 0, &e[i]->after);
+	mem_free(e);
 	return rc;
 }
 

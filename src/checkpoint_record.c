@@ -54,6 +54,20 @@ sb_put(struct sbuf *b, const void *s, size_t n)
 	b->len += n;
 }
 
+/* Hand the text over (0), or free it and say why not (-1, errno). */
+static int
+sb_done(struct sbuf *b, char **buf, size_t *len)
+{
+	if (b->err) {
+		errno = b->err;
+		mem_free(b->p);
+		return -1;
+	}
+	*buf = b->p;
+	*len = b->len;
+	return 0;
+}
+
 static void
 sb_printf(struct sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -101,14 +115,7 @@ ckpt_format(const struct ckpt_turn *t, char **buf, size_t *len)
 		sb_put(&b, "\n", 1);
 	}
 	sb_put(&b, "end\n", 4);
-	if (b.err) {
-		errno = b.err;
-		mem_free(b.p);
-		return -1;
-	}
-	*buf = b.p;
-	*len = b.len;
-	return 0;
+	return sb_done(&b, buf, len);
 }
 
 /* A parser over a record's bytes. */
@@ -277,14 +284,7 @@ ckpt_format_after(struct ckpt_entry *const *e, size_t n, char **buf,
 		sb_put(&b, e[i]->path, strlen(e[i]->path));
 		sb_put(&b, "\n", 1);
 	}
-	if (b.err) {
-		errno = b.err;
-		mem_free(b.p);
-		return -1;
-	}
-	*buf = b.p;
-	*len = b.len;
-	return 0;
+	return sb_done(&b, buf, len);
 }
 
 size_t

@@ -64,11 +64,12 @@ hash_zeros(struct hash_ctx *c, off_t len)
 {
 	/* small: it is .rodata in the binary */
 	static const unsigned char zero[1024];
+	size_t k;
 
-	for (; len > 0; len -= len < (off_t)sizeof zero ? len :
-	    (off_t)sizeof zero)
-		hash_update(c, zero, len < (off_t)sizeof zero ? (size_t)len :
-		    sizeof zero);
+	for (; len > 0; len -= (off_t)k) {
+		k = len < (off_t)sizeof zero ? (size_t)len : sizeof zero;
+		hash_update(c, zero, k);
+	}
 }
 
 /* Hash what pread gives from off up to end (-1: to EOF); *off moves on. */

@@ -277,20 +277,12 @@ source_missing() {	# dir
 				return 1
 		return 0
 	}
+	'"$AWK_WORD"'
 	# X as a whole word of a line of file F (as grep -w)
-	function word(f, x,   i, s, p, q, b, a) {
-		for (i = 1; i <= n[f]; i++) {
-			s = l[f, i]
-			q = 0
-			while ((p = index(substr(s, q + 1), x)) > 0) {
-				p += q
-				b = p == 1 ? "" : substr(s, p - 1, 1)
-				a = substr(s, p + length(x), 1)
-				if (b !~ /[A-Za-z0-9_]/ && a !~ /[A-Za-z0-9_]/)
-					return 1
-				q = p
-			}
-		}
+	function in_file(f, x,   i) {
+		for (i = 1; i <= n[f]; i++)
+			if (word(l[f, i], x))
+				return 1
 		return 0
 	}
 	FILENAME != ARGV[4] {
@@ -309,11 +301,11 @@ source_missing() {	# dir
 			print "arcturn.fish: " o
 	}
 	$1 == "command" {
-		if (!word(1, $2))
+		if (!in_file(1, $2))
 			print "arcturn.bash: command " $2
-		if (!word(2, $2))
+		if (!in_file(2, $2))
 			print "_arcturn: command " $2
-		if (!word(3, $2))
+		if (!in_file(3, $2))
 			print "arcturn.fish: command " $2
 	}
 	' "$1/arcturn.bash" "$1/_arcturn" "$1/arcturn.fish" "$items"

@@ -107,3 +107,20 @@ missing() {
 	printf '%s\n' "$1" | grep -v '^$' | sort -u |
 		comm -23 - <(printf '%s\n' "$2" | grep -v '^$' | sort -u)
 }
+
+# An awk function for the awk programs of manpage.bats and completion.bats:
+# word(s, v) is 1 when V is a whole word of S (as grep -w: no letter,
+# digit or underscore either side).
+AWK_WORD='
+	function word(s, v,   p, q, b, a) {
+		q = 0
+		while ((p = index(substr(s, q + 1), v)) > 0) {
+			p += q
+			b = p == 1 ? "" : substr(s, p - 1, 1)
+			a = substr(s, p + length(v), 1)
+			if (b !~ /[A-Za-z0-9_]/ && a !~ /[A-Za-z0-9_]/)
+				return 1
+			q = p
+		}
+		return 0
+	}'

@@ -106,19 +106,7 @@ page_missing() {
 		}
 		return 0
 	}
-	# V as a whole word of S (as grep -w: no word character either side)
-	function word(s, v,   p, q, b, a) {
-		q = 0
-		while ((p = index(substr(s, q + 1), v)) > 0) {
-			p += q
-			b = p == 1 ? "" : substr(s, p - 1, 1)
-			a = substr(s, p + length(v), 1)
-			if (b !~ /[A-Za-z0-9_]/ && a !~ /[A-Za-z0-9_]/)
-				return 1
-			q = p
-		}
-		return 0
-	}
+	'"$AWK_WORD"'
 	# the item of command C in DESCRIPTION ("exec ...", "session list"):
 	# a line that starts with it and is followed by deeper ones, and those
 	# (blank lines kept), with the tag line options made tags of their own
