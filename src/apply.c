@@ -22,6 +22,26 @@
 #define PERM(m)		((m) & 07777)
 #define SWEPT_MAX	16
 #define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+#define BATCH		16	/* items of apply_run_batch between syncs */
+
+enum { READY, DONE, LATER };
+
+/* One item between its check (stage one) and its swap (stage two). */
+struct prep {
+	int		 state;		/* READY, DONE */
+	int		 pfd;		/* its directory */
+	int		 own;		/* pfd is this item's to close (else
+					   the previous item's) */
+	const char	*name;		/* in pfd */
+	int		 srcfd;		/* FILE, LINK: the new content */
+	int		 tfd;		/* FILE: the new file, not synced */
+	int		 given;		/* FILE: the new file is srcfd's */
+	char		 tmp[FSX_TMP_NAMELEN + 1];	/* the new object, or
+							   "" */
+	struct stat	 tst;
+	struct apply_real r;		/* what the real path holds */
+	char		 target[PATH_MAX];	/* SYMLINK */
+};
 
 /* Directories already swept for stale temp files in this run. */
 struct swept {
@@ -88,10 +108,46 @@ read_target(const struct apply_item *it, char *buf, size_t size)
 	return 0;
 }
 
-/* Make the new object of a FILE, SYMLINK, FIFO or LINK item under tmp. */
+/*
+ * The source of a FILE item as its new file (apply_env.give_src): linked
+ * in under tmp when it qualifies, its times set to now. -1: it does not
+ * (or the link failed); the caller copies.
+ */
 static int
-make_new(struct apply_item *it, int rootfd, int pfd, int srcfd,
-    const char *target, char *tmp, struct stat *tst)
+give(struct apply_item *it, int pfd, int srcfd, char *tmp, struct stat *tst)
+{
+	struct stat st;
+	const char *b;
+	int upfd, rc = -1;
+
+	if (fstat(srcfd, &st) < 0 || st.st_nlink != 1 ||
+	    PERM(st.st_mode) != PERM(it->mode) || st.st_uid != geteuid() ||
+	    os_xattr_names(srcfd) != 0)
+		return -1;
+	if ((upfd = fsx_open_parent(it->srcdir, it->src, 0, &b)) < 0)
+		return -1;
+	if (fsx_tmp_link(upfd, b, pfd, tmp) == 0) {
+		/* what got linked is the file checked, now touched */
+		if (fstatat(pfd, tmp, tst, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    tst->st_dev == st.st_dev && tst->st_ino == st.st_ino &&
+		    futimens(srcfd, NULL) == 0 && fstat(srcfd, tst) == 0)
+			rc = 0;
+		else
+			unlinkat(pfd, tmp, 0);
+	}
+	fsx_close(upfd);
+	return rc;
+}
+
+/*
+ * Make the new object of a FILE, SYMLINK, FIFO or LINK item under tmp. A
+ * FILE's copy is left unsynced, open in *tfd; one given (*given) is the
+ * source itself.
+ */
+static int
+make_new(struct apply_item *it, const struct apply_env *env, int rootfd,
+    int pfd, int srcfd, const char *target, char *tmp, struct stat *tst,
+    int *tfd, int *given)
 {
 	const char *lname;
 	int lpfd, rc = -1;
@@ -100,7 +156,12 @@ make_new(struct apply_item *it, int rootfd, int pfd, int srcfd,
 
 	switch (it->kind) {
 	case APPLY_FILE:
-		return fsx_tmp_file(pfd, srcfd, PERM(it->mode), tmp, tst);
+		if (env != NULL && env->give_src &&
+		    give(it, pfd, srcfd, tmp, tst) == 0) {
+			*given = 1;
+			return 0;
+		}
+		return fsx_tmp_file(pfd, srcfd, PERM(it->mode), tmp, tst, tfd);
 	case APPLY_SYMLINK:
 		if (fsx_tmp_symlink(pfd, target, tmp) < 0)
 			return -1;
@@ -148,25 +209,6 @@ out:
 	return fstatat(pfd, tmp, tst, AT_SYMLINK_NOFOLLOW) < 0 ? -1 : 0;
 }
 
-static int
-place(struct apply_item *it, const struct apply_env *env, int rootfd,
-    int pfd, const char *name, int srcfd, const char *target,
-    struct apply_real *r)
-{
-	char tmp[FSX_TMP_NAMELEN + 1];
-	struct stat tst;
-
-	if (make_new(it, rootfd, pfd, srcfd, target, tmp, &tst) < 0) {
-		if (errno == ESTALE && it->kind == APPLY_LINK)
-			return apply_refuse(it, "the file it is a hard link "
-			    "of does not hold its content; kept");
-		return apply_fail(it, errno);
-	}
-	if (it->base.absent)
-		return apply_swap_create(it, pfd, name, tmp, r, srcfd, target);
-	return apply_swap_in(it, env, pfd, name, tmp, &tst, r);
-}
-
 /* chmod name, the object read_real saw (r), never a replacement. */
 static int
 chmod_one(struct apply_item *it, int pfd, const char *name,
@@ -190,54 +232,10 @@ chmod_one(struct apply_item *it, int pfd, const char *name,
 	close(fd);
 	if (st.st_dev != r->dev || st.st_ino != r->ino)
 		return apply_refuse(it, APPLY_R_CHANGED);
-	if (fsx_chmod_nofollow(pfd, name, PERM(it->mode)) < 0)
-		return apply_fail(it, errno);
-	return fsx_sync_dir(pfd) < 0 ? apply_fail(it, errno) : 0;
+	return fsx_chmod_nofollow(pfd, name, PERM(it->mode)) < 0 ?
+	    apply_fail(it, errno) : 0;
 }
 
-static int
-perform(struct apply_item *it, const struct apply_env *env, int rootfd,
-    int pfd, const char *name, int srcfd, const char *target,
-    struct apply_real *r)
-{
-	mode_t mode = PERM(it->mode);
-
-	switch (it->kind) {
-	case APPLY_FILE:
-	case APPLY_SYMLINK:
-	case APPLY_FIFO:
-	case APPLY_LINK:
-		return place(it, env, rootfd, pfd, name, srcfd, target, r);
-	case APPLY_MKDIR:
-		if (mkdirat(pfd, name, mode) < 0) {
-			if (errno == EEXIST &&
-			    apply_read_real(pfd, name, r) == 0 &&
-			    r->type == REAL_DIR)
-				return 0;
-			if (errno == EEXIST)
-				return apply_refuse(it, APPLY_R_CREATED);
-			return apply_fail(it, errno);
-		}
-		if (fsx_chmod_nofollow(pfd, name, mode) < 0 ||
-		    fsx_sync_dir(pfd) < 0)
-			return apply_fail(it, errno);
-		return 0;
-	case APPLY_DELETE:
-		return apply_swap_delete(it, env, pfd, name, r);
-	case APPLY_RMDIR:
-		if (unlinkat(pfd, name, AT_REMOVEDIR) < 0) {
-			if (errno == ENOENT)
-				return 0;
-			if (errno == ENOTEMPTY || errno == EEXIST)
-				return apply_refuse(it, R_NOTEMPTY);
-			return apply_fail(it, errno);
-		}
-		return fsx_sync_dir(pfd) < 0 ? apply_fail(it, errno) : 0;
-	case APPLY_CHMOD:
-		return chmod_one(it, pfd, name, r);
-	}
-	return apply_fail(it, EINVAL);
-}
 
 static int
 creates(const struct apply_item *it)
@@ -245,6 +243,13 @@ creates(const struct apply_item *it)
 	return it->base.absent && (it->kind == APPLY_FILE ||
 	    it->kind == APPLY_SYMLINK || it->kind == APPLY_MKDIR ||
 	    it->kind == APPLY_FIFO || it->kind == APPLY_LINK);
+}
+
+static int
+places(const struct apply_item *it)
+{
+	return it->kind == APPLY_FILE || it->kind == APPLY_SYMLINK ||
+	    it->kind == APPLY_FIFO || it->kind == APPLY_LINK;
 }
 
 /* Remove what a killed apply may have left in this directory, once. */
@@ -287,81 +292,324 @@ open_src(struct apply_item *it)
 	return fd;
 }
 
-static int
-apply_one(int rootfd, struct apply_item *it, struct swept *sw,
-    const struct apply_env *env)
+/* The last component of a workspace-relative path. */
+static const char *
+last(const char *path)
 {
-	char target[PATH_MAX], why[128];
-	struct apply_real *r = NULL;
-	const char *name;
-	int pfd, srcfd = -1, rc = -1;
+	const char *s = strrchr(path, '/');
 
-	target[0] = '\0';
-	pfd = fsx_open_parent(rootfd, it->path, creates(it), &name);
-	if (pfd < 0) {
-		if (errno == EXDEV)
-			return apply_refuse(it, R_ESCAPE);
-		if (errno == ENOENT && !it->base.absent) {
-			/* Gone with its directory. */
-			if (it->kind == APPLY_DELETE || it->kind == APPLY_RMDIR)
-				return 0;
-			if (!it->base.unrecorded)
-				return apply_refuse(it, APPLY_R_DELETED);
-		}
-		if (it->base.unrecorded)
-			return apply_refuse(it, apply_unrecorded_reason(
-			    it->base.why, why, sizeof why));
-		return apply_fail(it, errno);
+	return s != NULL ? s + 1 : path;
+}
+
+/* Let p go: its fds, and its temp object when it was not swapped in. */
+static void
+release(struct prep *p)
+{
+	if (p->tmp[0] != '\0' && p->pfd >= 0)
+		unlinkat(p->pfd, p->tmp, 0);
+	p->tmp[0] = '\0';
+	fsx_close(p->tfd);
+	fsx_close(p->srcfd);
+	if (p->own)
+		fsx_close(p->pfd);
+	p->tfd = p->srcfd = p->pfd = -1;
+	p->own = 0;
+}
+
+/* Why the path cannot be reached: its parent missing or leading out. */
+static int
+unreachable(struct apply_item *it)
+{
+	char why[128];
+
+	if (errno == EXDEV)
+		return apply_refuse(it, R_ESCAPE);
+	if (errno == ENOENT && !it->base.absent) {
+		/* Gone with its directory. */
+		if (it->kind == APPLY_DELETE || it->kind == APPLY_RMDIR)
+			return 0;
+		if (!it->base.unrecorded)
+			return apply_refuse(it, APPLY_R_DELETED);
 	}
+	if (it->base.unrecorded)
+		return apply_refuse(it, apply_unrecorded_reason(it->base.why,
+		    why, sizeof why));
+	return apply_fail(it, errno);
+}
 
-	sweep(pfd, sw);
+/* The real path is not the base: already new, or a conflict. */
+static void
+not_base(struct apply_item *it, const struct prep *p)
+{
+	char why[128];
+
+	if (apply_new_matches(it, &p->r, p->srcfd, p->target))
+		return;
+	if (it->base.unrecorded)
+		apply_refuse(it, apply_unrecorded_reason(it->base.why, why,
+		    sizeof why));
+	else if (it->base.absent)
+		apply_refuse(it, APPLY_R_CREATED);
+	else if (p->r.type == REAL_ABSENT)
+		apply_refuse(it, APPLY_R_DELETED);
+	else
+		apply_refuse(it, APPLY_R_CHANGED);
+}
+
+/*
+ * Stage one of an item: reach its directory (prev's when it is the same
+ * one), check the real path against the base, keep what will be replaced
+ * or deleted, make the new object under a temp name, unsynced. READY: the
+ * swap is next; DONE: the item is finished (failed, or already new).
+ * A failure leaves nothing behind (what was kept is dropped again).
+ */
+static int
+check_one(int rootfd, struct apply_item *it, struct swept *sw,
+    const struct apply_env *env, struct prep *p, const struct apply_item *pit,
+    const struct prep *prev)
+{
+	if (prev != NULL && prev->pfd >= 0 && last(pit->path) - pit->path ==
+	    last(it->path) - it->path &&
+	    memcmp(pit->path, it->path, last(it->path) - it->path) == 0) {
+		p->pfd = prev->pfd;
+		p->name = last(it->path);
+	} else {
+		p->pfd = fsx_open_parent(rootfd, it->path, creates(it),
+		    &p->name);
+		if (p->pfd < 0) {
+			unreachable(it);
+			return DONE;
+		}
+		p->own = 1;
+		sweep(p->pfd, sw);
+	}
 
 	if (it->kind == APPLY_FILE || it->kind == APPLY_LINK) {
-		if ((srcfd = open_src(it)) < 0) {
+		if ((p->srcfd = open_src(it)) < 0) {
 			apply_fail(it, errno);
-			goto out;
+			return DONE;
 		}
 	} else if (it->kind == APPLY_SYMLINK &&
-	    read_target(it, target, sizeof target) < 0) {
+	    read_target(it, p->target, sizeof p->target) < 0) {
 		apply_fail(it, errno);
-		goto out;
+		return DONE;
 	}
-
-	if ((r = mem_alloc(sizeof *r)) == NULL ||
-	    apply_read_real(pfd, name, r) < 0) {
+	if (apply_read_real(p->pfd, p->name, &p->r) < 0) {
 		apply_fail(it, errno);
-		goto out;
+		return DONE;
 	}
-	if (!apply_base_matches(it, r)) {
-		if (apply_new_matches(it, r, srcfd, target))
-			rc = 0;
-		else if (it->base.unrecorded)
-			apply_refuse(it, apply_unrecorded_reason(it->base.why,
-			    why, sizeof why));
-		else if (it->base.absent)
-			apply_refuse(it, APPLY_R_CREATED);
-		else if (r->type == REAL_ABSENT)
-			apply_refuse(it, APPLY_R_DELETED);
+	if (!apply_base_matches(it, &p->r)) {
+		not_base(it, p);
+		return DONE;
+	}
+	if (it->kind == APPLY_DELETE)
+		return apply_keep(it, env, p->pfd, p->name, &p->r) < 0 ?
+		    DONE : READY;
+	if (!places(it))
+		return READY;
+	if (!it->base.absent) {
+		/* never swap a directory out: a type change removes it first */
+		if (p->r.type == REAL_DIR) {
+			apply_fail(it, EISDIR);
+			return DONE;
+		}
+		if (apply_keep(it, env, p->pfd, p->name, &p->r) < 0)
+			return DONE;
+	}
+	if (make_new(it, env, rootfd, p->pfd, p->srcfd, p->target, p->tmp,
+	    &p->tst, &p->tfd, &p->given) < 0) {
+		p->tmp[0] = '\0';
+		apply_unkeep(it, env);
+		if (errno == ESTALE && it->kind == APPLY_LINK)
+			apply_refuse(it, "the file it is a hard link of does "
+			    "not hold its content; kept");
 		else
-			apply_refuse(it, APPLY_R_CHANGED);
-		goto out;
+			apply_fail(it, errno);
+		return DONE;
 	}
-	rc = perform(it, env, rootfd, pfd, name, srcfd, target, r);
-out:
-	mem_free(r);
-	fsx_close(srcfd);
-	fsx_close(pfd);
+	return READY;
+}
+
+/*
+ * check_one; LATER when the batch holds fds (prev set) and the item ran
+ * out of them: it is tried again once the batch has let its fds go.
+ */
+static int
+check(int rootfd, struct apply_item *it, struct swept *sw,
+    const struct apply_env *env, struct prep *p, const struct apply_item *pit,
+    const struct prep *prev)
+{
+	int rc = check_one(rootfd, it, sw, env, p, pit, prev);
+
+	if (rc == DONE && prev != NULL && it->failed &&
+	    (it->err == EMFILE || it->err == ENFILE)) {
+		release(p);
+		return LATER;
+	}
 	return rc;
 }
 
-long
-apply_run(int rootfd, struct apply_item *items, size_t n,
+/* Fail a READY item before its swap: nothing of it stays. */
+static void
+unready(struct apply_item *it, const struct apply_env *env, struct prep *p,
+    int err, const char *why)
+{
+	char msg[160];
+
+	apply_unkeep(it, env);
+	if (p->tmp[0] != '\0')
+		unlinkat(p->pfd, p->tmp, 0);
+	p->tmp[0] = '\0';
+	p->state = DONE;
+	if (why == NULL) {
+		apply_fail(it, err);
+		return;
+	}
+	it->failed = 1;
+	it->err = err;
+	snprintf(msg, sizeof msg, "%s%s", why, strerror(err));
+	snprintf(it->reason, sizeof it->reason, "%s", msg);
+}
+
+/*
+ * Make the READY items' new files and what they keep durable, with one
+ * round of syncs: the new files' writeback is started first, so that the
+ * first sync commits them all and the others find nothing left to do.
+ */
+static void
+settle(struct apply_item *it, struct prep *p, size_t n,
     const struct apply_env *env)
 {
+	const struct apply_keeper *k = env != NULL ? env->keep : NULL;
+	size_t i;
+	int kept = 0;
+
+	for (i = 0; i < n; i++) {
+		if (p[i].state == READY && p[i].tfd >= 0)
+			os_start_writeback(p[i].tfd);
+		kept |= p[i].state == READY && it[i].kept;
+	}
+	if (kept && k->sync != NULL && k->sync(k->arg) < 0) {
+		int err = errno;
+
+		for (i = 0; i < n; i++)
+			if (p[i].state == READY && it[i].kept)
+				unready(&it[i], env, &p[i], err,
+				    "cannot keep what it replaces: ");
+	}
+	for (i = 0; i < n; i++) {
+		if (p[i].state == READY && (p[i].tfd >= 0 || p[i].given) &&
+		    fsync(p[i].given ? p[i].srcfd : p[i].tfd) < 0)
+			unready(&it[i], env, &p[i], errno, NULL);
+		fsx_close(p[i].tfd);
+		p[i].tfd = -1;
+	}
+}
+
+/* Stage two of a READY item: the swap (or the mkdir, rmdir, chmod). */
+static int
+swap(struct apply_item *it, const struct apply_env *env, struct prep *p)
+{
+	mode_t mode = PERM(it->mode);
+	int rc;
+
+	switch (it->kind) {
+	case APPLY_FILE:
+	case APPLY_SYMLINK:
+	case APPLY_FIFO:
+	case APPLY_LINK:
+		rc = it->base.absent ? apply_swap_create(it, p->pfd, p->name,
+		    p->tmp, &p->r, p->srcfd, p->target) : apply_swap_in(it,
+		    env, p->pfd, p->name, p->tmp, &p->tst, &p->r);
+		p->tmp[0] = '\0';	/* in place, or gone */
+		return rc;
+	case APPLY_MKDIR:
+		if (mkdirat(p->pfd, p->name, mode) < 0) {
+			if (errno == EEXIST &&
+			    apply_read_real(p->pfd, p->name, &p->r) == 0 &&
+			    p->r.type == REAL_DIR)
+				return 0;
+			if (errno == EEXIST)
+				return apply_refuse(it, APPLY_R_CREATED);
+			return apply_fail(it, errno);
+		}
+		return fsx_chmod_nofollow(p->pfd, p->name, mode) < 0 ?
+		    apply_fail(it, errno) : 0;
+	case APPLY_DELETE:
+		return apply_swap_delete(it, env, p->pfd, p->name, &p->r);
+	case APPLY_RMDIR:
+		if (unlinkat(p->pfd, p->name, AT_REMOVEDIR) == 0 ||
+		    errno == ENOENT)
+			return 0;
+		if (errno == ENOTEMPTY || errno == EEXIST)
+			return apply_refuse(it, R_NOTEMPTY);
+		return apply_fail(it, errno);
+	case APPLY_CHMOD:
+		return chmod_one(it, p->pfd, p->name, &p->r);
+	}
+	return apply_fail(it, EINVAL);
+}
+
+static int
+valid(const struct apply_item *it)
+{
+	return it->path != NULL && (it->src != NULL || (it->kind !=
+	    APPLY_FILE && it->kind != APPLY_SYMLINK &&
+	    it->kind != APPLY_LINK)) &&
+	    (it->kind != APPLY_LINK || it->link != NULL);
+}
+
+/* Items it[0..n) through both stages, each directory synced once after. */
+static size_t
+run_batch(int rootfd, struct apply_item *it, size_t n, struct prep *p,
+    struct swept *sw, const struct apply_env *env)
+{
+	size_t i, got;
+	int dirfd = -1, rc = 0, err = 0;
+
+	for (got = 0; got < n; got++) {
+		it[got].failed = it[got].err = it[got].kept = 0;
+		it[got].reason[0] = '\0';
+		p[got].pfd = p[got].srcfd = p[got].tfd = -1;
+		p[got].own = p[got].given = 0;
+		p[got].tmp[0] = p[got].target[0] = '\0';
+		p[got].state = DONE;
+		if (!valid(&it[got]))
+			apply_fail(&it[got], EINVAL);
+		else if ((p[got].state = check(rootfd, &it[got], sw, env,
+		    &p[got], got > 0 ? &it[got - 1] : NULL,
+		    got > 0 ? &p[got - 1] : NULL)) == LATER)
+			break;
+	}
+	settle(it, p, got, env);
+	for (i = 0; i < got; i++) {
+		if (p[i].state == READY && swap(&it[i], env, &p[i]) == 0) {
+			if (p[i].pfd != dirfd) {
+				dirfd = p[i].pfd;
+				rc = fsx_sync_dir(dirfd);
+				err = errno;
+			}
+			if (rc < 0)
+				apply_fail(&it[i], err);
+		}
+	}
+	for (i = 0; i < got; i++) {
+		release(&p[i]);
+		if (env != NULL && env->progress != NULL)
+			env->progress(env->parg);
+	}
+	return got;
+}
+
+static long
+run(int rootfd, struct apply_item *items, size_t n,
+    const struct apply_env *env, size_t batch)
+{
 	struct swept sw;
+	struct prep one, *p = &one;
 	struct stat st;
 	long failed = 0;
-	size_t i;
+	size_t i, k, got;
 
 	if (items == NULL && n > 0) {
 		errno = EINVAL;
@@ -373,23 +621,35 @@ apply_run(int rootfd, struct apply_item *items, size_t n,
 		errno = ENOTDIR;
 		return -1;
 	}
-	sw.n = 0;
-	for (i = 0; i < n; i++) {
-		items[i].failed = 0;
-		items[i].err = 0;
-		items[i].kept = 0;
-		items[i].reason[0] = '\0';
-		if (items[i].path == NULL || (items[i].src == NULL &&
-		    (items[i].kind == APPLY_FILE ||
-		    items[i].kind == APPLY_SYMLINK ||
-		    items[i].kind == APPLY_LINK)) ||
-		    (items[i].kind == APPLY_LINK && items[i].link == NULL)) {
-			apply_fail(&items[i], EINVAL);
-			failed++;
-		} else if (apply_one(rootfd, &items[i], &sw, env) < 0)
-			failed++;
-		if (env != NULL && env->progress != NULL)
-			env->progress(env->parg);
+	if (n < batch)
+		batch = n > 0 ? n : 1;
+	/* a batch needs memory; without it, items go one by one */
+	if (batch > 1 && (p = mem_calloc(batch, sizeof *p)) == NULL) {
+		p = &one;
+		batch = 1;
 	}
+	sw.n = 0;
+	for (i = 0; i < n; i += got) {
+		got = run_batch(rootfd, items + i, n - i < batch ? n - i :
+		    batch, p, &sw, env);
+		for (k = i; k < i + got; k++)
+			failed += items[k].failed != 0;
+	}
+	if (p != &one)
+		mem_free(p);
 	return failed;
+}
+
+long
+apply_run(int rootfd, struct apply_item *items, size_t n,
+    const struct apply_env *env)
+{
+	return run(rootfd, items, n, env, 1);
+}
+
+long
+apply_run_batch(int rootfd, struct apply_item *items, size_t n,
+    const struct apply_env *env)
+{
+	return run(rootfd, items, n, env, BATCH);
 }

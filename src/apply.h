@@ -24,8 +24,9 @@
  *		the user created meanwhile (RENAME_NOREPLACE, or link+unlink).
  *
  * So at every instant the user's version is in place, under the temp name
- * in its own directory, or kept. The directory is fsynced once the item is
- * done. An item whose real path already holds the new state counts as
+ * in its own directory, or kept. The new object's bytes and what is kept
+ * are durable before the swap; the directory is fsynced once the item is
+ * done (apply_run_batch: once per batch and directory). An item whose real path already holds the new state counts as
  * applied, so re-running apply after a crash finishes the job. Failures
  * are per item and never stop the others.
  *
@@ -124,20 +125,33 @@ struct apply_kept {
  * and says how in *kept; it may be called from several threads at once,
  * never twice for one rel at the same time. drop forgets what put kept for
  * rel (the swap found the user's version and put it back). put returns 0
- * or -1 with errno; the item then fails and nothing is replaced.
+ * or -1 with errno; the item then fails and nothing is replaced. What put
+ * kept need not be durable yet: sync (NULL: nothing to do) makes all of
+ * it durable, and is called before anything it kept is replaced; 0 or -1
+ * with errno (the items fail, nothing replaced).
  */
 struct apply_keeper {
 	int	(*put)(void *arg, const char *rel, int dirfd, const char *name,
 		    struct apply_kept *kept);
 	void	(*drop)(void *arg, const char *rel);
+	int	(*sync)(void *arg);
 	void	*arg;
 };
 
-/* What apply_run works with besides the items; NULL: keep nothing. */
+/*
+ * What apply_run works with besides the items; NULL: keep nothing.
+ * give_src: a FILE item's source is the caller's to give away (a
+ * session's own copy, gone once applied): where it can be, it becomes the
+ * new file itself, hard-linked in under the temp name instead of copied
+ * (same file system, one name, the new mode already, owned by us, no
+ * extended attributes), its times set to now as a copy's would be. Never
+ * for a source that lives on (a checkpoint blob).
+ */
 struct apply_env {
 	const struct apply_keeper *keep;
 	void	(*progress)(void *arg);	/* after each item, any thread */
 	void	*parg;
+	int	 give_src;
 };
 
 struct apply_item {
@@ -163,6 +177,18 @@ struct apply_item {
  * NULL.
  */
 long	apply_run(int rootfd, struct apply_item *items, size_t n,
+	    const struct apply_env *env);
+
+/*
+ * apply_run for items of which none needs another to be done first (no
+ * item is in a directory another one makes, or links to a file another
+ * one makes). They go in batches of a few: each item of a batch is
+ * checked, kept and made under its temp name; one round of syncs makes
+ * the batch's new files and what it keeps durable; then the items are
+ * swapped in and each directory is synced once. One sync per batch
+ * instead of three per item.
+ */
+long	apply_run_batch(int rootfd, struct apply_item *items, size_t n,
 	    const struct apply_env *env);
 
 /*

@@ -258,9 +258,8 @@ aside_is_base(const struct apply_item *it, const struct apply_real *r, int pfd,
 	return ok;
 }
 
-/* Keep what is at pfd/name before it is replaced or deleted. */
-static int
-keep_first(struct apply_item *it, const struct apply_env *env, int pfd,
+int
+apply_keep(struct apply_item *it, const struct apply_env *env, int pfd,
     const char *name, const struct apply_real *r)
 {
 	struct apply_kept k;
@@ -294,8 +293,8 @@ keep_first(struct apply_item *it, const struct apply_env *env, int pfd,
 	return 0;
 }
 
-static void
-unkeep(struct apply_item *it, const struct apply_env *env)
+void
+apply_unkeep(struct apply_item *it, const struct apply_env *env)
 {
 	if (it->kept && env != NULL && env->keep != NULL)
 		env->keep->drop(env->keep->arg, it->path);
@@ -322,7 +321,7 @@ drop_tmp(struct apply_item *it, const struct apply_env *env, int pfd,
 		unlinkat(pfd, tmp, 0);
 		return;
 	}
-	unkeep(it, env);
+	apply_unkeep(it, env);
 	if (env != NULL && env->keep != NULL &&
 	    env->keep->put(env->keep->arg, it->path, pfd, tmp, &k) == 0) {
 		it->kept = 1;
@@ -351,8 +350,6 @@ apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
 		apply_fail(it, EISDIR);
 		goto undo;
 	}
-	if (keep_first(it, env, pfd, name, r) < 0)
-		goto undo;
 	if (exchange(pfd, tmp, name) < 0) {
 		if (errno == ENOENT) {
 			apply_refuse(it, APPLY_R_DELETED);
@@ -374,29 +371,29 @@ apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
 			apply_fail(it, errno);
 			goto undo;
 		}
-		return fsx_sync_dir(pfd) < 0 ? apply_fail(it, errno) : 0;
+		return 0;
 	}
 	if ((same = aside_is_base(it, r, pfd, tmp)) <= 0) {
 		err = errno;
 		/* The user's version: back in place, ours out. */
 		if (os_rename_exchange(pfd, tmp, name) < 0) {
 			apply_fail(it, errno);
-			unkeep(it, env);
+			apply_unkeep(it, env);
 			return -1;
 		}
 		if (same < 0)
 			apply_fail(it, err);
 		else
 			apply_refuse(it, APPLY_R_CHANGED);
-		unkeep(it, env);
+		apply_unkeep(it, env);
 		drop_tmp(it, env, pfd, tmp, tst);
 		return -1;
 	}
 	if (unlinkat(pfd, tmp, 0) < 0 && errno != ENOENT)
 		return apply_fail(it, errno);
-	return fsx_sync_dir(pfd) < 0 ? apply_fail(it, errno) : 0;
+	return 0;
 undo:
-	unkeep(it, env);
+	apply_unkeep(it, env);
 	unlinkat(pfd, tmp, 0);
 	return -1;
 }
@@ -407,7 +404,7 @@ apply_swap_create(struct apply_item *it, int pfd, const char *name,
     const char *tmp, struct apply_real *r, int srcfd, const char *target)
 {
 	if (fsx_rename_noreplace(pfd, tmp, name) == 0)
-		return fsx_sync_dir(pfd) < 0 ? apply_fail(it, errno) : 0;
+		return 0;
 	{
 		int saved = errno;
 
@@ -431,8 +428,6 @@ apply_swap_delete(struct apply_item *it, const struct apply_env *env, int pfd,
 	char tmp[FSX_TMP_NAMELEN + 1];
 	int tries, same;
 
-	if (keep_first(it, env, pfd, name, r) < 0)
-		return -1;
 	for (tries = 0; ; tries++) {
 		if (fsx_tmp_name(tmp) < 0) {
 			apply_fail(it, errno);
@@ -442,7 +437,7 @@ apply_swap_delete(struct apply_item *it, const struct apply_env *env, int pfd,
 			break;
 		if (errno == ENOENT) {
 			/* gone meanwhile: the deletion is done */
-			unkeep(it, env);
+			apply_unkeep(it, env);
 			return 0;
 		}
 		if (errno != EEXIST || tries == 8) {
@@ -456,7 +451,7 @@ apply_swap_delete(struct apply_item *it, const struct apply_env *env, int pfd,
 		else
 			apply_refuse(it, APPLY_R_CHANGED);
 		if (fsx_rename_noreplace(pfd, tmp, name) == 0) {
-			unkeep(it, env);
+			apply_unkeep(it, env);
 			return -1;
 		}
 		/* Something new stands at name: keep this one too. */
@@ -465,8 +460,8 @@ apply_swap_delete(struct apply_item *it, const struct apply_env *env, int pfd,
 	}
 	if (unlinkat(pfd, tmp, 0) < 0 && errno != ENOENT)
 		return apply_fail(it, errno);
-	return fsx_sync_dir(pfd) < 0 ? apply_fail(it, errno) : 0;
+	return 0;
 undo:
-	unkeep(it, env);
+	apply_unkeep(it, env);
 	return -1;
 }

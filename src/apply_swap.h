@@ -20,12 +20,13 @@
  *			replacing, checked, then unlinked; renamed back on a
  *			mismatch.
  *
- * Before it replaces or deletes anything, apply_swap_in and
- * apply_swap_delete keep what stands there through env->keep (keep.h),
- * and check that what got kept is what was checked: the user's version
- * is never lost, and it->kept says it was kept. A version the user put
- * in place between our two renames is kept too, or left under its temp
- * name, which the item's reason then names.
+ * Before apply_swap_in or apply_swap_delete replaces or deletes anything,
+ * the caller keeps what stands there with apply_keep, which checks that
+ * what got kept is what was checked: the user's version is never lost,
+ * and it->kept says it was kept. A version the user put in place between
+ * our two renames is kept too, or left under its temp name, which the
+ * item's reason then names. None of them syncs: the caller makes the
+ * directory durable once its items are done (apply.c).
  *
  * Functions taking an item return 0, or -1 with the item failed (err
  * and reason set: apply_refuse for a conflict, apply_fail for an errno).
@@ -99,7 +100,16 @@ int	apply_same_bytes(int srcfd, const struct apply_real *r);
 int	apply_real_unchanged(const struct stat *st,
 	    const struct apply_real *r);
 
-/* Put pfd/tmp (inode tst) where pfd/name holds r, the item's base. */
+/*
+ * Keep pfd/name, which holds r, through env->keep (none: nothing to do)
+ * before it is replaced or deleted; apply_unkeep forgets it again (the
+ * item failed before its swap).
+ */
+int	apply_keep(struct apply_item *it, const struct apply_env *env,
+	    int pfd, const char *name, const struct apply_real *r);
+void	apply_unkeep(struct apply_item *it, const struct apply_env *env);
+
+/* Put pfd/tmp (inode tst) where pfd/name holds r, the item's base, kept. */
 int	apply_swap_in(struct apply_item *it, const struct apply_env *env,
 	    int pfd, const char *name, const char *tmp,
 	    const struct stat *tst, const struct apply_real *r);
@@ -113,7 +123,7 @@ int	apply_swap_create(struct apply_item *it, int pfd, const char *name,
 	    const char *tmp, struct apply_real *r, int srcfd,
 	    const char *target);
 
-/* Delete pfd/name, which holds r, the item's base. */
+/* Delete pfd/name, which holds r, the item's base, kept. */
 int	apply_swap_delete(struct apply_item *it, const struct apply_env *env,
 	    int pfd, const char *name, const struct apply_real *r);
 

@@ -18,6 +18,7 @@
 #include "checkpoint.h"
 #include "fsx.h"
 #include "mem.h"
+#include "os.h"
 
 #define RECORD_MAX	((size_t)64 << 20)
 #define AFTER_MAX	((size_t)1 << 20)	/* a log beyond it is folded */
@@ -30,6 +31,7 @@ struct ckpt {
 	int		 turnsfd;
 	int		 lockfd;
 	int		 dirty;		/* a blob made, its dir not synced */
+	int		 lazy;		/* blobs not synced (ckpt_lazy) */
 	struct ckpt_limits lim;
 };
 
@@ -123,27 +125,9 @@ ckpt_blobs(const struct ckpt *c)
 }
 
 void
-ckpt_turn_clear(struct ckpt_turn *t)
+ckpt_lazy(struct ckpt *c, int on)
 {
-	size_t i;
-
-	if (t == NULL)
-		return;
-	for (i = 0; i < t->n; i++)
-		mem_free(t->e[i].path);
-	mem_free(t->e);
-	mem_free(t->label);
-	memset(t, 0, sizeof *t);
-}
-
-void
-ckpt_turns_free(struct ckpt_turn *t, size_t n)
-{
-	size_t i;
-
-	for (i = 0; t != NULL && i < n; i++)
-		ckpt_turn_clear(&t[i]);
-	mem_free(t);
+	c->lazy = on;
 }
 
 /* ---- Records ---- */
@@ -476,13 +460,18 @@ blob_fd(struct ckpt *c, int fd, unsigned char sha[HASH_LEN])
 {
 	char hex[HASH_HEXLEN + 1], tmp[FSX_TMP_NAMELEN + 1];
 	struct stat st;
-	int tfd;
+	int tfd = -1;
 
 	hash_hex(sha, hex);
 	if (fstatat(c->blobsfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
-	if (fsx_tmp_file(c->blobsfd, fd, 0600, tmp, &st) < 0)
+	if (fsx_tmp_file(c->blobsfd, fd, 0600, tmp, &st, c->lazy ? &tfd :
+	    NULL) < 0)
 		return -1;
+	if (tfd >= 0) {
+		os_start_writeback(tfd);
+		close(tfd);
+	}
 	/* named by what it holds, even if the file changed meanwhile */
 	if ((tfd = openat(c->blobsfd, tmp, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0 || hash_fd(tfd, sha) < 0) {

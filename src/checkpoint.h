@@ -113,6 +113,13 @@ void	ckpt_close(struct ckpt *);
 int	ckpt_blobs(const struct ckpt *);
 
 /*
+ * With on, blobs ckpt_state stores from here on are not synced (their
+ * writeback is started): the caller fsyncs them (blobs/<hex of sha>) and
+ * the blobs directory before it relies on them (keep.c, for apply).
+ */
+void	ckpt_lazy(struct ckpt *, int on);
+
+/*
  * Every turn in the store, oldest first (*t an array of *n turns; free
  * with ckpt_turns_free).
  */

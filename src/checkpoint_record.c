@@ -310,3 +310,27 @@ ckpt_parse_after(const char *buf, size_t len, struct ckpt_turn *t)
 	}
 	return done;
 }
+
+void
+ckpt_turn_clear(struct ckpt_turn *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->n; i++)
+		mem_free(t->e[i].path);
+	mem_free(t->e);
+	mem_free(t->label);
+	memset(t, 0, sizeof *t);
+}
+
+void
+ckpt_turns_free(struct ckpt_turn *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; t != NULL && i < n; i++)
+		ckpt_turn_clear(&t[i]);
+	mem_free(t);
+}

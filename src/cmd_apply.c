@@ -306,6 +306,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	}
 	memset(&env, 0, sizeof env);
 	env.keep = keep_keeper(k);
+	env.give_src = 1;	/* the session's copies: they go once applied */
 	memset(&pr, 0, sizeof pr);
 	if (!quiet && isatty(STDERR_FILENO)) {
 		pthread_mutex_init(&pr.mu, NULL);
@@ -346,18 +347,19 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	if (aj != NULL && (aj->doc = apply_doc(x->id, c, sel, id, aj,
 	    where[0] != '\0' ? where : NULL)) == NULL)
 		say_err("apply: %s", strerror(ENOMEM));
+	/* unrecorded: what it replaced lives on in the session only */
+	if (res.all && (recorded || kept == 0)) {
+		x->open = 0;
+		if (session_remove(&x->s) < 0)
+			say_errno("apply: removing session %s", x->id);
+	} else if (res.all && (res.left = plan_settle(&x->s, c)) < 0)
+		res.settle_err = errno;
 	if (res.left < 0)
 		say_err("apply: %s: dropping applied changes: %s", sn,
 		    strerror(res.settle_err));
 	else if (res.left > 0)
 		say_err("apply: %s: %d applied change(s) could not be dropped "
 		    "from the session", sn, res.left);
-	/* unrecorded: what it replaced lives on in the session only */
-	if (res.all && (recorded || kept == 0)) {
-		x->open = 0;
-		if (session_remove(&x->s) < 0)
-			say_errno("apply: removing session %s", x->id);
-	}
 	if (res.failed > 0) {
 		if (aj == NULL)
 			fprintf(out, "Applied %zu, failed %zu. Pending changes "

@@ -118,7 +118,9 @@ int	fsx_symlink_atomic(int dirfd, const char *name, const char *target,
  * dirfd once the object is in place):
  *
  *   fsx_tmp_file	a regular file with srcfd's bytes (as
- *			fsx_write_atomic_fd) and mode; *st its stat
+ *			fsx_write_atomic_fd) and mode; *st its stat. With
+ *			fdp, it is not synced: *fdp is its open fd, for
+ *			the caller to sync and close
  *   fsx_tmp_symlink	a symlink to target
  *   fsx_tmp_fifo	a fifo with mode (not masked by umask)
  *   fsx_tmp_link	a hard link to fromdir/from (a regular file)
@@ -128,7 +130,7 @@ int	fsx_symlink_atomic(int dirfd, const char *name, const char *target,
  * lacks the exclusive rename (regular files and symlinks only).
  */
 int	fsx_tmp_file(int dirfd, int srcfd, mode_t mode,
-	    char tmp[FSX_TMP_NAMELEN + 1], struct stat *st);
+	    char tmp[FSX_TMP_NAMELEN + 1], struct stat *st, int *fdp);
 int	fsx_tmp_symlink(int dirfd, const char *target, char tmp[FSX_TMP_NAMELEN + 1]);
 int	fsx_tmp_fifo(int dirfd, mode_t mode, char tmp[FSX_TMP_NAMELEN + 1]);
 int	fsx_tmp_link(int fromdir, const char *from, int dirfd, char tmp[FSX_TMP_NAMELEN + 1]);

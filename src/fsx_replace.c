@@ -412,7 +412,7 @@ tmp_done(int dirfd, const char *tmp, int rc)
 
 int
 fsx_tmp_file(int dirfd, int srcfd, mode_t mode,
-    char tmp[FSX_TMP_NAMELEN + 1], struct stat *st)
+    char tmp[FSX_TMP_NAMELEN + 1], struct stat *st, int *fdp)
 {
 	struct stat sst;
 	int fd, rc;
@@ -426,9 +426,13 @@ fsx_tmp_file(int dirfd, int srcfd, mode_t mode,
 	if ((fd = create_tmp(dirfd, tmp)) < 0)
 		return -1;
 	rc = copy_sparse(srcfd, fd, sst.st_size);
-	if (rc == 0 && (fchmod(fd, mode) < 0 || fsync(fd) < 0 ||
-	    fstat(fd, st) < 0))
+	if (rc == 0 && (fchmod(fd, mode) < 0 || (fdp == NULL &&
+	    fsync(fd) < 0) || fstat(fd, st) < 0))
 		rc = -1;
+	if (rc == 0 && fdp != NULL) {
+		*fdp = fd;
+		return 0;
+	}
 	if (close(fd) < 0 && errno != EINTR)
 		rc = -1;
 	return tmp_done(dirfd, tmp, rc);

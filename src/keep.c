@@ -26,6 +26,7 @@
 struct kept_state {
 	char			*rel;
 	struct ckpt_state	 before;
+	int			 lazy;		/* its blob not synced yet */
 };
 
 struct keep {
@@ -253,6 +254,7 @@ snapshot(struct keep *k, const char *rel, int dirfd, const char *name)
 	}
 	k->ks[k->nks].rel = r;
 	k->ks[k->nks].before = st;
+	k->ks[k->nks].lazy = st.kind == CKPT_FILE;
 	k->nks++;
 	r = NULL;
 	rc = 0;
@@ -331,6 +333,41 @@ drop(void *arg, const char *rel)
 	close(pfd);
 }
 
+/*
+ * Make the blobs put stored (unsynced: ckpt_lazy) durable, then their
+ * directory. The lock is held throughout: a sync returns only when all
+ * that was put before it began is on disk, whichever thread syncs it.
+ */
+static int
+sync_kept(void *arg)
+{
+	struct keep *k = arg;
+	char hex[HASH_HEXLEN + 1];
+	size_t i;
+	int fd, rc = 0, any = 0;
+
+	if (k->ck == NULL)
+		return 0;
+	pthread_mutex_lock(&k->mu);
+	for (i = 0; i < k->nks && rc == 0; i++) {
+		if (!k->ks[i].lazy)
+			continue;
+		hash_hex(k->ks[i].before.sha, hex);
+		fd = openat(ckpt_blobs(k->ck), hex, O_RDONLY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd < 0 || fsync(fd) < 0)
+			rc = -1;
+		else
+			k->ks[i].lazy = 0;
+		fsx_close(fd);
+		any = 1;
+	}
+	if (rc == 0 && any)
+		rc = fsx_sync_dir(ckpt_blobs(k->ck));
+	pthread_mutex_unlock(&k->mu);
+	return rc;
+}
+
 int
 keep_open(struct session *s, struct ckpt *ck, struct keep **kp)
 {
@@ -348,7 +385,10 @@ keep_open(struct session *s, struct ckpt *ck, struct keep **kp)
 	k->dirfd = -1;
 	k->keeper.put = put;
 	k->keeper.drop = drop;
+	k->keeper.sync = sync_kept;
 	k->keeper.arg = k;
+	if (ck != NULL)
+		ckpt_lazy(ck, 1);
 	*kp = k;
 	return 0;
 }
@@ -465,6 +505,8 @@ keep_close(struct keep *k)
 
 	if (k == NULL)
 		return;
+	if (k->ck != NULL)
+		ckpt_lazy(k->ck, 0);
 	for (i = 0; i < k->nks; i++)
 		mem_free(k->ks[i].rel);
 	mem_free(k->ks);

@@ -13,7 +13,10 @@
  * put first snapshots the object into the store's blobs (a regular
  * file's bytes, a symlink's target) and notes its state as the path's
  * before; keep_turn then records the turn, so that `arcturn undo` right
- * after an apply restores the tree it found.
+ * after an apply restores the tree it found. Those blobs are stored
+ * unsynced (ckpt_lazy, from keep_open to keep_close): the keeper's sync
+ * fsyncs each, then the blobs directory, and apply calls it before it
+ * replaces anything a put kept (one round per batch of items).
  *
  * Calling sequence, under the session's LOCK_EX and the store's LOCK_EX:
  *
@@ -71,7 +74,7 @@ const char *keep_name(const struct keep *);
 int	keep_turn(struct keep *, int rootfd, const struct changes *c,
 	    const char *label, unsigned long *id);
 
-/* Sync what was kept (one syncfs when anything was copied); free. */
+/* Sync the names made in replaced/<N>; free. */
 void	keep_close(struct keep *);
 
 #endif

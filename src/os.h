@@ -59,10 +59,18 @@ int	os_chmod_pinned(int dirfd, const char *name, mode_t mode);
  * need, on an open fd. ENOTSUP where the file system has none.
  */
 long	os_getxattr(int fd, const char *name, char *buf, size_t len);
+/* The size of fd's list of extended attribute names: 0 when it has none. */
+long	os_xattr_names(int fd);
 int	os_setxattr(int fd, const char *name, const void *val, size_t len);
 
 /* Flush the file system holding fd (syncfs; sync(2) where it is missing). */
 int	os_syncfs(int fd);
+
+/*
+ * Start writing fd's dirty pages out, without waiting (sync_file_range;
+ * nothing where it is missing): a later fsync then finds them on their way.
+ */
+void	os_start_writeback(int fd);
 
 /* The status-change time of st, to the nanosecond. */
 struct timespec os_ctime(const struct stat *st);

@@ -129,6 +129,12 @@ os_getxattr(int fd, const char *name, char *buf, size_t len)
 	return (long)fgetxattr(fd, name, buf, len);
 }
 
+long
+os_xattr_names(int fd)
+{
+	return (long)flistxattr(fd, NULL, 0);
+}
+
 int
 os_setxattr(int fd, const char *name, const void *val, size_t len)
 {
@@ -139,6 +145,12 @@ int
 os_syncfs(int fd)
 {
 	return syncfs(fd);
+}
+
+void
+os_start_writeback(int fd)
+{
+	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
 
 struct timespec

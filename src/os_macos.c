@@ -64,6 +64,12 @@ os_getxattr(int fd, const char *name, char *buf, size_t len)
 	return (long)fgetxattr(fd, name, buf, len, 0, 0);
 }
 
+long
+os_xattr_names(int fd)
+{
+	return (long)flistxattr(fd, NULL, 0, 0);
+}
+
 int
 os_setxattr(int fd, const char *name, const void *val, size_t len)
 {
@@ -75,6 +81,12 @@ os_syncfs(int fd)
 {
 	sync();
 	return 0;
+}
+
+void
+os_start_writeback(int fd)
+{
+	(void)fd;
 }
 
 struct timespec

@@ -24,8 +24,8 @@
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 /*
- * Items of the phases without inner order are split over a few threads:
- * each item costs two fsyncs (file and directory), and concurrent fsyncs
+ * Items of the phases without inner order are split over a few threads,
+ * each running its share in batches (apply_run_batch): concurrent fsyncs
  * share journal commits.
  */
 #define APPLY_THREADS	8
@@ -361,6 +361,7 @@ struct chunk {
 	struct apply_item	*it;
 	size_t			 n;
 	const struct apply_env	*env;
+	int			 batch;		/* items independent */
 	long			 rc;
 	int			 err;
 };
@@ -370,7 +371,8 @@ chunk_run(void *arg)
 {
 	struct chunk *c = arg;
 
-	c->rc = apply_run(c->rootfd, c->it, c->n, c->env);
+	c->rc = c->batch ? apply_run_batch(c->rootfd, c->it, c->n, c->env) :
+	    apply_run(c->rootfd, c->it, c->n, c->env);
 	c->err = errno;
 	return NULL;
 }
@@ -402,6 +404,7 @@ plan_run_phase(int rootfd, struct apply_item *it, size_t n, int parallel,
 		ck[i].it = it + off;
 		ck[i].n = end - off;
 		ck[i].env = env;
+		ck[i].batch = parallel;
 		ck[i].rc = 0;
 		started[i] = i > 0 && ck[i].n > 0 &&
 		    pthread_create(&th[i], NULL, chunk_run, &ck[i]) == 0;
@@ -600,7 +603,8 @@ plan_apply(struct session *s, int rootfd, struct changes *c,
 	for (i = 0; i < c->n; i++)
 		if (!c->v[i].applied)
 			r->all = 0;
-	if ((r->left = plan_settle(s, c)) < 0)
+	/* nothing pending: the session goes whole (the caller's to do) */
+	if (!r->all && (r->left = plan_settle(s, c)) < 0)
 		r->settle_err = errno;
 	return 0;
 }

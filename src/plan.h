@@ -104,7 +104,9 @@ struct plan_result {
 /*
  * Apply the selected changes (plan_build, plan_run), mark each change's
  * applied, call failfn (may be NULL) for every failed item in phase
- * order (refused changes first), and settle the session (plan_settle).
+ * order (refused changes first), and, when anything stays pending, settle
+ * the session (plan_settle). When nothing does (all), the caller removes
+ * the session whole, or settles it when it keeps it.
  * env (apply.h: the keeper, progress; may be NULL) goes to apply_run.
  * -1 with errno only when nothing was tried (the plan could not be
  * built).

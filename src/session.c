@@ -556,7 +556,7 @@ session_remove(struct session *s)
 		close(lfd);
 	}
 	session_close(s);
-	rc = session_rmtree(storefd, trash);
+	rc = session_rmtree_wide(storefd, trash);
 	sweep_store(storefd);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -87,6 +88,11 @@ rm_scan(int fd, dev_t dev, struct rmframe *f)
 	}
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		/* not a directory by its entry: no stat needed (EISDIR if
+		   it became one: looked at below) */
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN &&
+		    (unlinkat(fd, e->d_name, 0) == 0 || errno == ENOENT))
 			continue;
 		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
@@ -265,4 +271,67 @@ session_rmtree(int dirfd, const char *name)
 		return 0;
 	}
 	return rmtree_iter(dirfd, name, top.st_dev);
+}
+
+#define WIDE_MAX	4
+
+struct wide {
+	int		 fd;
+	const char	*name;
+	int		 rc, err;
+};
+
+static void *
+wide_run(void *arg)
+{
+	struct wide *w = arg;
+
+	w->rc = session_rmtree(w->fd, w->name);
+	w->err = errno;
+	return NULL;
+}
+
+int
+session_rmtree_wide(int dirfd, const char *name)
+{
+	struct wide w[WIDE_MAX];
+	pthread_t th[WIDE_MAX];
+	int started[WIDE_MAX];
+	struct stat st, top;
+	struct rmframe f;
+	size_t i, n;
+	int fd, rc = 0, err = 0;
+
+	memset(&f, 0, sizeof f);
+	if (fstat(dirfd, &top) < 0)
+		return -1;
+	if ((fd = open_rmdir(dirfd, name, top.st_dev, &st)) < 0)
+		return session_rmtree(dirfd, name);
+	/* the files at the top go here; the subtrees, a few at once */
+	(void)rm_scan(fd, top.st_dev, &f);
+	for (i = 0; i < f.nsub; i += n) {
+		for (n = 0; n < WIDE_MAX && i + n < f.nsub; n++) {
+			w[n].fd = fd;
+			w[n].name = f.subs[i + n];
+			started[n] = n > 0 && pthread_create(&th[n], NULL,
+			    wide_run, &w[n]) == 0;
+		}
+		for (n = 0; n < WIDE_MAX && i + n < f.nsub; n++)
+			if (!started[n])
+				wide_run(&w[n]);
+		for (n = 0; n < WIDE_MAX && i + n < f.nsub; n++) {
+			if (started[n])
+				pthread_join(th[n], NULL);
+			if (w[n].rc < 0 && err == 0)
+				err = w[n].err;
+		}
+	}
+	fsx_names_free(f.subs, f.nsub);
+	close(fd);
+	/* what is left (anything that appeared meanwhile), as ever */
+	if ((rc = session_rmtree(dirfd, name)) == 0 && err != 0) {
+		errno = err;
+		rc = -1;
+	}
+	return rc;
 }

@@ -19,4 +19,11 @@
  */
 int	session_rmtree(int dirfd, const char *name);
 
+/*
+ * session_rmtree, the subtrees right beneath name a few at a time, each
+ * in a thread of its own (a session's base/, upper/, replaced/: unlinks
+ * in different directories do not wait for each other).
+ */
+int	session_rmtree_wide(int dirfd, const char *name);
+
 #endif

@@ -1039,6 +1039,9 @@ t_sparse_2g(void)
  * kept. fail_keep makes put fail with that errno.
  */
 static int g_fail_keep;
+static int g_fail_sync, g_sync_check, g_syncs, g_sync_bad;
+static char g_pending[64][64];	/* kept since the last sync */
+static int g_npending;
 
 static void
 flat(const char *rel, char *out)
@@ -1062,6 +1065,9 @@ tk_put(void *arg, const char *rel, int dirfd, const char *name,
 		errno = g_fail_keep;
 		return -1;
 	}
+	if (g_sync_check && g_npending < 64)
+		snprintf(g_pending[g_npending++], sizeof g_pending[0], "%s",
+		    rel);
 	memset(k, 0, sizeof *k);
 	flat(rel, f);
 	if ((kfd = open(g_kept, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
@@ -1088,8 +1094,43 @@ tk_drop(void *arg, const char *rel)
 	unlink(p);
 }
 
-static const struct apply_keeper tkeeper = { tk_put, tk_drop, NULL };
-static const struct apply_env tenv = { &tkeeper, NULL, NULL };
+
+/*
+ * The keeper's sync: counts its calls, fails with g_fail_sync, and with
+ * g_sync_check makes sure nothing kept since the last sync was swapped
+ * out yet: each still stands at its workspace path (the same inode).
+ */
+static int
+tk_sync(void *arg)
+{
+	char f[PATH_MAX];
+	struct stat k, w;
+	int i, kfd;
+
+	g_syncs++;
+	if (g_fail_sync) {
+		errno = g_fail_sync;
+		return -1;
+	}
+	if (!g_sync_check)
+		return 0;
+	CHECK((kfd = open(g_kept, O_RDONLY | O_DIRECTORY)) >= 0);
+	for (i = 0; i < g_npending; i++) {
+		flat(g_pending[i], f);
+		if (fstatat(kfd, f, &k, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    fstatat(g_root, g_pending[i], &w,
+		    AT_SYMLINK_NOFOLLOW) < 0 || k.st_ino != w.st_ino)
+			g_sync_bad++;
+	}
+	close(kfd);
+	g_npending = 0;
+	return 0;
+}
+
+static const struct apply_keeper tkeeper = { tk_put, tk_drop, tk_sync,
+    NULL };
+static const struct apply_env tenv = { &tkeeper, NULL, NULL, 0 };
+static const struct apply_env tgive = { &tkeeper, NULL, NULL, 1 };
 
 /* What kept/ holds for rel: 1 a file with data, 0 nothing, -1 other. */
 static int
@@ -1372,6 +1413,130 @@ t_special_bases(void)
 	CHECK(lstat(p, &st) == 0 && S_ISFIFO(st.st_mode));
 }
 
+/*
+ * give_src: a source that qualifies becomes the new file (the same inode,
+ * its mtime now); one with another mode is copied; one whose item is
+ * refused is left as it was, with one name.
+ */
+static void
+t_batch_give(struct spec *s, struct apply_item *it, int n)
+{
+	char p[PATH_MAX];
+	struct stat up, ws;
+	struct timespec t0;
+	int i;
+
+	setup();
+	setup_specs(s, (size_t)n, it, 1);
+	for (i = 4; i < n; i++) {
+		path_in(p, g_up, s[i].path);
+		CHECK(chmod(p, i == 5 ? 0600 : 0644) == 0);
+	}
+	put(g_ws, s[6].path, "the user's\n", 0644);	/* a conflict */
+	CHECK(clock_gettime(CLOCK_REALTIME, &t0) == 0);
+	sleep(1);
+	CHECK(apply_run_batch(g_root, it, (size_t)n, &tgive) == 1);
+	CHECK(it[6].failed && it[6].err == 0);
+	CHECK(count_tmp() == 0);
+	for (i = 4; i < n; i++) {
+		path_in(p, g_up, s[i].path);
+		CHECK(stat(p, &up) == 0);
+		path_in(p, g_ws, s[i].path);
+		CHECK(stat(p, &ws) == 0);
+		if (i == 6) {
+			CHECK(file_is(s[i].path, "the user's\n", 0644));
+			CHECK(up.st_nlink == 1 && up.st_ino != ws.st_ino);
+			continue;
+		}
+		CHECK(state(&s[i]) == 1);
+		CHECK((up.st_ino == ws.st_ino) == (i != 5));
+		CHECK(ws.st_mtime > t0.tv_sec);
+	}
+}
+
+/*
+ * apply_run_batch: 40 independent items in two directories go in batches
+ * of 16; each batch keeps what it replaces and syncs it (one call) before
+ * anything is swapped. A sync that fails fails the items that kept
+ * something, and nothing of theirs is replaced. Out of fds, a batch ends
+ * early and the rest go in the next: every item is applied all the same.
+ */
+static void
+t_batch(void)
+{
+	enum { N = 40 };
+	static char path[N][16], old[N][16], new[N][16];
+	struct spec s[N];
+	struct apply_item it[N];
+	struct rlimit rl;
+	int i, w, fd, ok;
+
+	for (i = 0; i < N; i++) {
+		s[i].path = path[i];
+		s[i].old_mode = s[i].new_mode = 0644;
+		snprintf(old[i], sizeof old[i], "old %d\n", i);
+		snprintf(new[i], sizeof new[i], "new %d\n", i);
+		if (i < 2) {		/* created */
+			snprintf(path[i], sizeof path[i], "d1/c%d", i);
+			s[i].kind = APPLY_FILE;
+			s[i].old = NULL;
+			s[i].new = new[i];
+		} else if (i < 4) {	/* deleted */
+			snprintf(path[i], sizeof path[i], "d1/x%d", i);
+			s[i].kind = APPLY_DELETE;
+			s[i].old = old[i];
+			s[i].new = NULL;
+		} else {		/* replaced */
+			snprintf(path[i], sizeof path[i], "d%d/f%02d",
+			    i < 20 ? 1 : 2, i);
+			s[i].kind = APPLY_FILE;
+			s[i].old = old[i];
+			s[i].new = new[i];
+		}
+	}
+	for (w = 0; w < 3; w++) {
+		setup();
+		setup_specs(s, N, it, 1);
+		g_syncs = g_sync_bad = g_npending = 0;
+		g_sync_check = w == 0;
+		g_fail_sync = w == 1 ? EIO : 0;
+		if (w == 2) {
+			/* five fds free: a batch holds two items at most */
+			CHECK((fd = dup(0)) >= 0);
+			close(fd);
+			CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+			rl.rlim_cur = (rlim_t)fd + 5;
+			CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+		}
+		ok = apply_run_batch(g_root, it, N, &tenv) == (w == 1 ? N - 2 :
+		    0);
+		if (w == 2) {
+			rl.rlim_cur = rl.rlim_max;
+			CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+		}
+		CHECK(ok);
+		g_fail_sync = 0;
+		CHECK(count_tmp() == 0);
+		for (i = 0; i < N; i++) {
+			CHECK(state(&s[i]) == (w == 1 && i >= 2 ? 0 : 1));
+			CHECK(kept_is(path[i], old[i]) == (i < 2 || w == 1 ?
+			    0 : 1));
+			if (w == 1 && i >= 2) {
+				CHECK(it[i].failed && it[i].err == EIO);
+				CHECK_STR(it[i].reason, "cannot keep what it "
+				    "replaces: Input/output error");
+			}
+		}
+		printf("# batch %d: %d syncs, %d bad\n", w, g_syncs, g_sync_bad);
+		if (w == 0)
+			CHECK(g_syncs == 3 && g_sync_bad == 0 &&
+			    g_npending == 0);
+		if (w == 2)
+			CHECK(g_syncs > 3);
+	}
+	t_batch_give(s, it, N);
+}
+
 /* tap.h ends a passing test with _exit(): clean up explicitly. */
 static void (*g_test)(void);
 
@@ -1408,5 +1573,6 @@ main(void)
 	RUN(t_fifo_and_link);
 	RUN(t_unrecorded);
 	RUN(t_special_bases);
+	RUN(t_batch);
 	return tap_done();
 }

@@ -594,7 +594,7 @@ t_stream_and_tmp(void)
 	CHECK(fstatat(fd, "nope", &st, 0) == -1);
 	/* temp objects stay under their names until the caller moves them */
 	CHECK(lseek(src, 0, SEEK_SET) == 0);
-	CHECK(fsx_tmp_file(fd, src, 0604, tmp, &st) == 0);
+	CHECK(fsx_tmp_file(fd, src, 0604, tmp, &st, NULL) == 0);
 	CHECK(fsx_is_tmp_name(tmp) && S_ISREG(st.st_mode) &&
 	    (st.st_mode & 07777) == 0604 && st.st_size == 10000);
 	CHECK(fsx_rename_noreplace(fd, tmp, "piped") == -1 && errno == EEXIST);
