@@ -593,7 +593,8 @@ run_batch(int rootfd, struct apply_item *it, size_t n, struct prep *p,
 				apply_fail(&it[i], err);
 		}
 	}
-	for (i = 0; i < got; i++) {
+	/* last first: an item may use the directory fd of the one before */
+	for (i = got; i-- > 0;) {
 		release(&p[i]);
 		if (env != NULL && env->progress != NULL)
 			env->progress(env->parg);

@@ -322,8 +322,10 @@ drop_tmp(struct apply_item *it, const struct apply_env *env, int pfd,
 		return;
 	}
 	apply_unkeep(it, env);
+	/* kept for good (synced) before the name goes */
 	if (env != NULL && env->keep != NULL &&
-	    env->keep->put(env->keep->arg, it->path, pfd, tmp, &k) == 0) {
+	    env->keep->put(env->keep->arg, it->path, pfd, tmp, &k) == 0 &&
+	    (env->keep->sync == NULL || env->keep->sync(env->keep->arg) == 0)) {
 		it->kept = 1;
 		unlinkat(pfd, tmp, 0);
 		snprintf(it->reason, sizeof it->reason, "%s (the version found "
