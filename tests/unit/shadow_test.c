@@ -919,9 +919,6 @@ t_record_edge_cases(void)
 	fx_put(wsfd, "old", "o\n", 0644);
 	fx_put(wsfd, "touched", "t\n", 0644);
 	CHECK(symlinkat("/", wsfd, "lnk") == 0);
-	CHECK(fstatat(wsfd, "touched", &st, 0) == 0);
-	since = st.st_ctim;
-	since.tv_sec += 0;
 	fx_put(S.upperfd, "old", "O\n", 0644);
 	fx_put(S.upperfd, "touched", "T\n", 0644);
 	/* the command replaced the symlink lnk by a dir with a file */
@@ -936,11 +933,13 @@ t_record_edge_cases(void)
 		close(fd);
 	}
 	/*
-	 * "touched" changes while the command runs: after since, by the
-	 * file system's own clock (coarse; on a loaded machine a fixed sleep
-	 * was not always enough), so rewrite it until its ctime is later
+	 * The run begins after the last fixture, lnk (the clock may tick
+	 * between making old and lnk). "touched" changes while it runs:
+	 * after since, by the file system's own clock (coarse; on a loaded
+	 * machine a fixed sleep was not always enough), so rewrite it until
+	 * its ctime is later.
 	 */
-	CHECK(fstatat(wsfd, "old", &st, 0) == 0);
+	CHECK(fstatat(wsfd, "lnk", &st, AT_SYMLINK_NOFOLLOW) == 0);
 	{
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		struct stat tst;
@@ -956,7 +955,7 @@ t_record_edge_cases(void)
 		    tst.st_ctim.tv_nsec <= st.st_ctim.tv_nsec + 1)));
 	}
 	since = st.st_ctim;
-	since.tv_nsec += 1;	/* "old" was there before the run began */
+	since.tv_nsec += 1;	/* old and lnk were there before it began */
 	if (since.tv_nsec >= 1000000000L) {
 		since.tv_sec++;
 		since.tv_nsec -= 1000000000L;
