@@ -36,6 +36,8 @@ struct prep {
 	int		 srcfd;		/* FILE, LINK: the new content */
 	int		 tfd;		/* FILE: the new file, not synced */
 	int		 given;		/* FILE: the new file is srcfd's */
+	int		 swapped;	/* in place, its directory to sync */
+	int		 serr;		/* that sync's errno, or 0 */
 	char		 tmp[FSX_TMP_NAMELEN + 1];	/* the new object, or
 							   "" */
 	struct stat	 tst;
@@ -472,17 +474,45 @@ unready(struct apply_item *it, const struct apply_env *env, struct prep *p,
 }
 
 /*
+ * 1 when the READY items of p[0..n) are all in directories of one file
+ * system (at least one item), its first such directory in *fd.
+ */
+static int
+one_fs(const struct prep *p, size_t n, int *fd)
+{
+	struct stat st;
+	dev_t dev = 0;
+	size_t i;
+	int last = -1;
+
+	*fd = -1;
+	for (i = 0; i < n; i++) {
+		if (p[i].state != READY || p[i].pfd == last)
+			continue;
+		last = p[i].pfd;
+		if (fstat(last, &st) < 0 || (*fd >= 0 && st.st_dev != dev))
+			return 0;
+		if (*fd < 0)
+			*fd = last;
+		dev = st.st_dev;
+	}
+	return *fd >= 0;
+}
+
+/*
  * Make the READY items' new files and what they keep durable, with one
  * round of syncs: the new files' writeback is started first, so that the
  * first sync commits them all and the others find nothing left to do.
+ * Several new files on one file system take one syncfs where that is
+ * cheap (os_syncfs_cheap): one device flush instead of one per file.
  */
 static void
 settle(struct apply_item *it, struct prep *p, size_t n,
     const struct apply_env *env)
 {
 	const struct apply_keeper *k = env != NULL ? env->keep : NULL;
-	size_t i;
-	int kept = 0;
+	size_t i, files = 0;
+	int kept = 0, fd, err;
 
 	for (i = 0; i < n; i++) {
 		if (p[i].state == READY && p[i].tfd >= 0)
@@ -490,12 +520,24 @@ settle(struct apply_item *it, struct prep *p, size_t n,
 		kept |= p[i].state == READY && it[i].kept;
 	}
 	if (kept && k->sync != NULL && k->sync(k->arg) < 0) {
-		int err = errno;
-
+		err = errno;
 		for (i = 0; i < n; i++)
 			if (p[i].state == READY && it[i].kept)
 				unready(&it[i], env, &p[i], err,
 				    "cannot keep what it replaces: ");
+	}
+	for (i = 0; i < n; i++)
+		files += p[i].state == READY && (p[i].tfd >= 0 || p[i].given);
+	if (files > 1 && one_fs(p, n, &fd) && os_syncfs_cheap()) {
+		err = os_syncfs(fd) < 0 ? errno : 0;
+		for (i = 0; i < n; i++) {
+			if (err != 0 && p[i].state == READY &&
+			    (p[i].tfd >= 0 || p[i].given))
+				unready(&it[i], env, &p[i], err, NULL);
+			fsx_close(p[i].tfd);
+			p[i].tfd = -1;
+		}
+		return;
 	}
 	for (i = 0; i < n; i++) {
 		if (p[i].state == READY && (p[i].tfd >= 0 || p[i].given) &&
@@ -559,19 +601,58 @@ valid(const struct apply_item *it)
 	    (it->kind != APPLY_LINK || it->link != NULL);
 }
 
+/* The swapped item before i in the same directory (its fd), or i. */
+static size_t
+dir_first(const struct prep *p, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (p[j].swapped && p[j].pfd == p[i].pfd)
+			return j;
+	return i;
+}
+
+/*
+ * Make the swaps of p[0..n) durable once all are done: each directory
+ * synced once, or one syncfs for several directories of one file system
+ * where that is cheap. An item whose directory cannot be synced fails.
+ */
+static void
+sync_dirs(struct apply_item *it, struct prep *p, size_t n)
+{
+	size_t i, j, dirs = 0;
+	int fd, err;
+
+	for (i = 0; i < n; i++)
+		dirs += p[i].swapped && dir_first(p, i) == i;
+	if (dirs > 1 && one_fs(p, n, &fd) && os_syncfs_cheap()) {
+		err = os_syncfs(fd) < 0 ? errno : 0;
+		for (i = 0; i < n; i++)
+			p[i].serr = err;
+	} else
+		for (i = 0; i < n; i++)
+			if (p[i].swapped)
+				p[i].serr = (j = dir_first(p, i)) < i ?
+				    p[j].serr : fsx_sync_dir(p[i].pfd) < 0 ?
+				    errno : 0;
+	for (i = 0; i < n; i++)
+		if (p[i].swapped && p[i].serr != 0)
+			apply_fail(&it[i], p[i].serr);
+}
+
 /* Items it[0..n) through both stages, each directory synced once after. */
 static size_t
 run_batch(int rootfd, struct apply_item *it, size_t n, struct prep *p,
     struct swept *sw, const struct apply_env *env)
 {
 	size_t i, got;
-	int dirfd = -1, rc = 0, err = 0;
 
 	for (got = 0; got < n; got++) {
 		it[got].failed = it[got].err = it[got].kept = 0;
 		it[got].reason[0] = '\0';
 		p[got].pfd = p[got].srcfd = p[got].tfd = -1;
-		p[got].own = p[got].given = 0;
+		p[got].own = p[got].given = p[got].swapped = p[got].serr = 0;
 		p[got].tmp[0] = p[got].target[0] = '\0';
 		p[got].state = DONE;
 		if (!valid(&it[got]))
@@ -582,17 +663,10 @@ run_batch(int rootfd, struct apply_item *it, size_t n, struct prep *p,
 			break;
 	}
 	settle(it, p, got, env);
-	for (i = 0; i < got; i++) {
-		if (p[i].state == READY && swap(&it[i], env, &p[i]) == 0) {
-			if (p[i].pfd != dirfd) {
-				dirfd = p[i].pfd;
-				rc = fsx_sync_dir(dirfd);
-				err = errno;
-			}
-			if (rc < 0)
-				apply_fail(&it[i], err);
-		}
-	}
+	for (i = 0; i < got; i++)
+		p[i].swapped = p[i].state == READY &&
+		    swap(&it[i], env, &p[i]) == 0;
+	sync_dirs(it, p, got);
 	/* last first: an item may use the directory fd of the one before */
 	for (i = got; i-- > 0;) {
 		release(&p[i]);

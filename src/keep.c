@@ -17,6 +17,7 @@
 #include "hash.h"
 #include "keep.h"
 #include "mem.h"
+#include "os.h"
 
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define COPY_BUF	(128 * 1024)
@@ -335,20 +336,31 @@ drop(void *arg, const char *rel)
 
 /*
  * Make the blobs put stored (unsynced: ckpt_lazy) durable, then their
- * directory. The lock is held throughout: a sync returns only when all
- * that was put before it began is on disk, whichever thread syncs it.
+ * directory: several of them with one syncfs of the store's file system
+ * where that is cheap (os_syncfs_cheap), else one by one. The lock is
+ * held throughout: a sync returns only when all that was put before it
+ * began is on disk, whichever thread syncs it.
  */
 static int
 sync_kept(void *arg)
 {
 	struct keep *k = arg;
 	char hex[HASH_HEXLEN + 1];
-	size_t i;
+	size_t i, lazy = 0;
 	int fd, rc = 0, any = 0;
 
 	if (k->ck == NULL)
 		return 0;
 	pthread_mutex_lock(&k->mu);
+	for (i = 0; i < k->nks; i++)
+		lazy += k->ks[i].lazy != 0;
+	if (lazy > 1 && os_syncfs_cheap()) {
+		if ((rc = os_syncfs(ckpt_blobs(k->ck))) == 0)
+			for (i = 0; i < k->nks; i++)
+				k->ks[i].lazy = 0;
+		pthread_mutex_unlock(&k->mu);
+		return rc;
+	}
 	for (i = 0; i < k->nks && rc == 0; i++) {
 		if (!k->ks[i].lazy)
 			continue;

@@ -67,6 +67,16 @@ int	os_setxattr(int fd, const char *name, const void *val, size_t len);
 int	os_syncfs(int fd);
 
 /*
+ * 1 when one os_syncfs is a cheap way to make many files of one file
+ * system durable at once (one device flush, not one per file): the system
+ * has syncfs and little dirty data is waiting (under OS_SYNCFS_DIRTY_MAX,
+ * so the call never waits for another program's gigabytes). 0: sync the
+ * files one by one.
+ */
+#define OS_SYNCFS_DIRTY_MAX	(32L * 1024 * 1024)
+int	os_syncfs_cheap(void);
+
+/*
  * Start writing fd's dirty pages out, without waiting (sync_file_range;
  * nothing where it is missing): a later fsync then finds them on their way.
  */
