@@ -88,33 +88,36 @@ keep_put(void *p)
 #define keep_put(p)	0
 #endif
 
+/*
+ * Allocations come from several threads at once (apply, session removal):
+ * the countdown is atomic, so exactly one allocation fails. Any negative
+ * value is off.
+ */
 static long fail_countdown = -1;
 static int fail_happened;
 
 static int
 inject(void)
 {
-	if (fail_countdown < 0)
+	if (__atomic_load_n(&fail_countdown, __ATOMIC_RELAXED) < 0 ||
+	    __atomic_fetch_sub(&fail_countdown, 1, __ATOMIC_RELAXED) != 0)
 		return 0;
-	if (fail_countdown-- == 0) {
-		fail_happened = 1;
-		errno = ENOMEM;
-		return 1;
-	}
-	return 0;
+	__atomic_store_n(&fail_happened, 1, __ATOMIC_RELAXED);
+	errno = ENOMEM;
+	return 1;
 }
 
 void
 mem_fail_after(long n)
 {
-	fail_countdown = n;
-	fail_happened = 0;
+	__atomic_store_n(&fail_happened, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fail_countdown, n, __ATOMIC_RELAXED);
 }
 
 int
 mem_failed(void)
 {
-	return fail_happened;
+	return __atomic_load_n(&fail_happened, __ATOMIC_RELAXED);
 }
 
 void *

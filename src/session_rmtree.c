@@ -273,65 +273,255 @@ session_rmtree(int dirfd, const char *name)
 	return rmtree_iter(dirfd, name, top.st_dev);
 }
 
-#define WIDE_MAX	4
+/*
+ * The wide remover: a pool of threads sharing a list of tasks. Each
+ * unlink waits for the device to drop what it freed (a file's blocks, a
+ * directory's block; with -o discard that is a round trip to the disk
+ * each), so many at once take a fraction of the time of one after
+ * another. A task is a directory to empty or a slice of the names of one
+ * directory to unlink. A directory stays open (its node) while tasks of
+ * it are pending, so every call is relative to an fd opened without
+ * following a symlink; when its last task is done it is removed through
+ * its parent's fd. Nothing here is required to succeed: what it leaves
+ * (a tree deeper than its fds allow, an error) is for session_rmtree.
+ */
+#define POOL_THREADS	8
+#define POOL_FDS	64	/* directories open at once, at most */
+#define POOL_SLICE	32	/* names of one directory per task */
 
-struct wide {
+struct rmnode {
+	struct rmnode	*parent;	/* NULL: the top, in pool.topfd */
+	char		*name;		/* in the parent */
 	int		 fd;
-	const char	*name;
-	int		 rc, err;
+	size_t		 pending;	/* its tasks not done yet */
 };
 
-static void *
-wide_run(void *arg)
-{
-	struct wide *w = arg;
+struct rmtask {
+	struct rmtask	*next;
+	struct rmnode	*node;		/* the directory the task is in */
+	char		*dir;		/* a subdirectory to empty, or NULL */
+	char		**names;	/* or names to unlink */
+	size_t		 n;
+};
 
-	w->rc = session_rmtree(w->fd, w->name);
-	w->err = errno;
+struct pool {
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;
+	struct rmtask	*head;
+	size_t		 busy;		/* tasks being worked on */
+	size_t		 fds;		/* nodes open */
+	int		 topfd;
+	dev_t		 dev;
+};
+
+static void
+task_free(struct rmtask *t)
+{
+	if (t == NULL)
+		return;
+	mem_free(t->dir);
+	fsx_names_free(t->names, t->n);
+	mem_free(t);
+}
+
+/* Queue a task (with p->mu held); 0, or -1 when out of memory. */
+static int
+push(struct pool *p, struct rmnode *node, char *dir, char **names, size_t n)
+{
+	struct rmtask *t;
+
+	if ((t = mem_calloc(1, sizeof *t)) == NULL)
+		return -1;
+	t->node = node;
+	t->dir = dir;
+	t->names = names;
+	t->n = n;
+	t->next = p->head;
+	p->head = t;
+	node->pending++;
+	pthread_cond_signal(&p->cv);
+	return 0;
+}
+
+/* A task of node is done (p->mu held): the nodes that are finished go. */
+static void
+done(struct pool *p, struct rmnode *node)
+{
+	struct rmnode *up;
+
+	while (node != NULL && --node->pending == 0) {
+		up = node->parent;
+		close(node->fd);
+		p->fds--;
+		/* ENOTEMPTY (it failed inside, or grew): session_rmtree's */
+		(void)unlinkat(up != NULL ? up->fd : p->topfd, node->name,
+		    AT_REMOVEDIR);
+		mem_free(node->name);
+		mem_free(node);
+		node = up;
+	}
+}
+
+/*
+ * Empty the directory parent/dir (dir is the scan's to free): its names
+ * go to tasks a slice at a time, its subdirectories to tasks of their
+ * own. With POOL_FDS directories open already, the subtree goes here and
+ * now, one fd at a time (session_rmtree). Called without p->mu.
+ */
+static void
+scan(struct pool *p, struct rmnode *parent, char *dir)
+{
+	struct rmnode *node = NULL;
+	struct dirent *e;
+	struct stat st;
+	char **names = NULL, *sub;
+	size_t n = 0;
+	DIR *d = NULL;
+	int pfd = parent != NULL ? parent->fd : p->topfd, fd, dfd = -1, isdir;
+
+	pthread_mutex_lock(&p->mu);
+	if (p->fds >= POOL_FDS) {
+		pthread_mutex_unlock(&p->mu);
+		(void)session_rmtree(pfd, dir);
+		mem_free(dir);
+		return;
+	}
+	p->fds++;
+	pthread_mutex_unlock(&p->mu);
+	if ((fd = open_rmdir(pfd, dir, p->dev, &st)) < 0 ||
+	    (node = mem_calloc(1, sizeof *node)) == NULL ||
+	    (dfd = dup(fd)) < 0 || (d = fdopendir(dfd)) == NULL) {
+		fsx_close(dfd);
+		mem_free(node);
+		fsx_close(fd);
+		mem_free(dir);
+		pthread_mutex_lock(&p->mu);
+		p->fds--;
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	node->parent = parent;
+	node->name = dir;
+	node->fd = fd;
+	pthread_mutex_lock(&p->mu);
+	node->pending = 1;	/* this scan */
+	if (parent != NULL)
+		parent->pending++;	/* node, until it is gone */
+	pthread_mutex_unlock(&p->mu);
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		isdir = e->d_type == DT_DIR;
+		if (e->d_type == DT_UNKNOWN) {
+			if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			isdir = S_ISDIR(st.st_mode);
+		}
+		if (isdir) {
+			if ((sub = mem_strdup(e->d_name)) == NULL)
+				continue;
+			pthread_mutex_lock(&p->mu);
+			if (push(p, node, sub, NULL, 0) < 0)
+				mem_free(sub);
+			pthread_mutex_unlock(&p->mu);
+			continue;
+		}
+		if (names == NULL &&
+		    (names = mem_calloc(POOL_SLICE, sizeof *names)) == NULL)
+			continue;
+		if ((names[n] = mem_strdup(e->d_name)) != NULL)
+			n++;
+		if (n == POOL_SLICE) {
+			pthread_mutex_lock(&p->mu);
+			if (push(p, node, NULL, names, n) < 0)
+				fsx_names_free(names, n);
+			pthread_mutex_unlock(&p->mu);
+			names = NULL;
+			n = 0;
+		}
+	}
+	closedir(d);
+	/* the last slice is this thread's own */
+	while (n > 0) {
+		(void)unlinkat(fd, names[--n], 0);
+		mem_free(names[n]);
+	}
+	mem_free(names);
+	pthread_mutex_lock(&p->mu);
+	done(p, node);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void *
+worker(void *arg)
+{
+	struct pool *p = arg;
+	struct rmtask *t;
+	size_t i;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (p->head == NULL && p->busy > 0)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if ((t = p->head) == NULL)
+			break;	/* nothing queued, nothing that could queue */
+		p->head = t->next;
+		p->busy++;
+		pthread_mutex_unlock(&p->mu);
+		if (t->dir != NULL) {
+			scan(p, t->node, t->dir);
+			t->dir = NULL;
+		} else
+			for (i = 0; i < t->n; i++)
+				(void)unlinkat(t->node->fd, t->names[i], 0);
+		pthread_mutex_lock(&p->mu);
+		done(p, t->node);
+		task_free(t);
+		p->busy--;
+		if (p->head == NULL && p->busy == 0)
+			pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
 int
 session_rmtree_wide(int dirfd, const char *name)
 {
-	struct wide w[WIDE_MAX];
-	pthread_t th[WIDE_MAX];
-	int started[WIDE_MAX];
-	struct stat st, top;
-	struct rmframe f;
-	size_t i, n;
-	int fd, rc = 0, err = 0;
+	pthread_t th[POOL_THREADS - 1];
+	int started[POOL_THREADS - 1];
+	struct stat top;
+	struct pool p;
+	char *dir;
+	size_t i;
 
-	memset(&f, 0, sizeof f);
 	if (fstat(dirfd, &top) < 0)
 		return -1;
-	if ((fd = open_rmdir(dirfd, name, top.st_dev, &st)) < 0)
-		return session_rmtree(dirfd, name);
-	/* the files at the top go here; the subtrees, a few at once */
-	(void)rm_scan(fd, top.st_dev, &f);
-	for (i = 0; i < f.nsub; i += n) {
-		for (n = 0; n < WIDE_MAX && i + n < f.nsub; n++) {
-			w[n].fd = fd;
-			w[n].name = f.subs[i + n];
-			started[n] = n > 0 && pthread_create(&th[n], NULL,
-			    wide_run, &w[n]) == 0;
-		}
-		for (n = 0; n < WIDE_MAX && i + n < f.nsub; n++)
-			if (!started[n])
-				wide_run(&w[n]);
-		for (n = 0; n < WIDE_MAX && i + n < f.nsub; n++) {
-			if (started[n])
-				pthread_join(th[n], NULL);
-			if (w[n].rc < 0 && err == 0)
-				err = w[n].err;
-		}
-	}
-	fsx_names_free(f.subs, f.nsub);
-	close(fd);
-	/* what is left (anything that appeared meanwhile), as ever */
-	if ((rc = session_rmtree(dirfd, name)) == 0 && err != 0) {
-		errno = err;
-		rc = -1;
-	}
-	return rc;
+	memset(&p, 0, sizeof p);
+	p.topfd = dirfd;
+	p.dev = top.st_dev;
+	if ((dir = mem_strdup(name)) != NULL &&
+	    pthread_mutex_init(&p.mu, NULL) == 0) {
+		if (pthread_cond_init(&p.cv, NULL) == 0) {
+			p.busy = 1;	/* the top's scan, here */
+			for (i = 0; i < POOL_THREADS - 1; i++)
+				started[i] = pthread_create(&th[i], NULL,
+				    worker, &p) == 0;
+			scan(&p, NULL, dir);
+			pthread_mutex_lock(&p.mu);
+			p.busy--;
+			pthread_cond_broadcast(&p.cv);
+			pthread_mutex_unlock(&p.mu);
+			worker(&p);
+			for (i = 0; i < POOL_THREADS - 1; i++)
+				if (started[i])
+					pthread_join(th[i], NULL);
+			pthread_cond_destroy(&p.cv);
+		} else
+			mem_free(dir);
+		pthread_mutex_destroy(&p.mu);
+	} else
+		mem_free(dir);
+	/* what is left (too deep, failed, appeared meanwhile), as ever */
+	return session_rmtree(dirfd, name);
 }

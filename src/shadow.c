@@ -556,26 +556,30 @@ walk_to(struct session *s, int rootfd, const char *rel, mode_t newdirmode,
  * The base of rel for a write or remove that found uk in upper/ and the
  * real dir rfd: the real state now, unless upper/ already holds rel
  * without a record (then it says "unrecorded": a killed dry run made it,
- * on a real file we never saw).
+ * on a real file we never saw). A record there already stays (the first
+ * capture wins); *made says whether this call wrote one, which the
+ * caller drops again if its change then fails.
  */
 static int
 capture(struct session *s, const char *rel, int uk, int rfd,
-    const char *name)
+    const char *name, int *made)
 {
 	struct apply_base b;
 
+	*made = 0;
+	if (session_base_get(s, rel, &b) == 0 || errno == EBADMSG)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
 	if (uk != SHADOW_ABSENT) {
-		if (session_base_get(s, rel, &b) == 0 || errno == EBADMSG)
-			return 0;
-		if (errno != ENOENT)
-			return -1;
 		memset(&b, 0, sizeof b);
 		b.unrecorded = 1;
-		return session_base_put(s, rel, &b);
-	}
-	if (shadow_base_now(rfd, name, &b) < 0)
+	} else if (shadow_base_now(rfd, name, &b) < 0)
 		return -1;
-	return session_base_put(s, rel, &b);
+	if (session_base_put(s, rel, &b) < 0)
+		return -1;
+	*made = 1;
+	return 0;
 }
 
 int
@@ -622,7 +626,7 @@ write_src(struct session *s, int rootfd, const char *rel,
 {
 	struct walk w;
 	struct stat us, rs;
-	int uk, rk, rc = -1;
+	int uk, rk, rc = -1, made = 0;
 	mode_t mode = newmode & 07777;
 
 	if (path_check(rel) < 0)
@@ -656,7 +660,7 @@ write_src(struct session *s, int rootfd, const char *rel,
 	else if (uk == SHADOW_ABSENT && !w.hidden && rk == SHADOW_FILE)
 		mode = PERM(rs.st_mode);
 	/* The base goes first: a crash leaves a record, never a bare copy. */
-	if (capture(s, rel, uk, w.hidden ? -1 : w.rfd, w.name) < 0)
+	if (capture(s, rel, uk, w.hidden ? -1 : w.rfd, w.name, &made) < 0)
 		goto out;
 	if (src->fd >= 0)
 		rc = fsx_write_atomic_stream(w.ufd, w.name, src->fd, mode, 0);
@@ -664,6 +668,8 @@ write_src(struct session *s, int rootfd, const char *rel,
 		rc = fsx_write_atomic(w.ufd, w.name, src->buf, src->len, mode,
 		    0);
 out:
+	if (rc < 0 && made)
+		(void)session_base_del(s, rel);
 	if (rc < 0)
 		undo_made(s, rel, &w);
 	walk_done(&w);
@@ -693,7 +699,7 @@ shadow_remove(struct session *s, int rootfd, const char *rel)
 {
 	struct walk w;
 	struct stat us, rs;
-	int uk, rk, rc = -1;
+	int uk, rk, rc = -1, made = 0;
 
 	if (path_check(rel) < 0 ||
 	    walk_to(s, rootfd, rel, 0755, &w, &uk, &us, &rk, &rs) < 0)
@@ -707,13 +713,15 @@ shadow_remove(struct session *s, int rootfd, const char *rel)
 		errno = EISDIR;
 		goto out;
 	}
-	if (capture(s, rel, uk, w.hidden ? -1 : w.rfd, w.name) < 0)
+	if (capture(s, rel, uk, w.hidden ? -1 : w.rfd, w.name, &made) < 0)
 		goto out;
 	if (!w.hidden && rk != SHADOW_ABSENT)
 		rc = make_whiteout(w.ufd, w.name);
 	else if ((rc = unlinkat(w.ufd, w.name, 0)) == 0)
 		rc = session_base_del(s, rel);
 out:
+	if (rc < 0 && made)
+		(void)session_base_del(s, rel);
 	if (rc < 0)
 		undo_made(s, rel, &w);
 	walk_done(&w);

@@ -52,10 +52,3 @@ for p in sys.argv[2:]:
 PY
 }
 
-# A session dir's base record of PATH, as text ("" when there is none).
-base_record() {
-	local f
-	f="$1/base/$(printf '%s' "$2" | sha256sum | cut -c1-64)"
-	[ -f "$f" ] && head -n 1 "$f"
-	return 0
-}

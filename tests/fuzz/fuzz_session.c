@@ -3,8 +3,10 @@
  * picks what the rest is:
  *   0  meta.json of a session: session_open returns it or EBADMSG with
  *	a reason, and session_remove_id removes it either way;
- *   1  a base record: session_base_get parses it or says EBADMSG, and a
- *	record it parsed round-trips through session_base_put;
+ *   1  a base record, as a record file (the old form) and, when it can
+ *	be a link's target, as a record link: session_base_get parses it
+ *	or says EBADMSG, and a record it parsed round-trips through
+ *	session_base_put;
  *   2+ a program that builds a hostile session (upper/ and the real
  *	tree: dirs, files, symlinks anywhere, both whiteout forms, opaque
  *	marks, fifos, hard links, mode-0 dirs, chains deeper than the
@@ -217,6 +219,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		} else if (errno != EBADMSG)
 			abort();
+		if (in.n > 0 && in.n < 256 && memchr(in.p, '\0', in.n) == NULL) {
+			char target[256];
+
+			memcpy(target, in.p, in.n);
+			target[in.n] = '\0';
+			if (unlinkat(s.basefd, name, 0) < 0 ||
+			    symlinkat(target, s.basefd, name) < 0)
+				abort();
+			(void)session_base_del(&s, "g");
+			if (session_base_get(&s, "f", &b) == 0) {
+				if (session_base_put(&s, "g", &b) < 0 ||
+				    session_base_get(&s, "g", &g) < 0 ||
+				    memcmp(&b, &g, sizeof b) != 0)
+					abort();
+			} else if (errno != EBADMSG)
+				abort();
+		}
 		session_close(&s);
 	} else {
 		if ((rootfd = open(ws, O_RDONLY | O_DIRECTORY)) < 0)

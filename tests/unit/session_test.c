@@ -359,6 +359,94 @@ t_base_corrupt(void)
 	close(store);
 }
 
+/*
+ * A record is a symlink whose target is the record: no data block (no
+ * discard when the session goes), made whole or not at all. Records as
+ * regular files (written before) are still read; a damaged link is named.
+ */
+static void
+t_base_links(void)
+{
+	static const char *bad[] = {
+		"file 644",					/* no hash */
+		"file 644 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh",	/* 42 */
+		"file 644 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8A",	/* 44 */
+		"file 644 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh9",	/* bits */
+		"file 644 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+",	/* alphabet */
+		"file 9 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
+		"file -1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
+		"wat 644 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
+		"file 644 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8 xxxxxxxxxxx",
+	};
+	struct apply_base b, g;
+	struct session s;
+	struct stat st;
+	unsigned char d[HASH_LEN];
+	char name[HASH_HEXLEN + 1], target[128];
+	ssize_t n;
+	size_t i;
+	int store = fresh();
+
+	CHECK(session_open(store, "b3", ws, &s) == 0);
+	memset(&b, 0, sizeof b);
+	b.mode = 07777;
+	b.absent = 1;
+	for (i = 0; i < HASH_LEN; i++)
+		b.sha[i] = (unsigned char)(0xff - i);
+	CHECK(session_base_put(&s, "a/long/path", &b) == 0);
+	hash_buf("a/long/path", 11, d);
+	hash_hex(d, name);
+	CHECK(fstatat(s.basefd, name, &st, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(S_ISLNK(st.st_mode));
+	CHECK(st.st_blocks == 0 || st.st_size < 60);
+	CHECK((n = readlinkat(s.basefd, name, target, sizeof target)) > 0 &&
+	    n < 60);
+	CHECK(session_base_get(&s, "a/long/path", &g) == 0 && g.absent &&
+	    g.mode == 07777 && memcmp(g.sha, b.sha, HASH_LEN) == 0);
+	/* every byte value of the hash comes back */
+	for (i = 0; i < HASH_LEN; i++)
+		b.sha[i] = (unsigned char)(i * 8 + 3);
+	b.absent = 0;
+	b.unrecorded = 1;
+	b.why = ESTALE;
+	CHECK(session_base_put(&s, "u", &b) == 0);
+	CHECK(session_base_get(&s, "u", &g) == 0 && g.unrecorded &&
+	    g.why == ESTALE && memcmp(g.sha, b.sha, HASH_LEN) == 0);
+	/* the old format: a regular file of the same name */
+	hash_buf("old", 3, d);
+	hash_hex(d, name);
+	fx_put(s.basefd, name, "file 640 00000000000000000000000000000000"
+	    "000000000000000000000000000000ff\nold", 0600);
+	CHECK(session_base_get(&s, "old", &g) == 0 && !g.absent &&
+	    g.mode == 0640 && g.sha[HASH_LEN - 1] == 0xff);
+	/* a record there stays: the first capture wins, in either format */
+	memset(&b, 0, sizeof b);
+	b.absent = 1;
+	CHECK(session_base_put(&s, "old", &b) == 0);
+	CHECK(session_base_get(&s, "old", &g) == 0 && !g.absent);
+	/* damaged links */
+	hash_buf("f", 1, d);
+	hash_hex(d, name);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		(void)unlinkat(s.basefd, name, 0);
+		CHECK(symlinkat(bad[i], s.basefd, name) == 0);
+		s.why[0] = '\0';
+		if (session_base_get(&s, "f", &g) != -1 || errno != EBADMSG) {
+			printf("# accepted: %s\n", bad[i]);
+			CHECK(0);
+		}
+		CHECK(strcmp(s.why, "base record for f corrupt") == 0);
+	}
+	/* the well-formed one of those is read */
+	(void)unlinkat(s.basefd, name, 0);
+	CHECK(symlinkat("chr 600 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
+	    s.basefd, name) == 0);
+	CHECK(session_base_get(&s, "f", &g) == 0 && g.special == S_IFCHR &&
+	    g.mode == 0600 && g.sha[0] == 0 && g.sha[31] == 31);
+	session_close(&s);
+	close(store);
+}
+
 static void
 t_list(void)
 {
@@ -756,6 +844,102 @@ t_rmtree_deep(void)
 	close(store);
 }
 
+/*
+ * The wide remover: a flat directory of many names, a fan of directories,
+ * a chain deeper than the fds its threads may hold, directories left
+ * without permissions, and symlinks out of the tree, which are removed
+ * and never followed; with an allocation failing anywhere, what is left
+ * goes on the next call; no fd is left open.
+ */
+static void
+mkvictim(int store, const char *out, int big)
+{
+	char name[32];
+	int v, d, e, fd, nfd, i, j;
+
+	CHECK(mkdirat(store, "victim", 0700) == 0);
+	CHECK((v = openat(store, "victim", O_RDONLY | O_DIRECTORY)) >= 0);
+	CHECK(mkdirat(v, "flat", 0700) == 0);
+	CHECK((d = openat(v, "flat", O_RDONLY | O_DIRECTORY)) >= 0);
+	for (i = 0; i < (big ? 500 : 100); i++) {
+		snprintf(name, sizeof name, "r%03d", i);
+		fx_put(d, name, "record\n", 0600);
+	}
+	CHECK(symlinkat(out, d, "out") == 0);
+	CHECK(symlinkat("../../../outside/keep", d, "outfile") == 0);
+	close(d);
+	CHECK(mkdirat(v, "fan", 0700) == 0);
+	CHECK((d = openat(v, "fan", O_RDONLY | O_DIRECTORY)) >= 0);
+	for (i = 0; i < (big ? 20 : 6); i++) {
+		snprintf(name, sizeof name, "d%02d", i);
+		CHECK(mkdirat(d, name, 0700) == 0);
+		CHECK((e = openat(d, name, O_RDONLY | O_DIRECTORY)) >= 0);
+		for (j = 0; j < 10; j++) {
+			snprintf(name, sizeof name, "s%d", j);
+			CHECK(mkdirat(e, name, j == 3 ? 0 : 0700) == 0);
+			if (j != 3) {
+				snprintf(name, sizeof name, "s%d/f", j);
+				fx_put(e, name, "x", 0600);
+			}
+		}
+		CHECK(symlinkat(out, e, "s9/out") == 0);
+		CHECK(fchmod(e, i % 5 == 0 ? 0500 : 0700) == 0);
+		close(e);
+	}
+	close(d);
+	CHECK(mkdirat(v, "chain", 0700) == 0);
+	CHECK((fd = openat(v, "chain", O_RDONLY | O_DIRECTORY)) >= 0);
+	for (i = 0; i < (big ? 200 : 80); i++) {
+		CHECK(mkdirat(fd, "c", 0700) == 0);
+		if (i % 10 == 0)
+			fx_put(fd, "f", "x", 0600);
+		CHECK((nfd = openat(fd, "c", O_RDONLY | O_DIRECTORY)) >= 0);
+		close(fd);
+		fd = nfd;
+	}
+	close(fd);
+	close(v);
+}
+
+static void
+t_rmtree_wide(void)
+{
+	char out[PATH_MAX + 16];
+	struct stat st;
+	int store = fresh(), o, fds, n, rc, faults = 0;
+
+	snprintf(out, sizeof out, "%s/outside", top);
+	CHECK(mkdir(out, 0755) == 0);
+	CHECK((o = open(out, O_RDONLY | O_DIRECTORY)) >= 0);
+	fx_put(o, "keep", "precious", 0600);
+	CHECK(mkdirat(o, "sub", 0755) == 0);
+	fx_put(o, "sub/also", "kept", 0600);
+	fds = fx_count_fds();
+	mkvictim(store, out, 1);
+	CHECK(session_rmtree_wide(store, "victim") == 0);
+	CHECK(!fx_exists(store, "victim"));
+	CHECK(fx_count_fds() == fds);
+	for (n = 0; n < 700; n += 23) {
+		mkvictim(store, out, 0);
+		mem_fail_after(n);
+		rc = session_rmtree_wide(store, "victim");
+		faults += mem_failed();
+		mem_fail_after(-1);
+		CHECK(rc == 0 || errno == ENOMEM);
+		if (rc != 0)
+			CHECK(session_rmtree_wide(store, "victim") == 0);
+		CHECK(!fx_exists(store, "victim"));
+		CHECK(fx_count_fds() == fds);
+	}
+	printf("# wide rmtree: %d of 31 runs had an allocation fail\n", faults);
+	CHECK(faults > 10);
+	CHECK(fstatat(o, "keep", &st, 0) == 0 && st.st_size == 8);
+	CHECK(fstatat(o, "sub/also", &st, 0) == 0 && st.st_size == 4);
+	CHECK(session_rmtree_wide(store, "victim") == 0);
+	close(o);
+	close(store);
+}
+
 static void
 note_wait(void *arg)
 {
@@ -936,6 +1120,7 @@ main(void)
 	TEST(t_lock_parallel);
 	TEST(t_base_records);
 	TEST(t_base_corrupt);
+	TEST(t_base_links);
 	TEST(t_list);
 	TEST(t_rmtree_stays_inside);
 	TEST(t_alloc_faults);
@@ -944,6 +1129,7 @@ main(void)
 	TEST(t_base_kinds);
 	TEST(t_remove_damaged);
 	TEST(t_rmtree_deep);
+	TEST(t_rmtree_wide);
 	TEST(t_lock_wait_note);
 	TEST(t_run_changed_precisely);
 	TEST(t_run_incomplete);
