@@ -282,7 +282,8 @@ meta_parse(struct session *s, const char *buf, size_t len)
 		bad(s, "%s: not a JSON object", META);
 	else if (!cJSON_IsNumber(v))
 		bad(s, "%s: \"version\" missing or not a number", META);
-	else if (v->valuedouble != SESSION_VERSION)
+	else if (v->valuedouble != SESSION_VERSION &&
+	    v->valuedouble != SESSION_VERSION_FILES)
 		bad(s, "%s: unsupported format version", META);
 	else if (!cJSON_IsString(id) || strcmp(id->valuestring, s->id) != 0)
 		bad(s, "%s: \"id\" does not match the directory name", META);

@@ -12,7 +12,7 @@
  *   overlays/.trash-<R>/      a session being removed (a remover sweeps
  *                             every .trash-*, and .tmp-* over an hour
  *                             old, that a crash left)
- *   overlays/<id>/meta.json   {"version":1,"id":..,"workspace":..,
+ *   overlays/<id>/meta.json   {"version":2,"id":..,"workspace":..,
  *                             "created":"YYYY-MM-DDTHH:MM:SSZ"}
  *   overlays/<id>/lock        flock(2)ed by readers (shared) and by
  *                             every mutation (exclusive)
@@ -27,7 +27,8 @@
  *   overlays/<id>/interrupted a restart cut a dry-run command short
  *   overlays/<id>/base/<P>    one base record per captured path, named by
  *                             the SHA-256 (hex) of the workspace-relative
- *                             path P (session_base.h)
+ *                             path P: a symlink whose target is the
+ *                             record (session_base.h)
  *   overlays/<id>/replaced/<N>/  what apply N replaced or deleted (keep.h)
  *
  * Ids match [a-z0-9][a-z0-9-]{0,63}; every function that takes an id
@@ -52,7 +53,13 @@
 #include "apply.h"
 
 #define SESSION_IDMAX		64
-#define SESSION_VERSION		1
+/*
+ * The format a new session is made in: 2, base records as links. 1 (its
+ * records regular files) is still read; an arcturn that knows only 1
+ * names a version 2 session damaged ("unsupported format version").
+ */
+#define SESSION_VERSION		2
+#define SESSION_VERSION_FILES	1
 
 struct session {
 	char		 id[SESSION_IDMAX + 1];

@@ -164,6 +164,40 @@ t_meta_corrupt(void)
 	    "created");
 	corrupt_case("", "not valid JSON");
 	corrupt_case(NULL, "missing");
+	corrupt_case("{\"version\":3,\"id\":\"c1\",\"workspace\":\"/x\","
+	    "\"created\":\"t\"}", "unsupported format version");
+}
+
+/* New sessions are format 2; a format 1 session (file records) opens. */
+static void
+t_meta_versions(void)
+{
+	struct session s;
+	char meta[256];
+	size_t n;
+	int store = fresh(), dfd;
+
+	CHECK(session_open(store, "v1", ws, &s) == 0);
+	session_close(&s);
+	CHECK((dfd = openat(store, "v1", O_RDONLY | O_DIRECTORY)) >= 0);
+	{
+		int fd = openat(dfd, "meta.json", O_RDONLY);
+		ssize_t r;
+
+		CHECK(fd >= 0);
+		CHECK((r = read(fd, meta, sizeof meta - 1)) > 0);
+		n = (size_t)r;
+		meta[n] = '\0';
+		close(fd);
+	}
+	CHECK(strstr(meta, "\"version\":\t2,") != NULL);
+	fx_put(dfd, "meta.json", "{\"version\":1,\"id\":\"v1\",\"workspace\":"
+	    "\"/x\",\"created\":\"2026-01-01T00:00:00Z\"}", 0600);
+	close(dfd);
+	CHECK(session_open(store, "v1", NULL, &s) == 0);
+	CHECK(strcmp(s.workspace, "/x") == 0);
+	session_close(&s);
+	close(store);
 }
 
 static void
@@ -1114,6 +1148,7 @@ main(void)
 	TEST(t_create_open);
 	TEST(t_bad_id_builds_no_path);
 	TEST(t_meta_corrupt);
+	TEST(t_meta_versions);
 	TEST(t_default);
 	TEST(t_sweep_leftovers);
 	TEST(t_lock_excludes);
