@@ -19,9 +19,10 @@ teardown() {
 	done
 }
 # small_tmpfs DIR SIZE: mount a tmpfs of SIZE on DIR
-small_tmpfs() {
+small_tmpfs() {	# DIR SIZE [MORE_OPTIONS]
 	mkdir -p "$1"
-	mount -t tmpfs -o "size=$2,mode=0755" tmpfs "$1" || skip "cannot mount tmpfs here"
+	mount -t tmpfs -o "size=$2,mode=0755${3:+,$3}" tmpfs "$1" ||
+		skip "cannot mount tmpfs here"
 	MNT+=("$1")
 }
 dw() { ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" write "$@"; }
@@ -45,14 +46,36 @@ h() { sha256sum <"$1" | cut -c1-64; }
 	assert_equal "$(cat f)" base
 }
 
-@test "ENOSPC on the state dir when exec --dry-run ends: exit 125, one line, session marked incomplete" {
+@test "a full state disk when exec --dry-run ends: the base records still fit, a later edit is a conflict" {
 	"$ARCTURN_BIN" sandbox status --json | grep -q '"dry_run_exec":true' ||
 		skip "exec --dry-run unavailable here"
 	small_tmpfs "$T/state" 2m
 	export ARCTURN_HOME=$T/state
 	echo base >f
-	# the command itself fills the state dir's disk (its upper/ is there)
+	# the command fills the state dir's disk (its upper/ is there); a
+	# record is a symlink kept in the inode, so no block is needed
 	run arcturn exec --dry-run -- sh -c 'echo mine >f; cat /dev/zero >fill 2>/dev/null; true'
+	assert_success
+	refute_output --partial 'incomplete'
+	[ "$("$ARCTURN_BIN" --json session show | jq -r .incomplete)" = false ]
+	rm -f "$T"/state/overlays/*/upper/fill
+	echo theirs >f
+	run arcturn apply --yes
+	assert_failure 1
+	assert_output --partial 'f: changed since capture; refused'
+	assert_equal "$(cat f)" theirs
+	run arcturn discard --yes
+	assert_success
+}
+
+@test "no inodes left on the state dir when exec --dry-run ends: exit 125, one line, session marked incomplete" {
+	"$ARCTURN_BIN" sandbox status --json | grep -q '"dry_run_exec":true' ||
+		skip "exec --dry-run unavailable here"
+	small_tmpfs "$T/state" 8m nr_inodes=1000
+	export ARCTURN_HOME=$T/state
+	echo base >f
+	# the command itself uses up the state dir's inodes
+	run arcturn exec --dry-run -- sh -c 'echo mine >f; i=0; while : >fill$i 2>/dev/null; do i=$((i + 1)); done; true'
 	assert_failure 125
 	assert_line --partial 'incomplete: could not record what the changes were made on: No space left on device'
 	assert_equal "$(cat f)" base
@@ -61,7 +84,7 @@ h() { sha256sum <"$1" | cut -c1-64; }
 	[ "$("$ARCTURN_BIN" --json session show | jq -r .incomplete)" = true ]
 	# what has no record is refused, never applied blind
 	echo theirs >f
-	rm -f "$T"/state/overlays/*/upper/fill
+	rm -f "$T"/state/overlays/*/upper/fill*
 	run arcturn apply --yes
 	assert_failure 1
 	assert_output --partial 'f: no record of the file at capture'
