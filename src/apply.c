@@ -420,13 +420,15 @@ check_one(int rootfd, struct apply_item *it, struct swept *sw,
 	}
 	if (make_new(it, env, rootfd, p->pfd, p->srcfd, p->target, p->tmp,
 	    &p->tst, &p->tfd, &p->given) < 0) {
+		int err = errno;
+
 		p->tmp[0] = '\0';
 		apply_unkeep(it, env);
-		if (errno == ESTALE && it->kind == APPLY_LINK)
+		if (err == ESTALE && it->kind == APPLY_LINK)
 			apply_refuse(it, "the file it is a hard link of does "
 			    "not hold its content; kept");
 		else
-			apply_fail(it, errno);
+			apply_fail(it, err);
 		return DONE;
 	}
 	return READY;
@@ -474,11 +476,12 @@ unready(struct apply_item *it, const struct apply_env *env, struct prep *p,
 }
 
 /*
- * 1 when the READY items of p[0..n) are all in directories of one file
- * system (at least one item), its first such directory in *fd.
+ * 1 when the items of p[0..n) that are READY (swapped: those swapped) are
+ * all in directories of one file system (at least one item), its first
+ * such directory in *fd.
  */
 static int
-one_fs(const struct prep *p, size_t n, int *fd)
+one_fs(const struct prep *p, size_t n, int swapped, int *fd)
 {
 	struct stat st;
 	dev_t dev = 0;
@@ -487,7 +490,8 @@ one_fs(const struct prep *p, size_t n, int *fd)
 
 	*fd = -1;
 	for (i = 0; i < n; i++) {
-		if (p[i].state != READY || p[i].pfd == last)
+		if ((swapped ? !p[i].swapped : p[i].state != READY) ||
+		    p[i].pfd == last)
 			continue;
 		last = p[i].pfd;
 		if (fstat(last, &st) < 0 || (*fd >= 0 && st.st_dev != dev))
@@ -528,7 +532,7 @@ settle(struct apply_item *it, struct prep *p, size_t n,
 	}
 	for (i = 0; i < n; i++)
 		files += p[i].state == READY && (p[i].tfd >= 0 || p[i].given);
-	if (files > 1 && one_fs(p, n, &fd) && os_syncfs_cheap()) {
+	if (files > 1 && one_fs(p, n, 0, &fd) && os_syncfs_cheap(fd)) {
 		err = os_syncfs(fd) < 0 ? errno : 0;
 		for (i = 0; i < n; i++) {
 			if (err != 0 && p[i].state == READY &&
@@ -548,6 +552,27 @@ settle(struct apply_item *it, struct prep *p, size_t n,
 	}
 }
 
+/*
+ * A given source is now the workspace's file: its name in the session
+ * goes at once, so that no name there reaches the real file (a dry run
+ * in a session a killed apply left would write through it). Only that
+ * inode, the one linked in.
+ */
+static void
+drop_given(const struct apply_item *it, const struct prep *p)
+{
+	struct stat st;
+	const char *b;
+	int upfd;
+
+	if ((upfd = fsx_open_parent(it->srcdir, it->src, 0, &b)) < 0)
+		return;
+	if (fstatat(upfd, b, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == p->tst.st_dev && st.st_ino == p->tst.st_ino)
+		(void)unlinkat(upfd, b, 0);
+	fsx_close(upfd);
+}
+
 /* Stage two of a READY item: the swap (or the mkdir, rmdir, chmod). */
 static int
 swap(struct apply_item *it, const struct apply_env *env, struct prep *p)
@@ -564,6 +589,8 @@ swap(struct apply_item *it, const struct apply_env *env, struct prep *p)
 		    p->tmp, &p->r, p->srcfd, p->target) : apply_swap_in(it,
 		    env, p->pfd, p->name, p->tmp, &p->tst, &p->r);
 		p->tmp[0] = '\0';	/* in place, or gone */
+		if (rc == 0 && p->given)
+			drop_given(it, p);
 		return rc;
 	case APPLY_MKDIR:
 		if (mkdirat(p->pfd, p->name, mode) < 0) {
@@ -626,7 +653,7 @@ sync_dirs(struct apply_item *it, struct prep *p, size_t n)
 
 	for (i = 0; i < n; i++)
 		dirs += p[i].swapped && dir_first(p, i) == i;
-	if (dirs > 1 && one_fs(p, n, &fd) && os_syncfs_cheap()) {
+	if (dirs > 1 && one_fs(p, n, 1, &fd) && os_syncfs_cheap(fd)) {
 		err = os_syncfs(fd) < 0 ? errno : 0;
 		for (i = 0; i < n; i++)
 			p[i].serr = err;
@@ -663,9 +690,14 @@ run_batch(int rootfd, struct apply_item *it, size_t n, struct prep *p,
 			break;
 	}
 	settle(it, p, got, env);
+	/*
+	 * Synced too: an item found already new, which a killed apply may
+	 * have swapped in without the sync of its directory.
+	 */
 	for (i = 0; i < got; i++)
-		p[i].swapped = p[i].state == READY &&
-		    swap(&it[i], env, &p[i]) == 0;
+		p[i].swapped = p[i].state == READY ?
+		    swap(&it[i], env, &p[i]) == 0 :
+		    !it[i].failed && p[i].pfd >= 0;
 	sync_dirs(it, p, got);
 	/* last first: an item may use the directory fd of the one before */
 	for (i = got; i-- > 0;) {

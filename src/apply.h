@@ -144,8 +144,10 @@ struct apply_keeper {
  * session's own copy, gone once applied): where it can be, it becomes the
  * new file itself, hard-linked in under the temp name instead of copied
  * (same file system, one name, the new mode already, owned by us, no
- * extended attributes), its times set to now as a copy's would be. Never
- * for a source that lives on (a checkpoint blob).
+ * extended attributes), its times set to now as a copy's would be; its
+ * name in srcdir goes right after the swap, so that nothing written
+ * through the session can reach the real file. Never for a source that
+ * lives on (a checkpoint blob).
  */
 struct apply_env {
 	const struct apply_keeper *keep;

@@ -454,16 +454,30 @@ ckpt_for_write(struct ckpt *c, struct ckpt_turn *t)
 
 /* ---- States and blobs ---- */
 
-/* Store the bytes of the regular file fd (sha: their hash) as a blob. */
+/* A blob of that name already, whole as far as its size tells. */
+static int
+have_blob(struct ckpt *c, const char *hex, off_t size)
+{
+	struct stat st;
+
+	return fstatat(c->blobsfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size == size;
+}
+
+/*
+ * Store the bytes of the regular file fd (sha: their hash) as a blob. A
+ * blob of that name stays (it may be another thread's, not synced yet)
+ * unless its size says a crash cut it short: then it is replaced.
+ */
 static int
 blob_fd(struct ckpt *c, int fd, unsigned char sha[HASH_LEN])
 {
 	char hex[HASH_HEXLEN + 1], tmp[FSX_TMP_NAMELEN + 1];
 	struct stat st;
-	int tfd = -1;
+	int tfd = -1, rc;
 
 	hash_hex(sha, hex);
-	if (fstatat(c->blobsfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (fstat(fd, &st) == 0 && have_blob(c, hex, st.st_size))
 		return 0;
 	if (fsx_tmp_file(c->blobsfd, fd, 0600, tmp, &st, c->lazy ? &tfd :
 	    NULL) < 0)
@@ -481,7 +495,15 @@ blob_fd(struct ckpt *c, int fd, unsigned char sha[HASH_LEN])
 	}
 	close(tfd);
 	hash_hex(sha, hex);
-	if (renameat(c->blobsfd, tmp, c->blobsfd, hex) < 0) {
+	rc = fsx_rename_noreplace(c->blobsfd, tmp, hex);
+	if (rc < 0 && errno == EEXIST) {
+		if (have_blob(c, hex, st.st_size)) {
+			unlinkat(c->blobsfd, tmp, 0);	/* stored meanwhile */
+			return 0;
+		}
+		rc = renameat(c->blobsfd, tmp, c->blobsfd, hex);
+	}
+	if (rc < 0) {
 		unlinkat(c->blobsfd, tmp, 0);
 		return -1;
 	}

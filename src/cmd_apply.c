@@ -332,7 +332,6 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		say_warn("apply: checkpoint: %s: the changes are applied "
 		    "but not recorded: undo cannot restore them",
 		    dryrun_strerror(errno));
-	ckpt_close(ck);
 	if (id > 0)
 		snprintf(turn, sizeof turn, " (as turn %lu)", id);
 	kept = keep_count(k);
@@ -343,7 +342,8 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 			fprintf(out, "Replaced content kept in %s (%zu "
 			    "file(s)).\n", where, kept);
 	}
-	keep_close(k);
+	keep_close(k);	/* before the store: it ends the store's lazy mode */
+	ckpt_close(ck);
 	if (aj != NULL && (aj->doc = apply_doc(x->id, c, sel, id, aj,
 	    where[0] != '\0' ? where : NULL)) == NULL)
 		say_err("apply: %s", strerror(ENOMEM));

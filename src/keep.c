@@ -354,7 +354,7 @@ sync_kept(void *arg)
 	pthread_mutex_lock(&k->mu);
 	for (i = 0; i < k->nks; i++)
 		lazy += k->ks[i].lazy != 0;
-	if (lazy > 1 && os_syncfs_cheap()) {
+	if (lazy > 1 && os_syncfs_cheap(ckpt_blobs(k->ck))) {
 		if ((rc = os_syncfs(ckpt_blobs(k->ck))) == 0)
 			for (i = 0; i < k->nks; i++)
 				k->ks[i].lazy = 0;
@@ -477,6 +477,9 @@ keep_turn(struct keep *k, int rootfd, const struct changes *c,
 	*id = 0;
 	if (k->ck == NULL)
 		return 0;
+	/* what puts stored is synced (sync_kept); what is stored here, a
+	   chmod's bytes, is synced as it is stored: the record names it */
+	ckpt_lazy(k->ck, 0);
 	if (ckpt_turn_end(k->ck) < 0 || ckpt_for_write(k->ck, &t) < 0)
 		return -1;
 	for (i = 0; i < c->n && rc == 0; i++) {

@@ -67,14 +67,16 @@ int	os_setxattr(int fd, const char *name, const void *val, size_t len);
 int	os_syncfs(int fd);
 
 /*
- * 1 when one os_syncfs is a cheap way to make many files of one file
- * system durable at once (one device flush, not one per file): the system
- * has syncfs and little dirty data is waiting (under OS_SYNCFS_DIRTY_MAX,
- * so the call never waits for another program's gigabytes). 0: sync the
- * files one by one.
+ * 1 when one os_syncfs of fd's file system is as sure as an fsync of each
+ * of many files on it, and cheaper (one device flush, not one per file):
+ * Linux 5.8 or later (syncfs reports writeback errors since), a local
+ * file system whose syncfs writes everything (ext4, xfs, btrfs, f2fs,
+ * tmpfs; not FUSE or a network file system), and little dirty data
+ * waiting in the kernel (under OS_SYNCFS_DIRTY_MAX, so the call never
+ * waits for another program's gigabytes). 0: sync the files one by one.
  */
 #define OS_SYNCFS_DIRTY_MAX	(32L * 1024 * 1024)
-int	os_syncfs_cheap(void);
+int	os_syncfs_cheap(int fd);
 
 /*
  * Start writing fd's dirty pages out, without waiting (sync_file_range;

@@ -2,8 +2,10 @@
  * os on Linux (os.h): openat2, renameat2, O_PATH, syncfs, xattrs.
  */
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/xattr.h>
 
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -166,14 +169,47 @@ meminfo(const char *buf, const char *key)
 	return kb * 1024;
 }
 
-int
-os_syncfs_cheap(void)
+/* Linux 5.8 or later: syncfs says when writeback failed. */
+static int
+syncfs_reports_errors(void)
 {
+	struct utsname u;
+	unsigned long maj, min;
+	char *end;
+
+	if (uname(&u) < 0)
+		return 0;
+	maj = strtoul(u.release, &end, 10);
+	if (*end != '.')
+		return 0;
+	min = strtoul(end + 1, NULL, 10);
+	return maj > 5 || (maj == 5 && min >= 8);
+}
+
+int
+os_syncfs_cheap(int dirfd)
+{
+	static const unsigned long local[] = {
+		0xEF53,		/* ext2/3/4 */
+		0x58465342,	/* xfs */
+		0x9123683E,	/* btrfs */
+		0xF2F52010,	/* f2fs */
+		0x01021994,	/* tmpfs */
+	};
+	struct statfs sf;
 	char buf[4096];
 	ssize_t n;
 	long dirty, wb;
+	size_t i;
 	int fd;
 
+	if (fstatfs(dirfd, &sf) < 0)
+		return 0;
+	for (i = 0; i < sizeof local / sizeof local[0]; i++)
+		if ((unsigned long)sf.f_type == local[i])
+			break;
+	if (i == sizeof local / sizeof local[0] || !syncfs_reports_errors())
+		return 0;
 	if ((fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	n = read(fd, buf, sizeof buf - 1);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -306,7 +307,8 @@ struct rmtask {
 
 struct pool {
 	pthread_mutex_t	 mu;
-	pthread_cond_t	 cv;
+	sem_t		 sem;		/* a post per task, then one per
+					   thread when all is done */
 	struct rmtask	*head;
 	size_t		 busy;		/* tasks being worked on */
 	size_t		 fds;		/* nodes open */
@@ -339,11 +341,15 @@ push(struct pool *p, struct rmnode *node, char *dir, char **names, size_t n)
 	t->next = p->head;
 	p->head = t;
 	node->pending++;
-	pthread_cond_signal(&p->cv);
+	sem_post(&p->sem);
 	return 0;
 }
 
-/* A task of node is done (p->mu held): the nodes that are finished go. */
+/*
+ * A task of node is done (p->mu held, and held again on return): the
+ * nodes that are finished go. A finished node is nobody else's, and it
+ * holds its parent, so its rmdir (a wait for the device) runs unlocked.
+ */
 static void
 done(struct pool *p, struct rmnode *node)
 {
@@ -351,13 +357,15 @@ done(struct pool *p, struct rmnode *node)
 
 	while (node != NULL && --node->pending == 0) {
 		up = node->parent;
-		close(node->fd);
 		p->fds--;
+		pthread_mutex_unlock(&p->mu);
+		close(node->fd);
 		/* ENOTEMPTY (it failed inside, or grew): session_rmtree's */
 		(void)unlinkat(up != NULL ? up->fd : p->topfd, node->name,
 		    AT_REMOVEDIR);
 		mem_free(node->name);
 		mem_free(node);
+		pthread_mutex_lock(&p->mu);
 		node = up;
 	}
 }
@@ -452,6 +460,22 @@ scan(struct pool *p, struct rmnode *parent, char *dir)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* All done (p->mu held): every thread waiting is woken to leave. */
+static void
+finish(struct pool *p)
+{
+	int i;
+
+	if (p->head == NULL && p->busy == 0)
+		for (i = 0; i < POOL_THREADS; i++)
+			sem_post(&p->sem);
+}
+
+/*
+ * Take tasks until there are none and none running could make more. A
+ * wake-up with nothing queued is finish()'s: each task's post is taken
+ * by the one who takes the task.
+ */
 static void *
 worker(void *arg)
 {
@@ -459,12 +483,12 @@ worker(void *arg)
 	struct rmtask *t;
 	size_t i;
 
-	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		while (p->head == NULL && p->busy > 0)
-			pthread_cond_wait(&p->cv, &p->mu);
+		while (sem_wait(&p->sem) < 0)
+			;	/* EINTR */
+		pthread_mutex_lock(&p->mu);
 		if ((t = p->head) == NULL)
-			break;	/* nothing queued, nothing that could queue */
+			break;
 		p->head = t->next;
 		p->busy++;
 		pthread_mutex_unlock(&p->mu);
@@ -478,8 +502,8 @@ worker(void *arg)
 		done(p, t->node);
 		task_free(t);
 		p->busy--;
-		if (p->head == NULL && p->busy == 0)
-			pthread_cond_broadcast(&p->cv);
+		finish(p);
+		pthread_mutex_unlock(&p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -502,7 +526,7 @@ session_rmtree_wide(int dirfd, const char *name)
 	p.dev = top.st_dev;
 	if ((dir = mem_strdup(name)) != NULL &&
 	    pthread_mutex_init(&p.mu, NULL) == 0) {
-		if (pthread_cond_init(&p.cv, NULL) == 0) {
+		if (sem_init(&p.sem, 0, 0) == 0) {
 			p.busy = 1;	/* the top's scan, here */
 			for (i = 0; i < POOL_THREADS - 1; i++)
 				started[i] = pthread_create(&th[i], NULL,
@@ -510,13 +534,13 @@ session_rmtree_wide(int dirfd, const char *name)
 			scan(&p, NULL, dir);
 			pthread_mutex_lock(&p.mu);
 			p.busy--;
-			pthread_cond_broadcast(&p.cv);
+			finish(&p);
 			pthread_mutex_unlock(&p.mu);
 			worker(&p);
 			for (i = 0; i < POOL_THREADS - 1; i++)
 				if (started[i])
 					pthread_join(th[i], NULL);
-			pthread_cond_destroy(&p.cv);
+			sem_destroy(&p.sem);
 		} else
 			mem_free(dir);
 		pthread_mutex_destroy(&p.mu);

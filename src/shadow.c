@@ -553,6 +553,20 @@ walk_to(struct session *s, int rootfd, const char *rel, mode_t newdirmode,
 }
 
 /*
+ * 1 when dirfd/name exists: a write that failed after its rename (the
+ * directory's sync) still made its change, which keeps its record.
+ */
+static int
+still_there(int dirfd, const char *name)
+{
+	struct stat st;
+	int e = errno, r = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+
+	errno = e;
+	return r;
+}
+
+/*
  * The base of rel for a write or remove that found uk in upper/ and the
  * real dir rfd: the real state now, unless upper/ already holds rel
  * without a record (then it says "unrecorded": a killed dry run made it,
@@ -668,7 +682,7 @@ write_src(struct session *s, int rootfd, const char *rel,
 		rc = fsx_write_atomic(w.ufd, w.name, src->buf, src->len, mode,
 		    0);
 out:
-	if (rc < 0 && made)
+	if (rc < 0 && made && !still_there(w.ufd, w.name))
 		(void)session_base_del(s, rel);
 	if (rc < 0)
 		undo_made(s, rel, &w);
@@ -720,7 +734,7 @@ shadow_remove(struct session *s, int rootfd, const char *rel)
 	else if ((rc = unlinkat(w.ufd, w.name, 0)) == 0)
 		rc = session_base_del(s, rel);
 out:
-	if (rc < 0 && made)
+	if (rc < 0 && made && !still_there(w.ufd, w.name))
 		(void)session_base_del(s, rel);
 	if (rc < 0)
 		undo_made(s, rel, &w);

@@ -1414,9 +1414,9 @@ t_special_bases(void)
 }
 
 /*
- * give_src: a source that qualifies becomes the new file (the same inode,
- * its mtime now); one with another mode is copied; one whose item is
- * refused is left as it was, with one name.
+ * give_src: a source that qualifies becomes the new file (its mtime now,
+ * its name in the session gone with the swap); one with another mode is
+ * copied; one whose item is refused is left as it was, with one name.
  */
 static void
 t_batch_give(struct spec *s, struct apply_item *it, int n)
@@ -1440,7 +1440,9 @@ t_batch_give(struct spec *s, struct apply_item *it, int n)
 	CHECK(count_tmp() == 0);
 	for (i = 4; i < n; i++) {
 		path_in(p, g_up, s[i].path);
-		CHECK(stat(p, &up) == 0);
+		/* a given copy's name went with its swap: nothing in the
+		   session is a name of the real file */
+		CHECK((stat(p, &up) == 0) == (i == 5 || i == 6));
 		path_in(p, g_ws, s[i].path);
 		CHECK(stat(p, &ws) == 0);
 		if (i == 6) {
@@ -1449,8 +1451,9 @@ t_batch_give(struct spec *s, struct apply_item *it, int n)
 			continue;
 		}
 		CHECK(state(&s[i]) == 1);
-		CHECK((up.st_ino == ws.st_ino) == (i != 5));
-		CHECK(ws.st_mtime > t0.tv_sec);
+		if (i == 5)	/* not given (its mode): a copy */
+			CHECK(up.st_ino != ws.st_ino);
+		CHECK(ws.st_nlink == 1 && ws.st_mtime > t0.tv_sec);
 	}
 }
 
