@@ -79,6 +79,19 @@ int	os_syncfs(int fd);
 int	os_syncfs_cheap(int fd);
 
 /*
+ * A counting semaphore for a pool of threads: an unnamed POSIX semaphore
+ * on Linux (far smaller in a static binary than a condition variable);
+ * macOS has none, so a mutex and a condition variable there. os_sem_new
+ * starts at 0; NULL with errno when it cannot be made. os_sem_wait waits
+ * on through EINTR.
+ */
+struct os_sem;
+struct os_sem *os_sem_new(void);
+void	os_sem_post(struct os_sem *);
+void	os_sem_wait(struct os_sem *);
+void	os_sem_free(struct os_sem *);
+
+/*
  * Start writing fd's dirty pages out, without waiting (sync_file_range;
  * nothing where it is missing): a later fsync then finds them on their way.
  */

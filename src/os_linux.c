@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "landlock_uapi.h"
+#include "mem.h"
 #include "os.h"
 
 #ifndef RENAME_NOREPLACE
@@ -149,6 +151,44 @@ int
 os_syncfs(int fd)
 {
 	return syncfs(fd);
+}
+
+struct os_sem {
+	sem_t	s;
+};
+
+struct os_sem *
+os_sem_new(void)
+{
+	struct os_sem *m = mem_alloc(sizeof *m);
+
+	if (m != NULL && sem_init(&m->s, 0, 0) < 0) {
+		mem_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void
+os_sem_post(struct os_sem *m)
+{
+	sem_post(&m->s);
+}
+
+void
+os_sem_wait(struct os_sem *m)
+{
+	while (sem_wait(&m->s) < 0 && errno == EINTR)
+		;
+}
+
+void
+os_sem_free(struct os_sem *m)
+{
+	if (m == NULL)
+		return;
+	sem_destroy(&m->s);
+	mem_free(m);
 }
 
 /* A field of /proc/meminfo in bytes ("Dirty:"), or -1. */

@@ -9,8 +9,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
+#include "mem.h"
 #include "os.h"
 
 /* <stdio.h> declares these only with _DARWIN_C_SOURCE (macOS 10.12+). */
@@ -81,6 +83,63 @@ os_syncfs(int fd)
 {
 	sync();
 	return 0;
+}
+
+struct os_sem {
+	pthread_mutex_t	mu;
+	pthread_cond_t	cv;
+	unsigned long	n;
+};
+
+struct os_sem *
+os_sem_new(void)
+{
+	struct os_sem *m = mem_alloc(sizeof *m);
+
+	if (m == NULL)
+		return NULL;
+	m->n = 0;
+	if (pthread_mutex_init(&m->mu, NULL) != 0) {
+		mem_free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pthread_cond_init(&m->cv, NULL) != 0) {
+		pthread_mutex_destroy(&m->mu);
+		mem_free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return m;
+}
+
+void
+os_sem_post(struct os_sem *m)
+{
+	pthread_mutex_lock(&m->mu);
+	m->n++;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+void
+os_sem_wait(struct os_sem *m)
+{
+	pthread_mutex_lock(&m->mu);
+	while (m->n == 0)
+		pthread_cond_wait(&m->cv, &m->mu);
+	m->n--;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void
+os_sem_free(struct os_sem *m)
+{
+	if (m == NULL)
+		return;
+	pthread_cond_destroy(&m->cv);
+	pthread_mutex_destroy(&m->mu);
+	mem_free(m);
 }
 
 /* sync(2) may return before the data is on disk: files one by one. */

@@ -8,12 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fsx.h"
 #include "mem.h"
+#include "os.h"
 #include "session_rmtree.h"
 
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -307,7 +307,7 @@ struct rmtask {
 
 struct pool {
 	pthread_mutex_t	 mu;
-	sem_t		 sem;		/* a post per task, then one per
+	struct os_sem	*sem;		/* a post per task, then one per
 					   thread when all is done */
 	struct rmtask	*head;
 	size_t		 busy;		/* tasks being worked on */
@@ -341,7 +341,7 @@ push(struct pool *p, struct rmnode *node, char *dir, char **names, size_t n)
 	t->next = p->head;
 	p->head = t;
 	node->pending++;
-	sem_post(&p->sem);
+	os_sem_post(p->sem);
 	return 0;
 }
 
@@ -468,7 +468,7 @@ finish(struct pool *p)
 
 	if (p->head == NULL && p->busy == 0)
 		for (i = 0; i < POOL_THREADS; i++)
-			sem_post(&p->sem);
+			os_sem_post(p->sem);
 }
 
 /*
@@ -484,8 +484,7 @@ worker(void *arg)
 	size_t i;
 
 	for (;;) {
-		while (sem_wait(&p->sem) < 0)
-			;	/* EINTR */
+		os_sem_wait(p->sem);
 		pthread_mutex_lock(&p->mu);
 		if ((t = p->head) == NULL)
 			break;
@@ -526,7 +525,7 @@ session_rmtree_wide(int dirfd, const char *name)
 	p.dev = top.st_dev;
 	if ((dir = mem_strdup(name)) != NULL &&
 	    pthread_mutex_init(&p.mu, NULL) == 0) {
-		if (sem_init(&p.sem, 0, 0) == 0) {
+		if ((p.sem = os_sem_new()) != NULL) {
 			p.busy = 1;	/* the top's scan, here */
 			for (i = 0; i < POOL_THREADS - 1; i++)
 				started[i] = pthread_create(&th[i], NULL,
@@ -540,7 +539,7 @@ session_rmtree_wide(int dirfd, const char *name)
 			for (i = 0; i < POOL_THREADS - 1; i++)
 				if (started[i])
 					pthread_join(th[i], NULL);
-			sem_destroy(&p.sem);
+			os_sem_free(p.sem);
 		} else
 			mem_free(dir);
 		pthread_mutex_destroy(&p.mu);
