@@ -552,45 +552,44 @@ settle(struct apply_item *it, struct prep *p, size_t n,
 	}
 }
 
-/*
- * A given source is now the workspace's file: its name in the session
- * goes at once, so that no name there reaches the real file (a dry run
- * in a session a killed apply left would write through it). Only that
- * inode, the one linked in.
- */
-static void
-drop_given(const struct apply_item *it, const struct prep *p)
+/* p's given source (NULL: none), its session directory opened in *upfd. */
+static const struct apply_given *
+given(const struct apply_item *it, const struct prep *p,
+    struct apply_given *g, int *upfd)
 {
-	struct stat st;
-	const char *b;
-	int upfd;
-
-	if ((upfd = fsx_open_parent(it->srcdir, it->src, 0, &b)) < 0)
-		return;
-	if (fstatat(upfd, b, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    st.st_dev == p->tst.st_dev && st.st_ino == p->tst.st_ino)
-		(void)unlinkat(upfd, b, 0);
-	fsx_close(upfd);
+	*upfd = -1;
+	if (!p->given || (*upfd = fsx_open_parent(it->srcdir, it->src, 0,
+	    &g->name)) < 0)
+		return NULL;
+	g->dirfd = *upfd;
+	g->fd = p->srcfd;
+	g->dev = p->tst.st_dev;
+	g->ino = p->tst.st_ino;
+	return g;
 }
 
 /* Stage two of a READY item: the swap (or the mkdir, rmdir, chmod). */
 static int
 swap(struct apply_item *it, const struct apply_env *env, struct prep *p)
 {
+	const struct apply_given *gv;
+	struct apply_given g;
 	mode_t mode = PERM(it->mode);
-	int rc;
+	int rc, upfd;
 
 	switch (it->kind) {
 	case APPLY_FILE:
 	case APPLY_SYMLINK:
 	case APPLY_FIFO:
 	case APPLY_LINK:
+		gv = given(it, p, &g, &upfd);
 		rc = it->base.absent ? apply_swap_create(it, p->pfd, p->name,
 		    p->tmp, &p->r, p->srcfd, p->target) : apply_swap_in(it,
-		    env, p->pfd, p->name, p->tmp, &p->tst, &p->r);
+		    env, p->pfd, p->name, p->tmp, &p->tst, &p->r, gv);
 		p->tmp[0] = '\0';	/* in place, or gone */
-		if (rc == 0 && p->given)
-			drop_given(it, p);
+		if (rc == 0 && it->base.absent)
+			apply_given_drop(gv);
+		fsx_close(upfd);
 		return rc;
 	case APPLY_MKDIR:
 		if (mkdirat(p->pfd, p->name, mode) < 0) {

@@ -340,10 +340,34 @@ drop_tmp(struct apply_item *it, const struct apply_env *env, int pfd,
  * describes and the base says: keep it, swap, check what moved aside,
  * swap back on a mismatch.
  */
+void
+apply_given_drop(const struct apply_given *g)
+{
+	struct stat st;
+
+	if (g != NULL && fstatat(g->dirfd, g->name, &st,
+	    AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == g->dev &&
+	    st.st_ino == g->ino)
+		(void)unlinkat(g->dirfd, g->name, 0);
+}
+
+/* The session's name of a given source again, as a copy: 0 or -1. */
+static int
+given_back(const struct apply_given *g, mode_t mode)
+{
+	struct stat st;
+
+	if (g == NULL || fstatat(g->dirfd, g->name, &st,
+	    AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	return fsx_write_atomic_fd(g->dirfd, g->name, g->fd, mode,
+	    FSX_NOREPLACE);
+}
+
 int
 apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
     const char *name, const char *tmp, const struct stat *tst,
-    const struct apply_real *r)
+    const struct apply_real *r, const struct apply_given *g)
 {
 	int same, err;
 
@@ -373,11 +397,22 @@ apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
 			apply_fail(it, errno);
 			goto undo;
 		}
+		apply_given_drop(g);
 		return 0;
 	}
+	apply_given_drop(g);
 	if ((same = aside_is_base(it, r, pfd, tmp)) <= 0) {
 		err = errno;
-		/* The user's version: back in place, ours out. */
+		/*
+		 * The user's version: back in place, ours out, pending. A
+		 * given source's name is made again first: were that to
+		 * fail, ours stays in place rather than the change be lost.
+		 */
+		if (given_back(g, it->mode & 07777) < 0) {
+			apply_fail(it, errno);
+			apply_unkeep(it, env);
+			return -1;
+		}
 		if (os_rename_exchange(pfd, tmp, name) < 0) {
 			apply_fail(it, errno);
 			apply_unkeep(it, env);

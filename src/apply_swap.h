@@ -109,10 +109,32 @@ int	apply_keep(struct apply_item *it, const struct apply_env *env,
 	    int pfd, const char *name, const struct apply_real *r);
 void	apply_unkeep(struct apply_item *it, const struct apply_env *env);
 
-/* Put pfd/tmp (inode tst) where pfd/name holds r, the item's base, kept. */
+/*
+ * A given source (apply_env.give_src): the new object is the session's
+ * own file dirfd/name (fd open on it, inode dev, ino). Its name goes the
+ * moment the object is in place, so that nothing written through the
+ * session reaches the real file; if the swap is then undone, the name is
+ * made again first, as a copy of fd (the change stays pending).
+ */
+struct apply_given {
+	int		 dirfd;
+	const char	*name;
+	int		 fd;
+	dev_t		 dev;
+	ino_t		 ino;
+};
+
+/* The session's name of a given source goes (only that inode). */
+void	apply_given_drop(const struct apply_given *g);
+
+/*
+ * Put pfd/tmp (inode tst) where pfd/name holds r, the item's base, kept;
+ * g: the given source tmp is (NULL: none).
+ */
 int	apply_swap_in(struct apply_item *it, const struct apply_env *env,
 	    int pfd, const char *name, const char *tmp,
-	    const struct stat *tst, const struct apply_real *r);
+	    const struct stat *tst, const struct apply_real *r,
+	    const struct apply_given *g);
 
 /*
  * Rename pfd/tmp to the absent pfd/name; when something stands there by

@@ -1219,6 +1219,9 @@ t_keeps_replaced(void)
  * Compare and swap: while apply replaces f, another process rewrites it
  * at a random moment, in place (O_TRUNC) or by renaming a new file over
  * it. Whatever the interleaving, the user's version ends up in place.
+ * Half the rounds give the source (give_src): then a refused swap leaves
+ * the change pending, by content, and no name in the session is ever the
+ * real file's.
  */
 static void
 t_swap_race(void)
@@ -1226,18 +1229,23 @@ t_swap_race(void)
 	static const struct spec s[] = {
 		{ APPLY_FILE, "f", "base\n", 0644, "applied\n", 0644 },
 	};
+	const struct apply_env *env;
 	struct apply_item it;
-	char user[64], p[PATH_MAX], q[PATH_MAX];
+	struct stat us, ws;
+	char user[64], p[PATH_MAX], q[PATH_MAX], buf[16];
 	unsigned int seed = 4242;
-	int round, st, fd, applied = 0, refused = 0, w;
+	int round, st, fd, applied = 0, refused = 0, w, gave = 0;
 	double t0, full = 0;
 	pid_t pid;
 
 	for (round = 0; round < 400; round++) {
 		w = round % 4 == 3;	/* a quarter without exchange */
+		env = round % 8 >= 4 ? &tgive : &tenv;
 		setup();
 		setup_specs(s, 1, &it, 1);
 		snprintf(user, sizeof user, "user %d\n", round);
+		path_in(p, g_up, "f");
+		CHECK(chmod(p, 0644) == 0);	/* the item's mode: given */
 		path_in(p, g_ws, "f");
 		path_in(q, g_ws, "f.new");
 		t0 = now();
@@ -1263,7 +1271,7 @@ t_swap_race(void)
 		}
 		rand_r(&seed);
 		apply_force_rename(w);
-		CHECK(apply_run(g_root, &it, 1, &tenv) >= 0);
+		CHECK(apply_run(g_root, &it, 1, env) >= 0);
 		apply_force_rename(0);
 		if (round < 8)
 			full = full > now() - t0 ? full : now() - t0;
@@ -1283,9 +1291,24 @@ t_swap_race(void)
 			CHECK(kept_is("f", user) == 1 ||
 			    kept_is("f", "base\n") == 1);
 		CHECK(count_tmp() == 0);
+		if (env != &tgive)
+			continue;
+		path_in(p, g_up, "f");
+		path_in(q, g_ws, "f");
+		if (stat(p, &us) == 0) {
+			CHECK(stat(q, &ws) == 0 && us.st_ino != ws.st_ino);
+		} else
+			gave++;
+		if (it.failed) {	/* pending still, as it was */
+			CHECK((fd = open(p, O_RDONLY)) >= 0);
+			CHECK(read(fd, buf, sizeof buf) == 8 &&
+			    memcmp(buf, "applied\n", 8) == 0);
+			close(fd);
+		}
 	}
-	printf("# swap race: %d applied (then rewritten), %d refused\n",
-	    applied, refused);
+	printf("# swap race: %d applied (then rewritten), %d refused; "
+	    "%d sources given\n", applied, refused, gave);
+	CHECK(gave > 0);
 }
 
 /* Fifos are made as fifos; a command's hard link stays a hard link. */
