@@ -364,12 +364,23 @@ given_back(const struct apply_given *g, mode_t mode)
 	    FSX_NOREPLACE);
 }
 
+/* Or, where no copy could be made, a link again of ours, now at pfd/tmp. */
+static void
+given_relink(const struct apply_given *g, int pfd, const char *tmp)
+{
+	struct stat st;
+
+	if (fstatat(pfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == g->dev && st.st_ino == g->ino)
+		(void)linkat(pfd, tmp, g->dirfd, g->name, 0);
+}
+
 int
 apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
     const char *name, const char *tmp, const struct stat *tst,
     const struct apply_real *r, const struct apply_given *g)
 {
-	int same, err;
+	int same, err, back;
 
 	/* never swap a directory out: a type change removes it first */
 	if (r->type == REAL_DIR) {
@@ -405,19 +416,18 @@ apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
 		err = errno;
 		/*
 		 * The user's version: back in place, ours out, pending. A
-		 * given source's name is made again first: were that to
-		 * fail, ours stays in place rather than the change be lost.
+		 * given source's name is made again first, as a copy (no
+		 * instant without it); where that fails (a full disk), it is
+		 * linked again from ours once ours is out.
 		 */
-		if (given_back(g, it->mode & 07777) < 0) {
-			apply_fail(it, errno);
-			apply_unkeep(it, env);
-			return -1;
-		}
+		back = given_back(g, it->mode & 07777);
 		if (os_rename_exchange(pfd, tmp, name) < 0) {
 			apply_fail(it, errno);
 			apply_unkeep(it, env);
 			return -1;
 		}
+		if (back < 0)
+			given_relink(g, pfd, tmp);
 		if (same < 0)
 			apply_fail(it, err);
 		else

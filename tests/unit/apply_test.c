@@ -1221,7 +1221,8 @@ t_keeps_replaced(void)
  * it. Whatever the interleaving, the user's version ends up in place.
  * Half the rounds give the source (give_src): then a refused swap leaves
  * the change pending, by content, and no name in the session is ever the
- * real file's.
+ * real file's; in a quarter of those the copy that makes the session's
+ * name again fails (a full disk), and it is linked again instead.
  */
 static void
 t_swap_race(void)
@@ -1271,7 +1272,10 @@ t_swap_race(void)
 		}
 		rand_r(&seed);
 		apply_force_rename(w);
+		if (round % 16 >= 12)
+			fsx_fail_write_after(0);
 		CHECK(apply_run(g_root, &it, 1, env) >= 0);
+		fsx_fail_write_after(-1);
 		apply_force_rename(0);
 		if (round < 8)
 			full = full > now() - t0 ? full : now() - t0;
