@@ -191,22 +191,13 @@ os_sem_free(struct os_sem *m)
 	mem_free(m);
 }
 
-/* A field of /proc/meminfo in bytes ("Dirty:"), or -1. */
+/* A field of /proc/meminfo in kB ("\nDirty:"), or -1. */
 static long
 meminfo(const char *buf, const char *key)
 {
 	const char *p = strstr(buf, key);
-	long kb = 0;
 
-	if (p == NULL)
-		return -1;
-	for (p += strlen(key); *p == ' '; p++)
-		;
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9' && kb < LONG_MAX / 10240; p++)
-		kb = kb * 10 + (*p - '0');
-	return kb * 1024;
+	return p != NULL ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
 /* Linux 5.8 or later: syncfs says when writeback failed. */
@@ -259,7 +250,8 @@ os_syncfs_cheap(int dirfd)
 	buf[n] = '\0';
 	dirty = meminfo(buf, "\nDirty:");
 	wb = meminfo(buf, "\nWriteback:");
-	return dirty >= 0 && wb >= 0 && dirty + wb < OS_SYNCFS_DIRTY_MAX;
+	return dirty >= 0 && wb >= 0 &&
+	    dirty + wb < OS_SYNCFS_DIRTY_MAX / 1024;
 }
 
 void

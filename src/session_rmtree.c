@@ -385,7 +385,7 @@ scan(struct pool *p, struct rmnode *parent, char *dir)
 	char **names = NULL, *sub;
 	size_t n = 0;
 	DIR *d = NULL;
-	int pfd = parent != NULL ? parent->fd : p->topfd, fd, dfd = -1, isdir;
+	int pfd = parent != NULL ? parent->fd : p->topfd, fd, dfd = -1;
 
 	pthread_mutex_lock(&p->mu);
 	if (p->fds >= POOL_FDS) {
@@ -419,13 +419,9 @@ scan(struct pool *p, struct rmnode *parent, char *dir)
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		isdir = e->d_type == DT_DIR;
-		if (e->d_type == DT_UNKNOWN) {
-			if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;
-			isdir = S_ISDIR(st.st_mode);
-		}
-		if (isdir) {
+		/* DT_UNKNOWN goes with the names: a directory among them
+		   fails its unlink (EISDIR) and is session_rmtree's */
+		if (e->d_type == DT_DIR) {
 			if ((sub = mem_strdup(e->d_name)) == NULL)
 				continue;
 			pthread_mutex_lock(&p->mu);
