@@ -47,7 +47,7 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply apply_swap changes changes_base checkpoint conflict \
+CORE_MODS  = apply apply_swap changes changes_base checkpoint checkpoint_state conflict \
              checkpoint_record config config_check config_file diff fsx \
              fsx_replace gitconfig gitctl hash jsonfile keep mem path plan \
              readall review roots sandbox session session_base \
