@@ -294,6 +294,7 @@ meta_parse(struct session *s, const char *buf, size_t len)
 		bad(s, "%s: \"created\" missing or malformed", META);
 	else if ((s->workspace = mem_strdup(ws->valuestring)) != NULL) {
 		snprintf(s->created, sizeof s->created, "%s", cr->valuestring);
+		s->version = (int)v->valuedouble;
 		rc = 0;
 	}
 	cJSON_Delete(o);
@@ -309,6 +310,24 @@ now_utc(char out[32])
 	if (gmtime_r(&t, &tm) == NULL ||
 	    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		snprintf(out, 32, "1970-01-01T00:00:00Z");
+}
+
+int
+session_upgrade(struct session *s)
+{
+	char *meta;
+	int rc;
+
+	if (s->version == SESSION_VERSION)
+		return 0;
+	if (meta_build(s->id, s->workspace, s->created, &meta) < 0)
+		return -1;
+	rc = fsx_write_atomic(s->dirfd, META, meta, strlen(meta), 0600,
+	    s->nosync ? FSX_NOSYNC : 0);
+	mem_free(meta);
+	if (rc == 0)
+		s->version = SESSION_VERSION;
+	return rc;
 }
 
 /* Build a whole session in .tmp-R, then rename it to id. */

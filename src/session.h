@@ -55,7 +55,8 @@
 #define SESSION_IDMAX		64
 /*
  * The format a new session is made in: 2, base records as links. 1 (its
- * records regular files) is still read; an arcturn that knows only 1
+ * records regular files) is still read, and becomes 2 (session_upgrade)
+ * before its first link record is made; an arcturn that knows only 1
  * names a version 2 session damaged ("unsupported format version").
  */
 #define SESSION_VERSION		2
@@ -73,6 +74,8 @@ struct session {
 	int		 locked;	/* 0, or LOCK_SH / LOCK_EX */
 	int		 nosync;	/* base records without fsync: the
 					   caller syncs the file system */
+	int		 version;	/* of meta.json: SESSION_VERSION or
+					   SESSION_VERSION_FILES */
 	char		 why[PATH_MAX + 64]; /* detail for EBADMSG */
 };
 
@@ -123,6 +126,14 @@ int	session_lock_wait(struct session *s, int op,
 
 /* Close fds and free; s may be a zeroed or half-opened struct. */
 void	session_close(struct session *s);
+
+/*
+ * A version 1 session (records as files) says version 2 in its meta.json
+ * from now on, durably unless s->nosync; a no-op for one that does. Its
+ * caller holds the session's lock exclusively and makes a link record
+ * next, which an arcturn that knows only version 1 could not read.
+ */
+int	session_upgrade(struct session *s);
 
 /*
  * Remove the session (the caller holds LOCK_EX): the dir is renamed to

@@ -241,6 +241,8 @@ session_base_put(struct session *s, const char *rel,
 	char name[HASH_HEXLEN + 1], sha[SHA_B64 + 1], rec[REC_MAX + 1];
 	unsigned int mode;
 
+	if (session_upgrade(s) < 0)
+		return -1;
 	base_name(rel, name);
 	b64_sha(b->sha, sha);
 	mode = b->unrecorded ? (unsigned int)b->why : b->mode;

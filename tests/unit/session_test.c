@@ -173,8 +173,11 @@ t_meta_corrupt(void)
 static void
 t_meta_versions(void)
 {
+	struct apply_base b, g;
 	struct session s;
+	struct stat st;
 	char meta[256];
+	ino_t ino;
 	size_t n;
 	int store = fresh(), dfd;
 
@@ -194,10 +197,36 @@ t_meta_versions(void)
 	CHECK(strstr(meta, "\"version\":\t2,") != NULL);
 	fx_put(dfd, "meta.json", "{\"version\":1,\"id\":\"v1\",\"workspace\":"
 	    "\"/x\",\"created\":\"2026-01-01T00:00:00Z\"}", 0600);
-	close(dfd);
 	CHECK(session_open(store, "v1", NULL, &s) == 0);
 	CHECK(strcmp(s.workspace, "/x") == 0);
+	CHECK(s.version == 1);
+	/* a reader leaves it at 1 ... */
+	CHECK(session_base_get(&s, "a", &b) == -1 && errno == ENOENT);
 	session_close(&s);
+	CHECK(fx_read(dfd, "meta.json", meta, sizeof meta) > 0);
+	CHECK(strstr(meta, "\"version\":1,") != NULL);
+	/* ... the first link record makes it 2, all else as it was */
+	CHECK(session_open(store, "v1", NULL, &s) == 0);
+	memset(&b, 0, sizeof b);
+	b.mode = 0644;
+	CHECK(session_base_put(&s, "a", &b) == 0);
+	CHECK(s.version == 2);
+	session_close(&s);
+	CHECK(fx_read(dfd, "meta.json", meta, sizeof meta) > 0);
+	CHECK(strstr(meta, "\"version\":\t2,") != NULL);
+	CHECK(fstatat(dfd, "meta.json", &st, 0) == 0 &&
+	    (st.st_mode & 07777) == 0600);
+	CHECK(session_open(store, "v1", NULL, &s) == 0);
+	CHECK(s.version == 2 && strcmp(s.workspace, "/x") == 0 &&
+	    strcmp(s.created, "2026-01-01T00:00:00Z") == 0);
+	CHECK(session_base_get(&s, "a", &g) == 0 && g.mode == 0644);
+	/* a version 2 session is not written again */
+	CHECK(fstatat(dfd, "meta.json", &st, 0) == 0);
+	ino = st.st_ino;
+	CHECK(session_base_put(&s, "b", &b) == 0);
+	CHECK(fstatat(dfd, "meta.json", &st, 0) == 0 && st.st_ino == ino);
+	session_close(&s);
+	close(dfd);
 	close(store);
 }
 
