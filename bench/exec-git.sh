@@ -10,6 +10,13 @@
 # Targets: exec / direct <= 1.05 (issue 10); exec --dry-run / direct
 # <= 1.8 (issue 11). A dry run of a command that leaves nothing changed
 # (git makes and removes index.lock) must not sync the file system.
+#
+# The peer for the dry run: the same git status on a bare overlayfs,
+# mounted as the helper mounts it (a user and mount namespace of its own,
+# userxattr, volatile) by unshare(1) and a shell, fresh for each run as
+# each dry run's is. Its ratio to the direct run is what overlayfs itself
+# costs here; the dry run's ratio to it is what arcturn adds. Left out
+# when unshare is missing or the kernel refuses the mount.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -37,9 +44,20 @@ echo "corpus: $(git ls-files | wc -l) files from $src"
 "$A" exec -- "$G" status >/dev/null	# first run: state dir, stamps
 "$A" exec --dry-run -- "$G" status >/dev/null
 "$A" discard --yes >/dev/null 2>&1 || true
+mkdir "$out/up" "$out/wk"
+cat >"$out/ovl.sh" <<EOF
+rm -rf "$out/wk/work" "$out/wk/index"
+mount -t overlay overlay -o "lowerdir=$out/ws,upperdir=$out/up,workdir=$out/wk,userxattr,volatile" "$out/ws" &&
+cd "$out/ws" && exec "$G" status
+EOF
+set -- :: overlayfs unshare -rm sh "$out/ovl.sh"
+if ! command -v unshare >/dev/null || ! unshare -rm sh "$out/ovl.sh" >/dev/null 2>&1; then
+	echo "bench: no bare overlayfs peer (unshare -rm and mount -t overlay failed)"
+	set --
+fi
 "$out/alt" "$rounds" direct "$G" status \
 	:: exec "$A" exec -- "$G" status \
-	:: exec-dry-run "$A" exec --dry-run -- "$G" status >"$out/alt.txt" ||
+	:: exec-dry-run "$A" exec --dry-run -- "$G" status "$@" >"$out/alt.txt" ||
 	{ cat "$out/alt.txt"; exit 1; }
 pending=$("$A" session show 2>/dev/null | grep -c '^  [AMDT] ' || true)
 "$A" discard --yes >/dev/null 2>&1 || true
@@ -52,4 +70,9 @@ awk -v p="$pending" '
 		printf "%-52s %5.2f (target <= 1.8) %s\n", "arcturn exec --dry-run -- git status / direct",
 		    r["exec-dry-run"], r["exec-dry-run"] <= 1.8 ? "ok" : "OVER"
 		printf "%-52s %d (want 0: git status changes nothing)\n", "  pending changes after the dry runs", p
+		if ("overlayfs" in r) {
+			printf "%-52s %5.2f\n", "bare overlayfs, fresh per run, git status / direct", r["overlayfs"]
+			printf "%-52s %5.2f (what arcturn adds to overlayfs)\n", "  exec --dry-run / bare overlayfs",
+			    r["exec-dry-run"] / r["overlayfs"]
+		}
 	}' "$out/alt.txt"
