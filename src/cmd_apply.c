@@ -306,7 +306,12 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	}
 	memset(&env, 0, sizeof env);
 	env.keep = keep_keeper(k);
-	env.give_src = 1;	/* the session's copies: they go once applied */
+	/*
+	 * The session's copies themselves, linked in: they go once applied.
+	 * Only with the mark that tells a later dry run to look for one
+	 * left linked (session.h); else apply copies.
+	 */
+	env.give_src = session_apply_begin(&x->s) == 0;
 	memset(&pr, 0, sizeof pr);
 	if (!quiet && isatty(STDERR_FILENO)) {
 		pthread_mutex_init(&pr.mu, NULL);

@@ -559,6 +559,13 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	(void)setenv(DRYRUN_BUSY_ENV, x.id, 1);
 	snprintf(upper, sizeof upper, "%s/overlays/%s/upper", x.p.state, x.id);
 	snprintf(work, sizeof work, "%s/overlays/%s/work", x.p.state, x.id);
+	if (session_unalias(&x.s, x.rootfd) < 0) {
+		say_err("%s: session %s: looking for copies an interrupted "
+		    "apply left linked to real files: %s; not running the "
+		    "command", what, x.id, dryrun_strerror(errno));
+		dryrun_done(&x);
+		return EXIT_OWN;
+	}
 	if (session_run_begin(&x.s, &run) < 0) {
 		say_err("exec --dry-run: session %s: preparing the overlay: %s; "
 		    "not running the command", x.id, dryrun_strerror(errno));

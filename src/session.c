@@ -19,6 +19,7 @@
 #include "mem.h"
 #include "session.h"
 #include "session_rmtree.h"
+#include "shadow.h"
 
 #define META		"meta.json"
 #define META_MAX	65536
@@ -554,6 +555,84 @@ sweep_store(int storefd)
 			session_rmtree(storefd, e->d_name);
 	}
 	closedir(d);
+}
+
+#define APPLY_MARK	"applying"
+
+int
+session_apply_begin(struct session *s)
+{
+	int fd;
+
+	if ((fd = openat(s->dirfd, APPLY_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) < 0)
+		return -1;
+	close(fd);
+	return fsx_sync_dir(s->dirfd);
+}
+
+/*
+ * The names in upper (a directory of upper/) that are links of the real
+ * file of the same name in real; and so on beneath, where the real
+ * directory is one too. depth bounds the walk (upper/ is the user's to
+ * damage, not to loop).
+ */
+static int
+unalias_dir(int upper, int real, int depth)
+{
+	struct stat us, rs;
+	char **names;
+	size_t n, i;
+	int rc = 0, ufd, rfd, gone = 0;
+
+	if (depth > SHADOW_DEPTH_MAX)
+		return 0;
+	if (fsx_list(upper, NULL, NULL, &names, &n) < 0)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		if (fstatat(upper, names[i], &us, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    fstatat(real, names[i], &rs, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(us.st_mode) && us.st_nlink > 1 &&
+		    us.st_dev == rs.st_dev && us.st_ino == rs.st_ino) {
+			if (unlinkat(upper, names[i], 0) == 0)
+				gone = 1;
+			else if (errno != ENOENT)
+				rc = -1;
+			continue;
+		}
+		if (!S_ISDIR(us.st_mode) || !S_ISDIR(rs.st_mode))
+			continue;
+		ufd = openat(upper, names[i], O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		rfd = openat(real, names[i], O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (ufd < 0 || rfd < 0)
+			rc = errno == ENOENT || errno == ENOTDIR ||
+			    errno == ELOOP || errno == EACCES ? 0 : -1;
+		else
+			rc = unalias_dir(ufd, rfd, depth + 1);
+		fsx_close(ufd);
+		fsx_close(rfd);
+	}
+	fsx_names_free(names, n);
+	/* gone for good before the mark is */
+	if (rc == 0 && gone && fsync(upper) < 0)
+		rc = -1;
+	return rc;
+}
+
+int
+session_unalias(struct session *s, int rootfd)
+{
+	struct stat st;
+
+	if (fstatat(s->dirfd, APPLY_MARK, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (unalias_dir(s->upperfd, rootfd, 0) < 0 ||
+	    (unlinkat(s->dirfd, APPLY_MARK, 0) < 0 && errno != ENOENT))
+		return -1;
+	return 0;
 }
 
 int

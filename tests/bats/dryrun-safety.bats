@@ -254,6 +254,33 @@ damaged() {
 	[ -e "$BATS_TEST_TMPDIR/out/.arcturn-tmp-cccccccccccccccc" ]
 }
 
+@test "an apply cut short after a swap: the next dry-run command cannot write through to the real file" {
+	have_dry_exec
+	echo old >f
+	echo old >g
+	dw f <<<"new"
+	dw g <<<"new"
+	d=$(sess_dir)
+	# an apply leaves its mark while it links the session's copies in,
+	# and it stays when something is left pending (g: changed since)
+	echo theirs >g
+	run arcturn apply --yes
+	assert_failure 1
+	assert_equal "$(cat f)" new
+	[ -e "$d/applying" ]
+	# what a kill right after f's swap leaves: upper/f is the real f
+	dw f <<<"newer"
+	ln -f "$d/upper/f" f
+	[ "$(stat -c %i f)" = "$(stat -c %i "$d/upper/f")" ]
+	run arcturn exec --dry-run -- sh -c 'echo more >>f'
+	assert_success
+	assert_equal "$(cat f)" newer
+	[ ! -e "$d/applying" ]
+	[ "$(stat -c %i f)" != "$(stat -c %i "$d/upper/f")" ]
+	assert_equal "$(cat "$d/upper/f")" "$(printf 'newer\nmore')"
+	assert_equal "$(cat g)" theirs
+}
+
 @test "leftover .arcturn-tmp-* files: discard and the next write remove them" {
 	mkdir sub
 	echo user >sub/u

@@ -230,6 +230,86 @@ t_meta_versions(void)
 	close(store);
 }
 
+/*
+ * An apply cut short may leave names in upper/ linked to the real files
+ * they were applied to: with its mark, they go (and only they), then the
+ * mark; without it, nothing is walked.
+ */
+static void
+t_unalias(void)
+{
+	struct session s;
+	struct stat st;
+	char buf[64];
+	long n;
+	int store = fresh(), rfd, i, rc;
+
+	CHECK((rfd = open(ws, O_RDONLY | O_DIRECTORY)) >= 0);
+	CHECK(session_open(store, "ua", ws, &s) == 0);
+	CHECK(session_lock(&s, LOCK_EX) == 0);
+	fx_put(rfd, "a", "real a\n", 0644);
+	fx_put(s.upperfd, "a", "pending a\n", 0644);	/* a change */
+	fx_put(s.upperfd, "b", "applied b\n", 0644);	/* cut short */
+	CHECK(linkat(s.upperfd, "b", rfd, "b", 0) == 0);
+	fx_mkparents(rfd, "d/c");
+	fx_mkparents(s.upperfd, "d/c");
+	fx_put(s.upperfd, "d/c", "applied c\n", 0600);
+	CHECK(linkat(s.upperfd, "d/c", rfd, "d/c", 0) == 0);
+	/* links a dry-run command made between files of upper/ stay */
+	fx_put(s.upperfd, "h1", "linked\n", 0644);
+	CHECK(linkat(s.upperfd, "h1", s.upperfd, "h2", 0) == 0);
+	/* a real symlink to a folder is not walked into */
+	fx_mkparents(rfd, "out/x");
+	fx_put(rfd, "out/x", "beside\n", 0644);
+	CHECK(symlinkat("out", rfd, "l") == 0);
+	CHECK(mkdirat(s.upperfd, "l", 0755) == 0);
+	CHECK(linkat(rfd, "out/x", s.upperfd, "l/x", 0) == 0);
+	for (i = 0; i < 2; i++) {
+		/* no mark: nothing is looked at */
+		CHECK(session_unalias(&s, rfd) == 0);
+		CHECK(fx_exists(s.upperfd, "b") && fx_exists(s.upperfd, "d/c"));
+		CHECK(session_apply_begin(&s) == 0);
+		CHECK(fstatat(s.dirfd, "applying", &st, 0) == 0);
+		CHECK(session_unalias(&s, rfd) == 0);
+		CHECK(!fx_exists(s.upperfd, "b") && !fx_exists(s.upperfd, "d/c"));
+		CHECK(fstatat(s.dirfd, "applying", &st, 0) == -1 &&
+		    errno == ENOENT);
+		/* the real files and everything else, by content */
+		CHECK(fx_read(rfd, "b", buf, sizeof buf) > 0);
+		CHECK_STR(buf, "applied b\n");
+		CHECK(fx_read(rfd, "d/c", buf, sizeof buf) > 0);
+		CHECK_STR(buf, "applied c\n");
+		CHECK(fstatat(rfd, "b", &st, 0) == 0 && st.st_nlink == 1);
+		CHECK(fx_read(s.upperfd, "a", buf, sizeof buf) > 0);
+		CHECK_STR(buf, "pending a\n");
+		CHECK(fx_read(rfd, "a", buf, sizeof buf) > 0);
+		CHECK_STR(buf, "real a\n");
+		CHECK(fstatat(s.upperfd, "h2", &st, 0) == 0 && st.st_nlink == 2);
+		CHECK(fx_exists(s.upperfd, "l/x") && fx_exists(rfd, "out/x"));
+		CHECK(fx_exists(s.upperfd, "d"));
+		/* again, with the aliases made anew */
+		CHECK(linkat(rfd, "b", s.upperfd, "b", 0) == 0);
+		CHECK(linkat(rfd, "d/c", s.upperfd, "d/c", 0) == 0);
+	}
+	/* an allocation that fails leaves the mark, for the next one */
+	CHECK(session_apply_begin(&s) == 0);
+	for (n = 0; n < 100; n++) {
+		mem_fail_after(n);
+		rc = session_unalias(&s, rfd);
+		mem_fail_after(-1);
+		if (rc == 0)
+			break;
+		CHECK(errno == ENOMEM);
+		CHECK(fstatat(s.dirfd, "applying", &st, 0) == 0);
+	}
+	CHECK(n > 0 && n < 100);
+	CHECK(!fx_exists(s.upperfd, "b") && !fx_exists(s.upperfd, "d/c"));
+	CHECK(fx_exists(s.upperfd, "a") && fx_exists(s.upperfd, "h2"));
+	session_close(&s);
+	close(rfd);
+	close(store);
+}
+
 static void
 t_default(void)
 {
@@ -1188,6 +1268,7 @@ main(void)
 	TEST(t_bad_id_builds_no_path);
 	TEST(t_meta_corrupt);
 	TEST(t_meta_versions);
+	TEST(t_unalias);
 	TEST(t_default);
 	TEST(t_sweep_leftovers);
 	TEST(t_lock_excludes);
