@@ -146,10 +146,10 @@ int	session_upgrade(struct session *s);
  * upper/ may still be a link of the real file it was applied to (its
  * unlink not yet done, or not yet on disk), and a dry-run command writing
  * to it would write to the real file. session_unalias, before a dry-run
- * command: with the mark, every such name is unlinked (the real file
- * holds that change already: it is no longer pending) and synced, then
- * the mark goes; a session without it is not walked. rootfd: the
- * workspace root.
+ * command: with the mark, every such name is unlinked with its base
+ * record (the real file holds that change already: it is no longer
+ * pending) and synced, then the mark goes; a session without it is not
+ * walked. rootfd: the workspace root.
  */
 int	session_apply_begin(struct session *s);
 int	session_unalias(struct session *s, int rootfd);

@@ -279,6 +279,10 @@ damaged() {
 	[ "$(stat -c %i f)" != "$(stat -c %i "$d/upper/f")" ]
 	assert_equal "$(cat "$d/upper/f")" "$(printf 'newer\nmore')"
 	assert_equal "$(cat g)" theirs
+	# f's applied change went with its base: the new one applies clean
+	run arcturn apply --yes f
+	assert_success
+	assert_equal "$(cat f)" "$(printf 'newer\nmore')"
 }
 
 @test "leftover .arcturn-tmp-* files: discard and the next write remove them" {

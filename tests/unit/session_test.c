@@ -238,6 +238,7 @@ t_meta_versions(void)
 static void
 t_unalias(void)
 {
+	struct apply_base b, g;
 	struct session s;
 	struct stat st;
 	char buf[64];
@@ -264,7 +265,12 @@ t_unalias(void)
 	CHECK(symlinkat("out", rfd, "l") == 0);
 	CHECK(mkdirat(s.upperfd, "l", 0755) == 0);
 	CHECK(linkat(rfd, "out/x", s.upperfd, "l/x", 0) == 0);
+	memset(&b, 0, sizeof b);
+	b.mode = 0644;
 	for (i = 0; i < 2; i++) {
+		CHECK(session_base_put(&s, "a", &b) == 0);
+		CHECK(session_base_put(&s, "b", &b) == 0);
+		CHECK(session_base_put(&s, "d/c", &b) == 0);
 		/* no mark: nothing is looked at */
 		CHECK(session_unalias(&s, rfd) == 0);
 		CHECK(fx_exists(s.upperfd, "b") && fx_exists(s.upperfd, "d/c"));
@@ -274,6 +280,10 @@ t_unalias(void)
 		CHECK(!fx_exists(s.upperfd, "b") && !fx_exists(s.upperfd, "d/c"));
 		CHECK(fstatat(s.dirfd, "applying", &st, 0) == -1 &&
 		    errno == ENOENT);
+		/* applied: no base left to call the real file changed */
+		CHECK(session_base_get(&s, "b", &g) == -1 && errno == ENOENT);
+		CHECK(session_base_get(&s, "d/c", &g) == -1 && errno == ENOENT);
+		CHECK(session_base_get(&s, "a", &g) == 0);
 		/* the real files and everything else, by content */
 		CHECK(fx_read(rfd, "b", buf, sizeof buf) > 0);
 		CHECK_STR(buf, "applied b\n");
