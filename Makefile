@@ -51,7 +51,7 @@ CORE_MODS  = apply apply_swap changes changes_base checkpoint checkpoint_state c
              checkpoint_record config config_check config_file diff fsx \
              fsx_replace gitconfig gitctl hash jsonfile keep mem path plan \
              readall review roots sandbox session session_base \
-             session_rmtree session_run sha256 shadow shadow_base strlist udiff utf8 wsview
+             session_rmtree session_run sha256 shadow shadow_base strlist udiff utc utf8 wsview
 FRONT_MODS = cli cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file \
              cmd_discard cmd_json cmd_session cmd_turn say
 # The MCP server (mcp.h): a front end over the others.
@@ -101,7 +101,7 @@ XDEPS_SEED = mkdir -p $(@D)/download && \
 
 $(DEPS)/.built: vendor/lock vendor/fetch.sh
 	$(XDEPS_SEED)
-	vendor/fetch.sh $(DEPS) "$(CC)" "$(AR)"
+	vendor/fetch.sh $(DEPS) "$(CC)" "$(AR)" "$(SIZEFLAGS)"
 	touch $@
 
 $(HOSTDEPS)/.built: vendor/lock vendor/fetch.sh

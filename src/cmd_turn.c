@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "cmd_dryrun.h"
 #include "mem.h"
+#include "utc.h"
 
 /* A label, or null when there is none. */
 static cJSON *
@@ -91,13 +92,10 @@ cmd_turn(struct cli *c)
 /* ---- checkpoints ---- */
 
 static void
-iso(time_t t, char buf[32])
+iso(time_t t, char buf[UTC_ISO_LEN])
 {
-	struct tm tm;
-
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(buf, 32, "%lld", (long long)t);
+	if (utc_iso(t, buf) < 0)
+		snprintf(buf, UTC_ISO_LEN, "%lld", (long long)t);
 }
 
 /* A path or label for a terminal: control bytes as \xNN. */

@@ -22,6 +22,7 @@
 #include "session_base.h"
 #include "session_rmtree.h"
 #include "shadow.h"
+#include "utc.h"
 
 #define META		"meta.json"
 #define META_MAX	65536
@@ -305,14 +306,10 @@ meta_parse(struct session *s, const char *buf, size_t len)
 }
 
 static void
-now_utc(char out[32])
+now_utc(char out[UTC_ISO_LEN])
 {
-	struct tm tm;
-	time_t t = time(NULL);
-
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(out, 32, "1970-01-01T00:00:00Z");
+	if (utc_iso(time(NULL), out) < 0)
+		snprintf(out, UTC_ISO_LEN, "1970-01-01T00:00:00Z");
 }
 
 int

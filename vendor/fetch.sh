@@ -4,7 +4,11 @@
 # dpkg-source (which applies Debian's patches), and build static libraries
 # with the given C compiler.
 #
-#   vendor/fetch.sh OUTDIR [CC [AR]]
+#   vendor/fetch.sh OUTDIR [CC [AR [CFLAGS]]]
+#
+# CFLAGS are added to the compiles (the Linux build passes its SIZEFLAGS:
+# no unwind tables, which were 2.5 KB of .eh_frame in the aarch64 binary;
+# the Windows build keeps them, as the x64 ABI expects).
 #
 # OUTDIR receives include/ (cJSON.h, bearssl*.h) and lib/ (libcjson.a,
 # libbearssl.a). The system's apt configuration is never modified: deb-src
@@ -16,6 +20,7 @@ set -eu
 out=${1:?usage: vendor/fetch.sh OUTDIR [CC]}
 cc=${2:-musl-gcc}
 ar=${3:-ar}
+extra=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 lock=$here/lock
 mkdir -p "$out"
@@ -79,10 +84,7 @@ unpack() {	# pkg ver -> directory with Debian's patches applied
 
 ver_of() { awk -v p="$1" '$1 == p { print $2; exit }' "$lock"; }
 
-# No unwind tables, as in the Makefile's SIZEFLAGS: C, nothing unwinds (they
-# were 2.5 KB of .eh_frame in the aarch64 binary).
-cflags="-O2 -fPIC -fno-strict-aliasing -w -fno-ident -ffunction-sections -fdata-sections"
-cflags="$cflags -fno-asynchronous-unwind-tables -fno-unwind-tables"
+cflags="-O2 -fPIC -fno-strict-aliasing -w -fno-ident -ffunction-sections -fdata-sections $extra"
 
 d=$(unpack cjson "$(ver_of cjson)")
 $cc $cflags -c "$d/cJSON.c" -o "$out/src/cJSON.o"
