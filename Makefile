@@ -50,7 +50,7 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 CORE_MODS  = apply apply_swap changes changes_base checkpoint checkpoint_state conflict \
              checkpoint_record config config_check config_file diff fsx \
              fsx_replace gitconfig gitctl hash jsonfile keep mem path plan \
-             readall review roots sandbox session session_base \
+             readall review roots sandbox session session_apply session_base \
              session_rmtree session_run sha256 shadow shadow_base strlist udiff utc utf8 wsview
 FRONT_MODS = cli cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file \
              cmd_discard cmd_json cmd_session cmd_turn say

@@ -44,9 +44,9 @@ echo "corpus: $(git ls-files | wc -l) files from $src"
 "$A" exec -- "$G" status >/dev/null	# first run: state dir, stamps
 "$A" exec --dry-run -- "$G" status >/dev/null
 "$A" discard --yes >/dev/null 2>&1 || true
-mkdir "$out/up" "$out/wk"
 cat >"$out/ovl.sh" <<EOF
-rm -rf "$out/wk/work" "$out/wk/index"
+rm -rf "$out/up" "$out/wk"
+mkdir "$out/up" "$out/wk"
 mount -t overlay overlay -o "lowerdir=$out/ws,upperdir=$out/up,workdir=$out/wk,userxattr,volatile" "$out/ws" &&
 cd "$out/ws" && exec "$G" status
 EOF

@@ -19,7 +19,6 @@
 #include "checkpoint_impl.h"
 #include "fsx.h"
 #include "mem.h"
-#include "os.h"
 
 #define RECORD_MAX	((size_t)64 << 20)
 #define AFTER_MAX	((size_t)1 << 20)	/* a log beyond it is folded */

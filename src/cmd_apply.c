@@ -44,6 +44,7 @@
 #include "review.h"
 #include "roots.h"
 #include "session.h"
+#include "session_apply.h"
 
 static const struct dryrun_question apply_q = {
 	"Apply %zu file(s) to the workspace?", "[a]pply/[k]eep pending", "ay",
@@ -309,7 +310,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	/*
 	 * The session's copies themselves, linked in: they go once applied.
 	 * Only with the mark that tells a later dry run to look for one
-	 * left linked (session.h); else apply copies.
+	 * left linked (session_apply.h); else apply copies.
 	 */
 	env.give_src = session_apply_begin(&x->s) == 0;
 	memset(&pr, 0, sizeof pr);

@@ -26,6 +26,7 @@
 #include "plan.h"
 #include "sandbox.h"
 #include "session.h"
+#include "session_apply.h"
 #include "session_run.h"
 #include "wsview.h"
 
@@ -536,6 +537,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	struct dryrun x;
 	char upper[PATH_MAX], work[PATH_MAX], err[1024];
 	int rc, changed, recorded = 1;
+	long fixed;
 
 	if (ran != NULL)
 		*ran = 0;
@@ -559,13 +561,17 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	(void)setenv(DRYRUN_BUSY_ENV, x.id, 1);
 	snprintf(upper, sizeof upper, "%s/overlays/%s/upper", x.p.state, x.id);
 	snprintf(work, sizeof work, "%s/overlays/%s/work", x.p.state, x.id);
-	if (session_unalias(&x.s, x.rootfd) < 0) {
+	if ((fixed = session_unalias(&x.s, x.rootfd)) < 0) {
 		say_err("%s: session %s: looking for copies an interrupted "
 		    "apply left linked to real files: %s; not running the "
 		    "command", what, x.id, dryrun_strerror(errno));
 		dryrun_done(&x);
 		return EXIT_OWN;
 	}
+	if (fixed > 0)
+		say_note("%s: session %s: %ld copy(ies) an interrupted apply "
+		    "left linked to real files: applied ones dropped, the "
+		    "others copied", what, x.id, fixed);
 	if (session_run_begin(&x.s, &run) < 0) {
 		say_err("exec --dry-run: session %s: preparing the overlay: %s; "
 		    "not running the command", x.id, dryrun_strerror(errno));

@@ -17,11 +17,8 @@
 #include "fsx.h"
 #include "hash.h"
 #include "mem.h"
-#include "os.h"
 #include "session.h"
-#include "session_base.h"
 #include "session_rmtree.h"
-#include "shadow.h"
 #include "utc.h"
 
 #define META		"meta.json"
@@ -554,141 +551,6 @@ sweep_store(int storefd)
 			session_rmtree(storefd, e->d_name);
 	}
 	closedir(d);
-}
-
-#define APPLY_MARK	"applying"
-
-int
-session_apply_begin(struct session *s)
-{
-	int fd;
-
-	if ((fd = openat(s->dirfd, APPLY_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) < 0)
-		return -1;
-	close(fd);
-	return fsx_sync_dir(s->dirfd);
-}
-
-static int
-ts_after(struct timespec a, struct timespec b)
-{
-	return a.tv_sec > b.tv_sec ||
-	    (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
-}
-
-/*
- * The names in upper (upper/path, path of plen bytes in a PATH_MAX
- * buffer) that are links of the real file of the same name in real, and
- * so on beneath, where the real directory is one too: each goes with its
- * base record (*gone counts them; *last: the latest ctime the unlinks
- * gave the real files). depth bounds the walk (upper/ is the user's to
- * damage, not to loop).
- */
-static int
-unalias_dir(struct session *s, int upper, int real, char *path, size_t plen,
-    int depth, int *gone, struct timespec *last)
-{
-	struct timespec c;
-	struct stat us, rs;
-	char **names;
-	size_t n, i, len;
-	int rc = 0, ufd, rfd, here = *gone;
-
-	if (depth > SHADOW_DEPTH_MAX)
-		return 0;
-	if (fsx_list(upper, NULL, NULL, &names, &n) < 0)
-		return -1;
-	for (i = 0; i < n && rc == 0; i++) {
-		len = strlen(names[i]);
-		if (plen + len + 2 > PATH_MAX ||
-		    fstatat(upper, names[i], &us, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    fstatat(real, names[i], &rs, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		memcpy(path + plen, names[i], len + 1);
-		if (S_ISREG(us.st_mode) && us.st_nlink > 1 &&
-		    us.st_dev == rs.st_dev && us.st_ino == rs.st_ino) {
-			/* applied: its change and its base go */
-			if (unlinkat(upper, names[i], 0) < 0 && errno != ENOENT)
-				rc = -1;
-			else if (session_base_del(s, path) < 0)
-				rc = -1;
-			else {
-				++*gone;
-				if (fstatat(real, names[i], &rs,
-				    AT_SYMLINK_NOFOLLOW) == 0 &&
-				    ts_after(c = os_ctime(&rs), *last))
-					*last = c;
-			}
-			continue;
-		}
-		if (!S_ISDIR(us.st_mode) || !S_ISDIR(rs.st_mode))
-			continue;
-		ufd = openat(upper, names[i], O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-		rfd = openat(real, names[i], O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-		if (ufd < 0 || rfd < 0)
-			rc = errno == ENOENT || errno == ENOTDIR ||
-			    errno == ELOOP || errno == EACCES ? 0 : -1;
-		else {
-			path[plen + len] = '/';
-			rc = unalias_dir(s, ufd, rfd, path, plen + len + 1,
-			    depth + 1, gone, last);
-		}
-		fsx_close(ufd);
-		fsx_close(rfd);
-	}
-	fsx_names_free(names, n);
-	/* gone for good before the mark is */
-	if (rc == 0 && *gone > here && fsync(upper) < 0)
-		rc = -1;
-	return rc;
-}
-
-/*
- * Until the file system's clock is past t, as the ctime of name in dirfd
- * shows (at most 100 ms): the unlinks changed the real files' ctimes, and
- * a dry run that began on the same tick would take its command for
- * having changed them (session_run.h).
- */
-static void
-tick_past(int dirfd, const char *name, struct timespec t)
-{
-	struct timespec ms = { 0, 1000000 };
-	struct stat st;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (utimensat(dirfd, name, NULL, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    ts_after(os_ctime(&st), t))
-			return;
-		nanosleep(&ms, NULL);
-	}
-}
-
-int
-session_unalias(struct session *s, int rootfd)
-{
-	struct timespec last = { 0, 0 };
-	struct stat st;
-	char *path;
-	int rc, gone = 0;
-
-	if (fstatat(s->dirfd, APPLY_MARK, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if ((path = mem_alloc(PATH_MAX)) == NULL)
-		return -1;
-	rc = unalias_dir(s, s->upperfd, rootfd, path, 0, 0, &gone, &last);
-	mem_free(path);
-	if (rc < 0 || (gone > 0 && fsx_sync_dir(s->basefd) < 0))
-		return -1;
-	if (gone > 0)
-		tick_past(s->dirfd, APPLY_MARK, last);
-	if (unlinkat(s->dirfd, APPLY_MARK, 0) < 0 && errno != ENOENT)
-		return -1;
-	return 0;
 }
 
 int

@@ -25,8 +25,9 @@
  *                             `incomplete` after a run whose base records
  *                             could not be written; session_run.h)
  *   overlays/<id>/interrupted a restart cut a dry-run command short
- *   overlays/<id>/applying    while an apply links the session's copies
- *                             in (session_apply_begin)
+ *   overlays/<id>/applying    an apply linked the session's copies in,
+ *                             and no dry run has looked since
+ *                             (session_apply.h)
  *   overlays/<id>/base/<P>    one base record per captured path, named by
  *                             the SHA-256 (hex) of the workspace-relative
  *                             path P: a symlink whose target is the
@@ -136,23 +137,6 @@ void	session_close(struct session *s);
  * next, which an arcturn that knows only version 1 could not read.
  */
 int	session_upgrade(struct session *s);
-
-/*
- * Before an apply that links the session's own copies into the workspace
- * (apply.h: give_src), under LOCK_EX: session_apply_begin leaves the mark
- * `applying`, synced, before the first copy is linked. An apply that
- * applies everything removes the session, mark and all; one that does
- * not, or is cut short (a kill, a crash), leaves the mark: a name in
- * upper/ may still be a link of the real file it was applied to (its
- * unlink not yet done, or not yet on disk), and a dry-run command writing
- * to it would write to the real file. session_unalias, before a dry-run
- * command: with the mark, every such name is unlinked with its base
- * record (the real file holds that change already: it is no longer
- * pending) and synced, then the mark goes; a session without it is not
- * walked. rootfd: the workspace root.
- */
-int	session_apply_begin(struct session *s);
-int	session_unalias(struct session *s, int rootfd);
 
 /*
  * Remove the session (the caller holds LOCK_EX): the dir is renamed to

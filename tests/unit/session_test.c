@@ -20,6 +20,7 @@
 #include "hash.h"
 #include "mem.h"
 #include "session.h"
+#include "session_apply.h"
 #include "session_base.h"
 #include "session_rmtree.h"
 #include "session_run.h"
@@ -176,7 +177,8 @@ t_meta_versions(void)
 	struct apply_base b, g;
 	struct session s;
 	struct stat st;
-	char meta[256];
+	unsigned char d[HASH_LEN];
+	char meta[256], name[HASH_HEXLEN + 1];
 	ino_t ino;
 	size_t n;
 	int store = fresh(), dfd;
@@ -207,6 +209,10 @@ t_meta_versions(void)
 	CHECK(strstr(meta, "\"version\":1,") != NULL);
 	/* ... the first link record makes it 2, all else as it was */
 	CHECK(session_open(store, "v1", NULL, &s) == 0);
+	hash_buf("old", 3, d);
+	hash_hex(d, name);
+	fx_put(s.basefd, name, "file 640 00000000000000000000000000000000"
+	    "000000000000000000000000000000ff\nold", 0600);
 	memset(&b, 0, sizeof b);
 	b.mode = 0644;
 	CHECK(session_base_put(&s, "a", &b) == 0);
@@ -220,6 +226,8 @@ t_meta_versions(void)
 	CHECK(s.version == 2 && strcmp(s.workspace, "/x") == 0 &&
 	    strcmp(s.created, "2026-01-01T00:00:00Z") == 0);
 	CHECK(session_base_get(&s, "a", &g) == 0 && g.mode == 0644);
+	CHECK(session_base_get(&s, "old", &g) == 0 && g.mode == 0640 &&
+	    g.sha[HASH_LEN - 1] == 0xff);
 	/* a version 2 session is not written again */
 	CHECK(fstatat(dfd, "meta.json", &st, 0) == 0);
 	ino = st.st_ino;
@@ -231,10 +239,41 @@ t_meta_versions(void)
 }
 
 /*
- * An apply cut short may leave names in upper/ linked to the real files
- * they were applied to: with its mark, they go (and only they), then the
- * mark; without it, nothing is walked.
+ * An apply cut short may leave names in upper/ linked to real files: with
+ * its mark, the applied ones go with their bases, the others become
+ * copies, and only they; without it, nothing is walked.
  */
+static ino_t
+ino_of(int dirfd, const char *rel)
+{
+	struct stat st;
+
+	return fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_ino : 0;
+}
+
+static void
+unalias_fixture(struct session *s, int rfd)
+{
+	/* applied, cut short before the drop: one inode */
+	fx_put(s->upperfd, "b", "applied b\n", 0644);
+	CHECK(linkat(s->upperfd, "b", rfd, "b", 0) == 0);
+	fx_mkparents(rfd, "d/c");
+	fx_mkparents(s->upperfd, "d/c");
+	fx_put(s->upperfd, "d/c", "applied c\n", 0600);
+	CHECK(linkat(s->upperfd, "d/c", rfd, "d/c", 0) == 0);
+	/* the same, and then the user renamed the real file */
+	fx_put(s->upperfd, "m", "applied m\n", 0640);
+	CHECK(linkat(s->upperfd, "m", rfd, "moved", 0) == 0);
+	/* reached through a real symlink: the walk does not follow it */
+	CHECK(linkat(rfd, "out/x", s->upperfd, "l/x", 0) == 0);
+	/* in a folder of upper/ that its owner cannot read */
+	CHECK(mkdirat(s->upperfd, "u", 0700) == 0);
+	fx_mkparents(rfd, "u/y");
+	fx_put(s->upperfd, "u/y", "applied y\n", 0644);
+	CHECK(linkat(s->upperfd, "u/y", rfd, "u/y", 0) == 0);
+	CHECK(fchmodat(s->upperfd, "u", 0100, 0) == 0);
+}
+
 static void
 t_unalias(void)
 {
@@ -250,71 +289,94 @@ t_unalias(void)
 	CHECK(session_lock(&s, LOCK_EX) == 0);
 	fx_put(rfd, "a", "real a\n", 0644);
 	fx_put(s.upperfd, "a", "pending a\n", 0644);	/* a change */
-	fx_put(s.upperfd, "b", "applied b\n", 0644);	/* cut short */
-	CHECK(linkat(s.upperfd, "b", rfd, "b", 0) == 0);
-	fx_mkparents(rfd, "d/c");
-	fx_mkparents(s.upperfd, "d/c");
-	fx_put(s.upperfd, "d/c", "applied c\n", 0600);
-	CHECK(linkat(s.upperfd, "d/c", rfd, "d/c", 0) == 0);
 	/* links a dry-run command made between files of upper/ stay */
+	fx_put(rfd, "h1", "real h1\n", 0644);
 	fx_put(s.upperfd, "h1", "linked\n", 0644);
 	CHECK(linkat(s.upperfd, "h1", s.upperfd, "h2", 0) == 0);
-	/* a real symlink to a folder is not walked into */
 	fx_mkparents(rfd, "out/x");
 	fx_put(rfd, "out/x", "beside\n", 0644);
 	CHECK(symlinkat("out", rfd, "l") == 0);
 	CHECK(mkdirat(s.upperfd, "l", 0755) == 0);
-	CHECK(linkat(rfd, "out/x", s.upperfd, "l/x", 0) == 0);
 	memset(&b, 0, sizeof b);
 	b.mode = 0644;
 	for (i = 0; i < 2; i++) {
+		unalias_fixture(&s, rfd);
 		CHECK(session_base_put(&s, "a", &b) == 0);
 		CHECK(session_base_put(&s, "b", &b) == 0);
 		CHECK(session_base_put(&s, "d/c", &b) == 0);
+		CHECK(session_base_put(&s, "m", &b) == 0);
 		/* no mark: nothing is looked at */
 		CHECK(session_unalias(&s, rfd) == 0);
-		CHECK(fx_exists(s.upperfd, "b") && fx_exists(s.upperfd, "d/c"));
+		CHECK(ino_of(s.upperfd, "b") == ino_of(rfd, "b"));
 		CHECK(session_apply_begin(&s) == 0);
 		CHECK(fstatat(s.dirfd, "applying", &st, 0) == 0);
-		CHECK(session_unalias(&s, rfd) == 0);
-		CHECK(!fx_exists(s.upperfd, "b") && !fx_exists(s.upperfd, "d/c"));
+		CHECK(session_unalias(&s, rfd) == 5);
 		CHECK(fstatat(s.dirfd, "applying", &st, 0) == -1 &&
 		    errno == ENOENT);
-		/* applied: no base left to call the real file changed */
+		/* applied: the name and its base go */
+		CHECK(!fx_exists(s.upperfd, "b") && !fx_exists(s.upperfd, "d/c"));
 		CHECK(session_base_get(&s, "b", &g) == -1 && errno == ENOENT);
 		CHECK(session_base_get(&s, "d/c", &g) == -1 && errno == ENOENT);
-		CHECK(session_base_get(&s, "a", &g) == 0);
+		CHECK(fstatat(s.upperfd, "u", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (st.st_mode & 07777) == 0100);
+		CHECK(fchmodat(s.upperfd, "u", 0700, 0) == 0);
+		CHECK(!fx_exists(s.upperfd, "u/y"));
+		CHECK(unlinkat(s.upperfd, "u", AT_REMOVEDIR) == 0);
+		/* not the real file at its path: a copy of its own, pending */
+		CHECK(ino_of(s.upperfd, "m") != ino_of(rfd, "moved"));
+		CHECK(fx_read(s.upperfd, "m", buf, sizeof buf) > 0);
+		CHECK_STR(buf, "applied m\n");
+		CHECK(fstatat(s.upperfd, "m", &st, 0) == 0 &&
+		    (st.st_mode & 07777) == 0640 && st.st_nlink == 1);
+		CHECK(session_base_get(&s, "m", &g) == 0);
+		CHECK(ino_of(s.upperfd, "l/x") != ino_of(rfd, "out/x"));
+		CHECK(fx_read(s.upperfd, "l/x", buf, sizeof buf) > 0);
+		CHECK_STR(buf, "beside\n");
 		/* the real files and everything else, by content */
 		CHECK(fx_read(rfd, "b", buf, sizeof buf) > 0);
 		CHECK_STR(buf, "applied b\n");
 		CHECK(fx_read(rfd, "d/c", buf, sizeof buf) > 0);
 		CHECK_STR(buf, "applied c\n");
+		CHECK(fx_read(rfd, "moved", buf, sizeof buf) > 0);
+		CHECK_STR(buf, "applied m\n");
+		CHECK(fx_read(rfd, "out/x", buf, sizeof buf) > 0);
+		CHECK_STR(buf, "beside\n");
 		CHECK(fstatat(rfd, "b", &st, 0) == 0 && st.st_nlink == 1);
+		CHECK(fstatat(rfd, "moved", &st, 0) == 0 && st.st_nlink == 1);
 		CHECK(fx_read(s.upperfd, "a", buf, sizeof buf) > 0);
 		CHECK_STR(buf, "pending a\n");
+		CHECK(session_base_get(&s, "a", &g) == 0);
 		CHECK(fx_read(rfd, "a", buf, sizeof buf) > 0);
 		CHECK_STR(buf, "real a\n");
+		CHECK(ino_of(s.upperfd, "h1") == ino_of(s.upperfd, "h2"));
 		CHECK(fstatat(s.upperfd, "h2", &st, 0) == 0 && st.st_nlink == 2);
-		CHECK(fx_exists(s.upperfd, "l/x") && fx_exists(rfd, "out/x"));
+		CHECK(fx_read(rfd, "h1", buf, sizeof buf) > 0);
+		CHECK_STR(buf, "real h1\n");
 		CHECK(fx_exists(s.upperfd, "d"));
-		/* again, with the aliases made anew */
-		CHECK(linkat(rfd, "b", s.upperfd, "b", 0) == 0);
-		CHECK(linkat(rfd, "d/c", s.upperfd, "d/c", 0) == 0);
+		/* again, with the links made anew */
+		CHECK(unlinkat(s.upperfd, "m", 0) == 0);
+		CHECK(unlinkat(s.upperfd, "l/x", 0) == 0);
+		CHECK(unlinkat(rfd, "b", 0) == 0 && unlinkat(rfd, "d/c", 0) == 0);
+		CHECK(unlinkat(rfd, "moved", 0) == 0);
+		CHECK(unlinkat(rfd, "u/y", 0) == 0);
 	}
 	/* an allocation that fails leaves the mark, for the next one */
+	unalias_fixture(&s, rfd);
 	CHECK(session_apply_begin(&s) == 0);
 	for (n = 0; n < 100; n++) {
 		mem_fail_after(n);
-		rc = session_unalias(&s, rfd);
+		rc = (int)session_unalias(&s, rfd);
 		mem_fail_after(-1);
-		if (rc == 0)
+		if (rc >= 0)
 			break;
 		CHECK(errno == ENOMEM);
 		CHECK(fstatat(s.dirfd, "applying", &st, 0) == 0);
 	}
 	CHECK(n > 0 && n < 100);
 	CHECK(!fx_exists(s.upperfd, "b") && !fx_exists(s.upperfd, "d/c"));
+	CHECK(ino_of(s.upperfd, "m") != ino_of(rfd, "moved"));
 	CHECK(fx_exists(s.upperfd, "a") && fx_exists(s.upperfd, "h2"));
+	CHECK(fchmodat(s.upperfd, "u", 0700, 0) == 0);
 	session_close(&s);
 	close(rfd);
 	close(store);

@@ -1,0 +1,49 @@
+/*
+ * session_apply: the mark an apply leaves in a session while it links the
+ * session's own copies into the workspace, and what a dry run does when
+ * it finds one.
+ *
+ * apply can put a session's copy of a file in place by linking it in
+ * (apply.h: give_src): a link of upper/<path> under a temp name beside
+ * the real file, an exchange with the real file, then the unlink of the
+ * upper/ name. Until that unlink is done and on disk, upper/<path> and a
+ * real file are one inode, and a dry-run command writing to <path> would
+ * write to the real file (overlayfs writes an upper file in place). A
+ * kill or a crash in between leaves that, and so may the user's renaming
+ * the real file afterwards: the alias then sits under another real name.
+ *
+ *   session_apply_begin	before the first copy is linked (LOCK_EX):
+ *				leaves the mark `applying` in the session
+ *				dir, synced. It stays until a dry run has
+ *				looked, or the session is removed (as an
+ *				apply that leaves nothing pending does).
+ *   session_unalias		before a dry-run command (LOCK_EX), rootfd
+ *				the workspace root: without the mark, nothing.
+ *				With it, every regular file of upper/ with
+ *				more links than it has names in upper/ (links
+ *				a dry-run command made between files of
+ *				upper/ stay) is one of those: where the real
+ *				file at its path is the same inode, the
+ *				change is applied, and the name goes with its
+ *				base record; elsewhere it becomes a copy of
+ *				its own (a new inode, the change still
+ *				pending). Then a sync of the file system
+ *				(apply's own unlinks too), a tick of the clock
+ *				(session_run.h compares ctimes: the unlinks
+ *				stamped the real files), and the mark goes.
+ *				Returns how many names it fixed, or -1 with
+ *				errno and the mark left for the next one.
+ *
+ * Paths apply never applies (deeper than SHADOW_DEPTH_MAX, longer than
+ * PATH_MAX) are not walked. A directory of upper/ the owner cannot read
+ * is opened up for the walk and given its mode back.
+ */
+#ifndef ARCTURN_SESSION_APPLY_H
+#define ARCTURN_SESSION_APPLY_H
+
+#include "session.h"
+
+int	session_apply_begin(struct session *s);
+long	session_unalias(struct session *s, int rootfd);
+
+#endif
