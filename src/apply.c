@@ -118,7 +118,7 @@ read_target(const struct apply_item *it, char *buf, size_t size)
 static int
 give(struct apply_item *it, int pfd, int srcfd, char *tmp, struct stat *tst)
 {
-	struct stat st;
+	struct stat st, dst;
 	const char *b;
 	int upfd, rc = -1;
 
@@ -128,7 +128,11 @@ give(struct apply_item *it, int pfd, int srcfd, char *tmp, struct stat *tst)
 		return -1;
 	if ((upfd = fsx_open_parent(it->srcdir, it->src, 0, &b)) < 0)
 		return -1;
-	if (fsx_tmp_link(upfd, b, pfd, tmp) == 0) {
+	/* its name must go right after the swap: not from a folder we
+	   could not unlink it from (a command's chmod 555) */
+	if (fstat(upfd, &dst) == 0 && (geteuid() == 0 ||
+	    (dst.st_uid == geteuid() && (dst.st_mode & 0300) == 0300)) &&
+	    fsx_tmp_link(upfd, b, pfd, tmp) == 0) {
 		/* what got linked is the file checked, now touched */
 		if (fstatat(pfd, tmp, tst, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    tst->st_dev == st.st_dev && tst->st_ino == st.st_ino &&

@@ -562,16 +562,17 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	snprintf(upper, sizeof upper, "%s/overlays/%s/upper", x.p.state, x.id);
 	snprintf(work, sizeof work, "%s/overlays/%s/work", x.p.state, x.id);
 	if ((fixed = session_unalias(&x.s, x.rootfd)) < 0) {
-		say_err("%s: session %s: looking for copies an interrupted "
-		    "apply left linked to real files: %s; not running the "
+		say_err("%s: session %s: looking for files an earlier apply "
+		    "left linked to the workspace: %s; not running the "
 		    "command", what, x.id, dryrun_strerror(errno));
 		dryrun_done(&x);
 		return EXIT_OWN;
 	}
 	if (fixed > 0)
-		say_note("%s: session %s: %ld copy(ies) an interrupted apply "
-		    "left linked to real files: applied ones dropped, the "
-		    "others copied", what, x.id, fixed);
+		say_note("%s: session %s: %ld file(s) still linked to the "
+		    "workspace by an earlier apply: the applied ones left the "
+		    "session, the others are separate copies now (still "
+		    "pending)", what, x.id, fixed);
 	if (session_run_begin(&x.s, &run) < 0) {
 		say_err("exec --dry-run: session %s: preparing the overlay: %s; "
 		    "not running the command", x.id, dryrun_strerror(errno));

@@ -20,23 +20,28 @@
  *   session_unalias		before a dry-run command (LOCK_EX), rootfd
  *				the workspace root: without the mark, nothing.
  *				With it, every regular file of upper/ with
- *				more links than it has names in upper/ (links
- *				a dry-run command made between files of
- *				upper/ stay) is one of those: where the real
- *				file at its path is the same inode, the
- *				change is applied, and the name goes with its
- *				base record; elsewhere it becomes a copy of
- *				its own (a new inode, the change still
- *				pending). Then a sync of the file system
- *				(apply's own unlinks too), a tick of the clock
- *				(session_run.h compares ctimes: the unlinks
- *				stamped the real files), and the mark goes.
- *				Returns how many names it fixed, or -1 with
- *				errno and the mark left for the next one.
+ *				more links than it has names in upper/ is one
+ *				of those (links a dry-run command made between
+ *				files of upper/ stay, unless one of them has
+ *				a link outside too): where the real file at
+ *				its path (through real directories, no
+ *				symlink) is the same inode, the change is
+ *				applied, and the name goes after its base
+ *				record (synced first); elsewhere it becomes a
+ *				copy of its own (a new inode with its mode and
+ *				bytes, owned by us, no xattrs, a new mtime;
+ *				the change still pending). Then a sync of the
+ *				file system (apply's own unlinks too), a tick
+ *				of the clock (session_run.h compares ctimes:
+ *				the fixes stamped the real files), and the
+ *				mark goes. Returns how many names it fixed,
+ *				or -1 with errno and the mark left for the
+ *				next one (the dry run does not run).
  *
  * Paths apply never applies (deeper than SHADOW_DEPTH_MAX, longer than
- * PATH_MAX) are not walked. A directory of upper/ the owner cannot read
- * is opened up for the walk and given its mode back.
+ * PATH_MAX) are not walked. A directory of upper/ whose mode would stop
+ * the walk or a fix (a command's chmod 0, 100 or 555) is opened up to
+ * 0700 for it and given its mode back.
  */
 #ifndef ARCTURN_SESSION_APPLY_H
 #define ARCTURN_SESSION_APPLY_H

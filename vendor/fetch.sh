@@ -6,9 +6,10 @@
 #
 #   vendor/fetch.sh OUTDIR [CC [AR [CFLAGS]]]
 #
-# CFLAGS are added to the compiles (the Linux build passes its SIZEFLAGS:
-# no unwind tables, which were 2.5 KB of .eh_frame in the aarch64 binary;
-# the Windows build keeps them, as the x64 ABI expects).
+# CFLAGS are added to the compiles. The Linux builds pass their SIZEFLAGS
+# (no unwind tables: they were 2.5 KB of .eh_frame in the aarch64 binary);
+# the others pass none (the Windows x64 ABI expects unwind tables, macOS
+# and the sanitizer builds keep theirs too).
 #
 # OUTDIR receives include/ (cJSON.h, bearssl*.h) and lib/ (libcjson.a,
 # libbearssl.a). The system's apt configuration is never modified: deb-src
@@ -17,7 +18,7 @@
 # reused, so a rebuild needs no network.
 set -eu
 
-out=${1:?usage: vendor/fetch.sh OUTDIR [CC]}
+out=${1:?usage: vendor/fetch.sh OUTDIR [CC [AR [CFLAGS]]]}
 cc=${2:-musl-gcc}
 ar=${3:-ar}
 extra=${4:-}

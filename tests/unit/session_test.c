@@ -266,12 +266,43 @@ unalias_fixture(struct session *s, int rfd)
 	CHECK(linkat(s->upperfd, "m", rfd, "moved", 0) == 0);
 	/* reached through a real symlink: the walk does not follow it */
 	CHECK(linkat(rfd, "out/x", s->upperfd, "l/x", 0) == 0);
-	/* in a folder of upper/ that its owner cannot read */
+	/* in a folder of upper/ its owner cannot read, one it cannot write */
 	CHECK(mkdirat(s->upperfd, "u", 0700) == 0);
 	fx_mkparents(rfd, "u/y");
 	fx_put(s->upperfd, "u/y", "applied y\n", 0644);
 	CHECK(linkat(s->upperfd, "u/y", rfd, "u/y", 0) == 0);
 	CHECK(fchmodat(s->upperfd, "u", 0100, 0) == 0);
+	CHECK(mkdirat(s->upperfd, "ro", 0700) == 0);
+	fx_mkparents(rfd, "ro/z");
+	fx_put(s->upperfd, "ro/z", "applied z\n", 0644);
+	CHECK(linkat(s->upperfd, "ro/z", rfd, "ro/z", 0) == 0);
+	CHECK(fchmodat(s->upperfd, "ro", 0555, 0) == 0);
+	/* two names in upper/ (a command's ln) and the real one of the first */
+	fx_put(s->upperfd, "k1", "applied k\n", 0644);
+	CHECK(linkat(s->upperfd, "k1", s->upperfd, "k2", 0) == 0);
+	CHECK(linkat(s->upperfd, "k1", rfd, "k1", 0) == 0);
+}
+
+/* Both folders as the fixture left them, then emptied. */
+static void
+unalias_modes(struct session *s, int rfd)
+{
+	struct stat st;
+
+	CHECK(fstatat(s->upperfd, "u", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (st.st_mode & 07777) == 0100);
+	CHECK(fstatat(s->upperfd, "ro", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (st.st_mode & 07777) == 0555);
+	CHECK(fchmodat(s->upperfd, "u", 0700, 0) == 0);
+	CHECK(fchmodat(s->upperfd, "ro", 0700, 0) == 0);
+	(void)unlinkat(s->upperfd, "u/y", 0);
+	(void)unlinkat(s->upperfd, "ro/z", 0);
+	CHECK(unlinkat(s->upperfd, "u", AT_REMOVEDIR) == 0);
+	CHECK(unlinkat(s->upperfd, "ro", AT_REMOVEDIR) == 0);
+	(void)unlinkat(s->upperfd, "k2", 0);
+	(void)unlinkat(rfd, "u/y", 0);
+	(void)unlinkat(rfd, "ro/z", 0);
+	(void)unlinkat(rfd, "k1", 0);
 }
 
 static void
@@ -310,18 +341,25 @@ t_unalias(void)
 		CHECK(ino_of(s.upperfd, "b") == ino_of(rfd, "b"));
 		CHECK(session_apply_begin(&s) == 0);
 		CHECK(fstatat(s.dirfd, "applying", &st, 0) == 0);
-		CHECK(session_unalias(&s, rfd) == 5);
+		CHECK(session_unalias(&s, rfd) == 8);
 		CHECK(fstatat(s.dirfd, "applying", &st, 0) == -1 &&
 		    errno == ENOENT);
 		/* applied: the name and its base go */
 		CHECK(!fx_exists(s.upperfd, "b") && !fx_exists(s.upperfd, "d/c"));
 		CHECK(session_base_get(&s, "b", &g) == -1 && errno == ENOENT);
 		CHECK(session_base_get(&s, "d/c", &g) == -1 && errno == ENOENT);
-		CHECK(fstatat(s.upperfd, "u", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    (st.st_mode & 07777) == 0100);
 		CHECK(fchmodat(s.upperfd, "u", 0700, 0) == 0);
-		CHECK(!fx_exists(s.upperfd, "u/y"));
-		CHECK(unlinkat(s.upperfd, "u", AT_REMOVEDIR) == 0);
+		CHECK(fchmodat(s.upperfd, "ro", 0700, 0) == 0);
+		CHECK(!fx_exists(s.upperfd, "u/y") && !fx_exists(s.upperfd, "ro/z"));
+		CHECK(fchmodat(s.upperfd, "u", 0100, 0) == 0);
+		CHECK(fchmodat(s.upperfd, "ro", 0555, 0) == 0);
+		/* k1 was the real k1: applied; k2 a copy of its own */
+		CHECK(!fx_exists(s.upperfd, "k1"));
+		CHECK(ino_of(s.upperfd, "k2") != ino_of(rfd, "k1"));
+		CHECK(fx_read(s.upperfd, "k2", buf, sizeof buf) > 0);
+		CHECK_STR(buf, "applied k\n");
+		CHECK(fstatat(rfd, "k1", &st, 0) == 0 && st.st_nlink == 1);
+		unalias_modes(&s, rfd);
 		/* not the real file at its path: a copy of its own, pending */
 		CHECK(ino_of(s.upperfd, "m") != ino_of(rfd, "moved"));
 		CHECK(fx_read(s.upperfd, "m", buf, sizeof buf) > 0);
@@ -358,7 +396,6 @@ t_unalias(void)
 		CHECK(unlinkat(s.upperfd, "l/x", 0) == 0);
 		CHECK(unlinkat(rfd, "b", 0) == 0 && unlinkat(rfd, "d/c", 0) == 0);
 		CHECK(unlinkat(rfd, "moved", 0) == 0);
-		CHECK(unlinkat(rfd, "u/y", 0) == 0);
 	}
 	/* an allocation that fails leaves the mark, for the next one */
 	unalias_fixture(&s, rfd);
@@ -367,6 +404,11 @@ t_unalias(void)
 		mem_fail_after(n);
 		rc = (int)session_unalias(&s, rfd);
 		mem_fail_after(-1);
+		/* the folders' modes come back, whatever failed */
+		CHECK(fstatat(s.upperfd, "u", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (st.st_mode & 07777) == 0100);
+		CHECK(fstatat(s.upperfd, "ro", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (st.st_mode & 07777) == 0555);
 		if (rc >= 0)
 			break;
 		CHECK(errno == ENOMEM);
@@ -376,7 +418,7 @@ t_unalias(void)
 	CHECK(!fx_exists(s.upperfd, "b") && !fx_exists(s.upperfd, "d/c"));
 	CHECK(ino_of(s.upperfd, "m") != ino_of(rfd, "moved"));
 	CHECK(fx_exists(s.upperfd, "a") && fx_exists(s.upperfd, "h2"));
-	CHECK(fchmodat(s.upperfd, "u", 0700, 0) == 0);
+	unalias_modes(&s, rfd);
 	session_close(&s);
 	close(rfd);
 	close(store);
