@@ -276,6 +276,28 @@ open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
 }
 
 /*
+ * What an earlier apply of the session kept and no turn holds (it was
+ * cut short before its turn): said, and the session stays for it. 1 then
+ * (or when the session cannot tell), else 0.
+ */
+static int
+kept_earlier(struct dryrun *x, FILE *out)
+{
+	char n[KEEP_NAMELEN];
+	int r;
+
+	if ((r = keep_unrecorded(&x->s, n)) == 0)
+		return 0;
+	if (r > 0)
+		fprintf(out, "Content an earlier apply replaced, which no turn "
+		    "holds (the apply was cut short, or undo could not give "
+		    "it back), is kept in %s/overlays/%s/replaced/%s; "
+		    "`arcturn discard --yes` drops it with the session.\n",
+		    x->p.state, x->id, n);
+	return 1;
+}
+
+/*
  * Apply what sel selects as a checkpointed turn labelled label, and say
  * how it went (e: the exit status).
  */
@@ -291,7 +313,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	char sn[SESSION_IDMAX + 16], turn[48] = "", where[PATH_MAX + 128] = "";
 	size_t i, kept;
 	unsigned long id = 0;
-	int recorded;
+	int recorded, whole;
 
 	snprintf(sn, sizeof sn, "session %s", x->id);
 	if (veto(x, c, sel, e) != 0)
@@ -341,7 +363,9 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	if (id > 0)
 		snprintf(turn, sizeof turn, " (as turn %lu)", id);
 	kept = keep_count(k);
-	if (kept > 0 && (!res.all || !recorded)) {
+	/* all it replaced is in the turn (undo gives it back), or not */
+	whole = recorded && keep_whole(k);
+	if (kept > 0 && (!res.all || !whole)) {
 		snprintf(where, sizeof where, "%s/overlays/%s/replaced/%s",
 		    x->p.state, x->id, keep_name(k));
 		if (aj == NULL)
@@ -354,7 +378,8 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	    where[0] != '\0' ? where : NULL)) == NULL)
 		say_err("apply: %s", strerror(ENOMEM));
 	/* unrecorded: what it replaced lives on in the session only */
-	if (res.all && (recorded || kept == 0)) {
+	if (res.all && (whole || kept == 0) &&
+	    !kept_earlier(x, aj != NULL ? stderr : out)) {
 		x->open = 0;
 		if (session_remove(&x->s) < 0)
 			say_errno("apply: removing session %s", x->id);
@@ -489,7 +514,8 @@ cmd_apply(struct cli *c)
 		if (ajp != NULL)
 			aj.doc = apply_doc(r == DRYRUN_GOT ? x.id : NULL, NULL,
 			    NULL, 0, &aj, NULL);
-		if (r == DRYRUN_GOT && optind == c->argc)
+		if (r == DRYRUN_GOT && optind == c->argc &&
+		    !kept_earlier(&x, quiet || ajp != NULL ? stderr : stdout))
 			drop_empty(&x);
 		e.status = 0;
 		goto out;

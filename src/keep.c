@@ -22,6 +22,7 @@
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define COPY_BUF	(128 * 1024)
 #define KEEP_MAXN	100000
+#define TURN_MARK	".turn"
 
 /* What put snapshotted of one path: its state before the apply. */
 struct kept_state {
@@ -37,8 +38,9 @@ struct keep {
 	size_t			 nks, cks;
 	pthread_mutex_t		 mu;
 	int			 dirfd;		/* replaced/<N>, or -1 */
-	char			 name[16];	/* N */
+	char			 name[KEEP_NAMELEN];	/* N */
 	size_t			 count;
+	int			 whole;		/* keep_turn: all in its turn */
 	struct apply_keeper	 keeper;
 };
 
@@ -69,6 +71,28 @@ area(struct keep *k)
 	if (fd >= 0)
 		k->dirfd = fd;
 	return fd;
+}
+
+/*
+ * replaced/<N>.turn: all that replaced/<N> holds is in a recorded turn
+ * (keep_unrecorded), made after the turn and synced.
+ */
+static int
+mark_recorded(struct keep *k)
+{
+	char mark[KEEP_NAMELEN + sizeof TURN_MARK];
+	int rfd, fd, rc = -1;
+
+	snprintf(mark, sizeof mark, "%s%s", k->name, TURN_MARK);
+	if ((rfd = openat(k->s->dirfd, "replaced", DFLAGS)) < 0)
+		return -1;
+	if ((fd = openat(rfd, mark, O_WRONLY | O_CREAT | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC, 0600)) >= 0) {
+		close(fd);
+		rc = fsx_sync_dir(rfd);
+	}
+	fsx_close(rfd);
+	return rc;
 }
 
 /* The mirror directory of rel's parent under top (made, 0700): its fd. */
@@ -501,6 +525,13 @@ keep_turn(struct keep *k, int rootfd, const struct changes *c,
 	/* kept paths the change list does not name (none today) */
 	for (i = 0; i < k->nks && rc == 0; i++)
 		rc = turn_add(k, &t, rootfd, k->ks[i].rel, &k->ks[i].before);
+	/* bytes kept that the turn cannot give back (a file now a fifo) */
+	k->whole = 1;
+	for (i = 0; i < k->nks; i++)
+		if ((k->ks[i].before.kind == CKPT_FILE ||
+		    k->ks[i].before.kind == CKPT_LINK) &&
+		    ckpt_find(&t, k->ks[i].rel) == NULL)
+			k->whole = 0;
 	if (rc == 0 && t.n > 0) {
 		mem_free(t.label);
 		if ((t.label = mem_strdup(label)) == NULL ||
@@ -510,7 +541,46 @@ keep_turn(struct keep *k, int rootfd, const struct changes *c,
 			*id = t.id;
 	}
 	ckpt_turn_clear(&t);
+	if (rc < 0)
+		k->whole = 0;
+	else if (k->whole && k->dirfd >= 0 && mark_recorded(k) < 0)
+		k->whole = 0;
 	return rc;
+}
+
+int
+keep_whole(const struct keep *k)
+{
+	return k->whole;
+}
+
+int
+keep_unrecorded(struct session *s, char name[KEEP_NAMELEN])
+{
+	char **names, mark[KEEP_NAMELEN + sizeof TURN_MARK];
+	struct stat st;
+	size_t n, i;
+	int rfd, found = 0;
+
+	if ((rfd = openat(s->dirfd, "replaced", DFLAGS)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fsx_list(rfd, NULL, NULL, &names, &n) < 0) {
+		fsx_close(rfd);
+		return -1;
+	}
+	for (i = 0; i < n && !found; i++) {
+		if (strlen(names[i]) >= KEEP_NAMELEN ||
+		    strspn(names[i], "0123456789") != strlen(names[i]))
+			continue;
+		snprintf(mark, sizeof mark, "%s%s", names[i], TURN_MARK);
+		if (fstatat(rfd, mark, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			snprintf(name, KEEP_NAMELEN, "%s", names[i]);
+			found = 1;
+		}
+	}
+	fsx_names_free(names, n);
+	fsx_close(rfd);
+	return found;
 }
 
 void

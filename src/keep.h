@@ -8,6 +8,7 @@
  *					workspace path P when apply N
  *					of this session replaced or
  *					deleted it (N = 1, 2, ...)
+ *   overlays/<id>/replaced/<N>.turn	all of <N> is in a recorded turn
  *
  * And it is the apply's checkpoint turn (checkpoint.h): with a store,
  * put first snapshots the object into the store's blobs (a regular
@@ -73,6 +74,18 @@ const char *keep_name(const struct keep *);
  */
 int	keep_turn(struct keep *, int rootfd, const struct changes *c,
 	    const char *label, unsigned long *id);
+
+/*
+ * Whether the turn keep_turn recorded holds every file put kept (a file
+ * that is a fifo now cannot be given back by a turn), and replaced/<N>
+ * is marked so: replaced/<N>.turn, synced. keep_unrecorded: the N of a
+ * replaced/<N> without that mark (an apply cut short before its turn,
+ * or one whose turn could not hold all it kept) in name and 1; 0 when
+ * there is none. Its session must not go with it unasked.
+ */
+#define KEEP_NAMELEN	16
+int	keep_whole(const struct keep *);
+int	keep_unrecorded(struct session *, char name[KEEP_NAMELEN]);
 
 /* Sync the names made in replaced/<N>; free. */
 void	keep_close(struct keep *);

@@ -285,6 +285,51 @@ damaged() {
 	assert_equal "$(cat f)" "$(printf 'newer\nmore')"
 }
 
+@test "an apply killed before its turn: the next apply keeps what it replaced, and says where" {
+	have_dry_exec
+	command -v strace >/dev/null || skip "strace is not installed"
+	echo precious >a
+	arcturn exec --dry-run -- sh -c 'echo agent >a'
+	d=$(sess_dir)
+	# killed at the rename of its turn's record, after the swap
+	run strace -f -qq -e trace=renameat -e inject=renameat:signal=KILL:when=1 \
+		"$ARCTURN_BIN" apply --yes
+	assert_equal "$(cat a)" agent
+	run arcturn apply --yes
+	assert_success
+	assert_output --partial "No pending changes."
+	assert_output --partial "is kept in $d/replaced/1"
+	assert_equal "$(cat "$d/replaced/1/a")" precious
+	# and again: it stays until the user drops it
+	run arcturn apply --yes
+	assert_output --partial "is kept in $d/replaced/1"
+	run arcturn discard --yes
+	assert_success
+	[ ! -e "$d" ]
+}
+
+@test "a file replaced by a fifo: apply keeps its content and says where (no turn can give it back)" {
+	have_dry_exec
+	echo precious >f
+	echo old >g
+	arcturn exec --dry-run -- sh -c 'rm f; mkfifo f; echo new >g'
+	d=$(sess_dir)
+	run arcturn apply --yes
+	assert_success
+	assert_output --partial "Replaced content kept in $d/replaced/1"
+	[ -p f ]
+	assert_equal "$(cat "$d/replaced/1/f")" precious
+	# a complete apply whose turn holds everything leaves no session
+	echo x >h
+	arcturn discard --yes
+	arcturn exec --dry-run -- sh -c 'echo y >h'
+	d=$(sess_dir)
+	run arcturn apply --yes
+	assert_success
+	refute_output --partial "kept in"
+	[ ! -e "$d" ]
+}
+
 @test "leftover .arcturn-tmp-* files: discard and the next write remove them" {
 	mkdir sub
 	echo user >sub/u
