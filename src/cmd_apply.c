@@ -190,6 +190,38 @@ progress_step(void *arg)
 }
 
 /*
+ * path_canon of abs, also where a file stands where the change set makes
+ * a directory (f becomes f/z: ENOTDIR): the part up to that file goes
+ * through path_canon (its symlinks followed), the rest is appended.
+ */
+static int
+canon_to_file(const char *abs, char **out)
+{
+	char *p, *slash, *c;
+	int rc;
+
+	*out = NULL;
+	if ((rc = path_canon(abs, PATH_LEXICAL, NULL, out)) == 0 ||
+	    errno != ENOTDIR)
+		return rc;
+	if ((p = mem_strdup(abs)) == NULL)
+		return -1;
+	while ((slash = strrchr(p, '/')) != NULL && slash != p) {
+		*slash = '\0';
+		if (path_canon(p, PATH_LEXICAL, NULL, &c) == 0) {
+			rc = (*out = path_join(c, abs + (slash - p) + 1)) ==
+			    NULL ? -1 : 0;
+			mem_free(c);
+			break;
+		}
+		if (errno != ENOTDIR)
+			break;
+	}
+	mem_free(p);
+	return *out != NULL ? 0 : -1;
+}
+
+/*
  * The policy at apply (roots.h): mark refused (changes.h) each selected
  * change that exec's sandbox would refuse, so that plan_apply leaves it
  * pending and says why. Sandbox mode off is no policy.
@@ -225,7 +257,7 @@ veto(struct dryrun *x, struct changes *c, const int *sel,
 			roots_free(&r);
 			return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
 		}
-		if (path_canon(abs, PATH_LEXICAL, NULL, &canon) < 0) {
+		if (canon_to_file(abs, &canon) < 0) {
 			mem_free(abs);
 			if (errno == ENOMEM) {
 				roots_free(&r);

@@ -27,8 +27,9 @@ session_apply_begin(struct session *s)
 {
 	int fd;
 
+	/* O_NONBLOCK: a fifo put there fails (ENXIO) instead of hanging */
 	if ((fd = openat(s->dirfd, APPLY_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) < 0)
+	    O_NONBLOCK | O_CLOEXEC, 0600)) < 0)
 		return -1;
 	close(fd);
 	return fsx_sync_dir(s->dirfd);

@@ -330,6 +330,42 @@ damaged() {
 	[ ! -e "$d" ]
 }
 
+@test "a file the change set makes a folder applies in one apply" {
+	have_dry_exec
+	echo old >f
+	arcturn exec --dry-run -- sh -c 'rm f; mkdir f; echo y >f/z'
+	run arcturn apply --yes
+	assert_success
+	[ -d f ]
+	assert_equal "$(cat f/z)" y
+	run arcturn undo
+	assert_success
+	assert_equal "$(cat f)" old
+}
+
+@test "a folder swapped for a symlink to a protected one after capture: apply refuses beneath its files too" {
+	git init -q .
+	mkdir d
+	dw d/f/z <<<"y"
+	# the user's d becomes a link to git's hooks, where f is a file
+	mv d d.old
+	echo hook >.git/hooks/f
+	ln -s .git/hooks d
+	run arcturn apply --yes
+	assert_failure 1
+	assert_line "arcturn: apply: d/f/z: protected path; refused"
+	assert_equal "$(cat .git/hooks/f)" hook
+}
+
+@test "a fifo where apply's mark goes: apply copies instead of hanging" {
+	echo old >f
+	dw f <<<"new"
+	mkfifo "$(sess_dir)/applying"
+	run timeout 20 "$ARCTURN_BIN" apply --yes
+	assert_success
+	assert_equal "$(cat f)" new
+}
+
 @test "leftover .arcturn-tmp-* files: discard and the next write remove them" {
 	mkdir sub
 	echo user >sub/u
