@@ -262,7 +262,7 @@ cmd_discard(struct cli *c)
 	struct dryrun x;
 	char sn[SESSION_IDMAX + 16];
 	size_t n = 0;
-	int yes = 0, r, opt, listed = 0, quiet;
+	int yes = 0, r, opt, listed = 0, quiet, lerr = EIO;
 
 	dryrun_init(&x);
 	while ((opt = cli_getopt(c, "y", opts)) != -1) {
@@ -295,11 +295,20 @@ cmd_discard(struct cli *c)
 		goto out;
 	}
 	/* Count against the session's own workspace, wherever we run. */
-	if (dryrun_root(&x, x.s.workspace, &e) < 0)
+	if (dryrun_root(&x, x.s.workspace, &e) < 0) {
+		lerr = e.err;
 		dryrun_report("discard", &e);
-	else if (changes_list(&x.s, x.rootfd, &ch, NULL, NULL) == 0) {
+	} else if (changes_list(&x.s, x.rootfd, &ch, NULL, NULL) == 0) {
 		n = ch.count;
 		listed = 1;
+	} else
+		lerr = errno;
+	/* what cannot be counted is not discarded unasked */
+	if (!listed && !yes) {
+		dryrun_fail(&e, EXIT_REFUSED, 0, "", "session %s: its "
+		    "changes cannot be listed (%s); `discard --yes` discards "
+		    "them unseen", x.id, dryrun_strerror(lerr));
+		goto out;
 	}
 	if (n > 0 && !yes && dryrun_ask(&discard_q, n, quiet, &e) <= 0)
 		goto out;
@@ -313,7 +322,10 @@ cmd_discard(struct cli *c)
 		goto out;
 	}
 	if (!quiet) {
-		if (n > 0)
+		if (!listed)
+			printf("Discarded session %s, whose changes could not "
+			    "be listed (%s).\n", x.id, dryrun_strerror(lerr));
+		else if (n > 0)
 			printf("Discarded %zu pending file change(s).\n", n);
 		else
 			printf("No pending changes.\n");

@@ -357,6 +357,25 @@ damaged() {
 	assert_equal "$(cat .git/hooks/f)" hook
 }
 
+@test "a session whose changes cannot be listed is not discarded unasked, and discard --yes says so" {
+	have_dry_exec
+	is_root && skip "root reads through directory modes"
+	mkdir d
+	echo old >d/o
+	# the command locks its own folder of the session away from us
+	run arcturn exec --dry-run -- sh -c 'echo y >d/o; chmod 000 d'
+	d=$(sess_dir)
+	run arcturn discard </dev/null
+	assert_failure 1
+	assert_output --partial "its changes cannot be listed (Permission denied)"
+	[ -d "$d" ]
+	run arcturn discard --yes
+	assert_success
+	assert_output --partial "whose changes could not be listed (Permission denied)"
+	[ ! -e "$d" ]
+	assert_equal "$(cat d/o)" old
+}
+
 @test "a fifo where apply's mark goes: apply copies instead of hanging" {
 	echo old >f
 	dw f <<<"new"
