@@ -81,16 +81,12 @@ static int
 mark_recorded(struct keep *k)
 {
 	char mark[KEEP_NAMELEN + sizeof TURN_MARK];
-	int rfd, fd, rc = -1;
+	int rfd, rc;
 
 	snprintf(mark, sizeof mark, "%s%s", k->name, TURN_MARK);
 	if ((rfd = openat(k->s->dirfd, "replaced", DFLAGS)) < 0)
 		return -1;
-	if ((fd = openat(rfd, mark, O_WRONLY | O_CREAT | O_NOFOLLOW |
-	    O_NONBLOCK | O_CLOEXEC, 0600)) >= 0) {
-		close(fd);
-		rc = fsx_sync_dir(rfd);
-	}
+	rc = fsx_write_atomic(rfd, mark, "", 0, 0600, 0);
 	fsx_close(rfd);
 	return rc;
 }

@@ -25,14 +25,7 @@
 int
 session_apply_begin(struct session *s)
 {
-	int fd;
-
-	/* O_NONBLOCK: a fifo put there fails (ENXIO) instead of hanging */
-	if ((fd = openat(s->dirfd, APPLY_MARK, O_WRONLY | O_CREAT | O_NOFOLLOW |
-	    O_NONBLOCK | O_CLOEXEC, 0600)) < 0)
-		return -1;
-	close(fd);
-	return fsx_sync_dir(s->dirfd);
+	return fsx_write_atomic(s->dirfd, APPLY_MARK, "", 0, 0600, 0);
 }
 
 struct ident {

@@ -291,8 +291,9 @@ damaged() {
 	echo precious >a
 	arcturn exec --dry-run -- sh -c 'echo agent >a'
 	d=$(sess_dir)
-	# killed at the rename of its turn's record, after the swap
-	run strace -f -qq -e trace=renameat -e inject=renameat:signal=KILL:when=1 \
+	# killed at the rename of its turn's record (renameat 2: the first
+	# is the mark's), after the swap
+	run strace -f -qq -e trace=renameat -e inject=renameat:signal=KILL:when=2 \
 		"$ARCTURN_BIN" apply --yes
 	assert_equal "$(cat a)" agent
 	run arcturn apply --yes
