@@ -469,11 +469,16 @@ take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
 	return 0;
 }
 
-/* A session with nothing pending: sweep what a killed apply left, drop it. */
+/*
+ * A session with nothing pending: sweep what a killed apply left, and
+ * drop it unless it keeps what an earlier apply replaced (said on out).
+ */
 static void
-drop_empty(struct dryrun *x)
+drop_empty(struct dryrun *x, FILE *out)
 {
 	dryrun_sweep(x);
+	if (kept_earlier(x, out))
+		return;
 	x->open = 0;
 	(void)session_remove(&x->s);
 }
@@ -546,9 +551,8 @@ cmd_apply(struct cli *c)
 		if (ajp != NULL)
 			aj.doc = apply_doc(r == DRYRUN_GOT ? x.id : NULL, NULL,
 			    NULL, 0, &aj, NULL);
-		if (r == DRYRUN_GOT && optind == c->argc &&
-		    !kept_earlier(&x, quiet || ajp != NULL ? stderr : stdout))
-			drop_empty(&x);
+		if (r == DRYRUN_GOT && optind == c->argc)
+			drop_empty(&x, quiet || ajp != NULL ? stderr : stdout);
 		e.status = 0;
 		goto out;
 	}
@@ -642,7 +646,7 @@ dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd)
 		goto out;
 	if (r == DRYRUN_NONE || ch.n == 0) {
 		if (r == DRYRUN_GOT)
-			drop_empty(&x);
+			drop_empty(&x, stderr);
 		e.status = 0;
 		goto out;
 	}

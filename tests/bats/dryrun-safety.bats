@@ -309,6 +309,27 @@ damaged() {
 	[ ! -e "$d" ]
 }
 
+@test "an apply killed right after its swap: the next apply, with nothing pending, still removes its temp file" {
+	have_dry_exec
+	command -v strace >/dev/null || skip "strace is not installed"
+	echo precious >a
+	arcturn exec --dry-run -- sh -c 'echo agent >a'
+	d=$(sess_dir)
+	# killed at its first unlinkat: the temp name that holds what the
+	# exchange moved aside (kept in replaced/1 by a link), before its turn
+	run strace -f -qq -e trace=unlinkat -e inject=unlinkat:signal=KILL:when=1 \
+		"$ARCTURN_BIN" apply --yes
+	assert_equal "$(cat a)" agent
+	ls -A | grep -q '^\.arcturn-tmp-' # what the kill left
+	run arcturn apply --yes
+	assert_success
+	assert_output --partial "No pending changes."
+	assert_output --partial "is kept in $d/replaced/1"
+	assert_equal "$(cat "$d/replaced/1/a")" precious
+	run ls -A
+	assert_output a
+}
+
 @test "a file replaced by a fifo: apply keeps its content and says where (no turn can give it back)" {
 	have_dry_exec
 	echo precious >f
