@@ -11,6 +11,9 @@
 #include "mem.h"
 #include "path.h"
 
+/* walks of a path whose missing part another process is making */
+#define CANON_TRIES	8
+
 const char *
 path_tail(const char *path, const char *root)
 {
@@ -61,6 +64,21 @@ path_realpath(const char *path, const struct path_ops *ops)
 	s = mem_strdup(r);
 	free(r);
 	return s;
+}
+
+/* Does path, found by lstat (st) where realpath found nothing, lead on? */
+static int
+made_since(const char *path, const struct stat *st,
+    const struct path_ops *ops)
+{
+	char *r;
+
+	if (!S_ISLNK(st->st_mode))
+		return 1;
+	if ((r = path_realpath(path, ops)) == NULL)
+		return 0;
+	mem_free(r);
+	return 1;
 }
 
 /*
@@ -136,11 +154,13 @@ canon_once(const char *path, int flags, const struct path_ops *ops,
 		res[len] = '\0';
 		/*
 		 * The first missing component exists as a name when it is a
-		 * symlink that leads nowhere (realpath said ENOENT).
+		 * symlink that leads nowhere (realpath said ENOENT), or when
+		 * another process made it since realpath looked (EAGAIN:
+		 * path_canon walks again).
 		 */
 		if (first && !*again && !(flags & PATH_LEXICAL) &&
 		    lstat(res, &st) == 0) {
-			errno = ENOENT;
+			errno = made_since(res, &st, ops) ? EAGAIN : ENOENT;
 			goto fail_res;
 		}
 		first = 0;
@@ -168,7 +188,7 @@ path_canon(const char *path, int flags, const struct path_ops *ops,
     char **out)
 {
 	char *cur, *next;
-	int again, e;
+	int again, e, tries = 0;
 
 	*out = NULL;
 	if (path == NULL || path[0] != '/') {
@@ -180,7 +200,10 @@ path_canon(const char *path, int flags, const struct path_ops *ops,
 	/* each pass takes at least one ".." out of the string */
 	for (;;) {
 		if (canon_once(cur, flags, ops, &next, &again) < 0) {
-			e = errno;
+			/* made meanwhile: once more, a few times at most */
+			if (errno == EAGAIN && ++tries < CANON_TRIES)
+				continue;
+			e = errno == EAGAIN ? ENOENT : errno;
 			mem_free(cur);
 			errno = e;
 			return -1;

@@ -51,7 +51,8 @@ char	*path_realpath(const char *path, const struct path_ops *ops);
  * the longest existing prefix goes through realpath, the missing rest is
  * appended ("." components dropped). Without PATH_LEXICAL the rest is taken
  * as the kernel would walk it: a ".." after a missing component, or a
- * symlink that leads nowhere at the first missing component, gives ENOENT.
+ * symlink that leads nowhere at the first missing component, gives ENOENT
+ * (a component another process makes while we look is walked again).
  * With PATH_LEXICAL (paths a user names for a new file) a ".." in the
  * missing rest removes the component before it, and a dangling symlink is
  * kept as the name itself.

@@ -194,6 +194,49 @@ t_ops(void)
 	mem_free(out);
 }
 
+/*
+ * Another process makes the missing component right after realpath said
+ * ENOENT (mkdir -p of 8 parallel writers' state dir): it is walked
+ * again, not taken for a link that leads nowhere.
+ */
+static int made;
+
+static char *
+racing_realpath(const char *p, void *arg)
+{
+	char *r, *s;
+
+	(void)arg;
+	if (made < 2 && strcmp(p, at("appears")) == 0) {
+		CHECK(mkdir(p, 0755) == 0 || made > 0);
+		made++;
+		errno = ENOENT;
+		return NULL;
+	}
+	if ((r = realpath(p, NULL)) == NULL)
+		return NULL;
+	s = mem_strdup(r);
+	free(r);
+	return s;
+}
+
+static void
+t_made_meanwhile(void)
+{
+	struct path_ops ops = { racing_realpath, NULL };
+	char *out;
+
+	fresh();
+	CHECK(path_canon(at("appears/x"), 0, &ops, &out) == 0);
+	CHECK_STR(out, at("appears/x"));
+	CHECK(made == 2);	/* it was seen missing twice, then found */
+	mem_free(out);
+	/* a dangling link stays ENOENT */
+	CHECK(symlink("nowhere", at("dangling")) == 0);
+	CHECK(path_canon(at("dangling"), 0, &ops, &out) == -1);
+	CHECK(errno == ENOENT);
+}
+
 static void
 t_alloc_faults(void)
 {
@@ -226,6 +269,7 @@ main(void)
 	TEST(t_canon);
 	TEST(t_long);
 	TEST(t_ops);
+	TEST(t_made_meanwhile);
 	TEST(t_alloc_faults);
 	return tap_done();
 }
