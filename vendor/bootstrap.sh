@@ -17,11 +17,12 @@ cd "$(dirname "$0")/.."
 # daemon the sandbox escape tests try to reach (tests/bats/exec_escape.bash),
 # mandoc lints the man page and bash-completion, zsh and fish drive the
 # completions (tests/bats/manpage.bats, tests/bats/completion.bats), clang
-# and its runtime build the libFuzzer targets (tests/fuzz/run).
+# and its runtime build the libFuzzer targets (tests/fuzz/run), strace
+# stops or slows apply at a chosen system call (tests/bats/dryrun-*.bats).
 pkgs="make gcc libc6-dev musl-tools dpkg-dev xz-utils patch git python3
 	bubblewrap bats bats-assert bats-support bats-file attr util-linux
 	mingw-w64 wine wine64 qemu-user-static openssh-client tmux
-	mandoc bash-completion zsh fish clang libclang-rt-dev"
+	mandoc bash-completion zsh fish clang libclang-rt-dev strace"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -151,3 +151,38 @@ dw() { ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" write "$@"; }
 	assert_output --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
 	[ "$(cat big)" = small ]
 }
+
+# apply of one directory's files runs in one thread (plan.c): strace
+# holds each rename 10 ms, so 150 files take 1.5 s, over the second
+# after which apply shows its progress
+slow_apply() {
+	strace -o /dev/null -f -e trace=renameat2 \
+		-e inject=renameat2:delay_enter=10000 "$ARCTURN_BIN" apply --yes "$@"
+}
+
+@test "an apply over a second shows its progress on a terminal; -q and no terminal show none" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	command -v script >/dev/null || skip "script (util-linux) is not installed"
+	declare -f slow_apply >"$BATS_TEST_TMPDIR/slow.bash"
+	pend() { for i in $(seq 150); do echo "$i" | dw "d/f$i" || return 1; done; }
+	pend
+	run script -qec "bash -c '. $BATS_TEST_TMPDIR/slow.bash; ARCTURN_BIN=$ARCTURN_BIN slow_apply'" /dev/null
+	assert_success
+	# counted in changes (the new folder d is one), shown as it goes,
+	# and last when all are done
+	assert_line --index 0 --regexp $'^\rarcturn: apply: [0-9]+/151\r.*\rarcturn: apply: 151/151\r?$'
+	assert_output --partial "Applied 150 file(s)"
+	[ "$(cat d/f150)" = 150 ]
+	rm -rf d
+	pend
+	run script -qec "bash -c '. $BATS_TEST_TMPDIR/slow.bash; ARCTURN_BIN=$ARCTURN_BIN slow_apply -q'" /dev/null
+	assert_success
+	refute_output --partial "arcturn: apply:"
+	[ "$(cat d/f150)" = 150 ]
+	rm -rf d
+	pend
+	run slow_apply
+	assert_success
+	refute_output --partial "arcturn: apply:"
+	assert_output --partial "Applied 150 file(s)"
+}
