@@ -380,6 +380,7 @@ apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
     const char *name, const char *tmp, const struct stat *tst,
     const struct apply_real *r, const struct apply_given *g)
 {
+	char swp[FSX_SWP_NAMELEN + 1];
 	int same, err, back;
 
 	/* never swap a directory out: a type change removes it first */
@@ -387,6 +388,16 @@ apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
 		apply_fail(it, EISDIR);
 		goto undo;
 	}
+	/*
+	 * Named by its inode first: what the exchange moves aside lands
+	 * under this name, and a sweep after a kill must not take a version
+	 * the user saved meanwhile for ours (fsx.h).
+	 */
+	if (fsx_swap_name(pfd, tmp, tst->st_ino, swp) < 0) {
+		apply_fail(it, errno);
+		goto undo;
+	}
+	tmp = swp;
 	if (exchange(pfd, tmp, name) < 0) {
 		if (errno == ENOENT) {
 			apply_refuse(it, APPLY_R_DELETED);
@@ -472,25 +483,19 @@ int
 apply_swap_delete(struct apply_item *it, const struct apply_env *env, int pfd,
     const char *name, const struct apply_real *r)
 {
-	char tmp[FSX_TMP_NAMELEN + 1];
-	int tries, same;
+	char tmp[FSX_SWP_NAMELEN + 1];
+	int same;
 
-	for (tries = 0; ; tries++) {
-		if (fsx_tmp_name(tmp) < 0) {
-			apply_fail(it, errno);
-			goto undo;
-		}
-		if (fsx_rename_noreplace(pfd, name, tmp) == 0)
-			break;
+	/* named by the inode checked and kept: anything else under the
+	   name after a kill is the user's, and a sweep leaves it (fsx.h) */
+	if (fsx_swap_name(pfd, name, r->ino, tmp) < 0) {
 		if (errno == ENOENT) {
 			/* gone meanwhile: the deletion is done */
 			apply_unkeep(it, env);
 			return 0;
 		}
-		if (errno != EEXIST || tries == 8) {
-			apply_fail(it, errno);
-			goto undo;
-		}
+		apply_fail(it, errno);
+		goto undo;
 	}
 	if ((same = aside_is_base(it, r, pfd, tmp)) <= 0) {
 		if (same < 0)

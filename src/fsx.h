@@ -69,6 +69,21 @@ void	fsx_close(int fd);
 #define FSX_TMP_RANDLEN	16
 #define FSX_TMP_NAMELEN	(sizeof FSX_TMP_PREFIX - 1 + FSX_TMP_RANDLEN)
 
+/*
+ * The name an object takes right before it is exchanged with what stands
+ * at a path (apply): FSX_SWP_PREFIX, its inode number as 16 hex digits,
+ * '-', 4 more. After the exchange the name holds what was moved aside,
+ * which may be a user's only copy of a version saved meanwhile: so
+ * fsx_sweep_tmp unlinks such a name only while it holds the inode it
+ * names (ours, never exchanged) or a regular file with another link (kept
+ * elsewhere), and leaves anything else where it is. fsx_swap_name renames
+ * dirfd/tmp (inode ino) to such a name, set in out: 0 or -1 with errno.
+ */
+#define FSX_SWP_PREFIX	".arcturn-swp-"
+#define FSX_SWP_NAMELEN	(sizeof FSX_SWP_PREFIX - 1 + 16 + 1 + 4)
+int	fsx_swap_name(int dirfd, const char *tmp, ino_t ino,
+	    char out[FSX_SWP_NAMELEN + 1]);
+
 /* Flags of the atomic writers. */
 #define FSX_NOREPLACE	1	/* fail with EEXIST if name exists by then */
 #define FSX_NOSYNC	2	/* no fsync of the file and the directory:

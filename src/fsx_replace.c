@@ -373,6 +373,63 @@ fsx_symlink_atomic(int dirfd, const char *name, const char *target,
 }
 
 int
+fsx_swap_name(int dirfd, const char *tmp, ino_t ino,
+    char out[FSX_SWP_NAMELEN + 1])
+{
+	unsigned char r[2];
+	int tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		if (hash_random(r, sizeof r) < 0)
+			return -1;
+		snprintf(out, FSX_SWP_NAMELEN + 1, "%s%016llx-%02x%02x",
+		    FSX_SWP_PREFIX, (unsigned long long)ino, r[0], r[1]);
+		if (fsx_rename_noreplace(dirfd, tmp, out) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+/* The inode a swap name names, or 0 when name is not one. */
+static unsigned long long
+swap_ino(const char *name)
+{
+	size_t i, pl = sizeof FSX_SWP_PREFIX - 1;
+	unsigned long long ino = 0;
+	char c;
+
+	if (strlen(name) != FSX_SWP_NAMELEN ||
+	    strncmp(name, FSX_SWP_PREFIX, pl) != 0 || name[pl + 16] != '-')
+		return 0;
+	for (i = pl; i < FSX_SWP_NAMELEN; i++) {
+		c = name[i];
+		if (i == pl + 16)
+			continue;
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return 0;
+		if (i < pl + 16)
+			ino = ino << 4 | (unsigned long long)(c <= '9' ?
+			    c - '0' : c - 'a' + 10);
+	}
+	return ino;
+}
+
+/* A swap name that may go: ours never exchanged, or kept by a link. */
+static int
+swap_may_go(int dirfd, const char *name)
+{
+	unsigned long long ino = swap_ino(name);
+	struct stat st;
+
+	if (ino == 0 || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	return (unsigned long long)st.st_ino == ino ||
+	    (S_ISREG(st.st_mode) && st.st_nlink > 1);
+}
+
+int
 fsx_sweep_tmp(int dirfd)
 {
 	DIR *d;
@@ -387,7 +444,8 @@ fsx_sweep_tmp(int dirfd)
 		return -1;
 	}
 	while ((e = readdir(d)) != NULL) {
-		if (!fsx_is_tmp_name(e->d_name))
+		if (!fsx_is_tmp_name(e->d_name) &&
+		    !swap_may_go(dirfd, e->d_name))
 			continue;
 		if (unlinkat(dirfd, e->d_name, 0) == 0)
 			n++;

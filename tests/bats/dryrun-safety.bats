@@ -320,7 +320,7 @@ damaged() {
 	run strace -f -qq -e trace=unlinkat -e inject=unlinkat:signal=KILL:when=1 \
 		"$ARCTURN_BIN" apply --yes
 	assert_equal "$(cat a)" agent
-	ls -A | grep -q '^\.arcturn-tmp-' # what the kill left
+	ls -A | grep -q '^\.arcturn-swp-' # what the kill left
 	run arcturn apply --yes
 	assert_success
 	assert_output --partial "No pending changes."
@@ -328,6 +328,37 @@ damaged() {
 	assert_equal "$(cat "$d/replaced/1/a")" precious
 	run ls -A
 	assert_output a
+}
+
+@test "an apply killed between its swap and the swap back: the version the user saved meanwhile survives the next apply" {
+	have_dry_exec
+	command -v strace >/dev/null || skip "strace is not installed"
+	echo precious >a
+	arcturn exec --dry-run -- sh -c 'echo agent >a'
+	d=$(sess_dir)
+	# the user saves a (by rename) once apply has kept it, while strace
+	# holds apply's second sync_file_range (its new file's) for 2 s; the
+	# exchange then moves the user's version aside, the check finds it
+	# is not the base, and apply is killed at the exchange back (its
+	# fourth renameat2: the blob's, the swap name's, the exchange)
+	(
+		for i in $(seq 200); do [ -e "$d/replaced/1/a" ] && break; sleep 0.02; done
+		echo theirs >a.new && mv a.new a
+	) &
+	run strace -f -qq -o /dev/null -e inject=sync_file_range:delay_enter=2000000:when=2 \
+		-e inject=renameat2:signal=KILL:when=4 "$ARCTURN_BIN" apply --yes
+	wait
+	# the race happened as planned: ours in place, the user's version aside
+	assert_equal "$(cat a)" agent
+	run grep -l theirs .arcturn-swp-*
+	assert_success
+	aside=$output
+	run arcturn apply --yes
+	assert_equal "$(cat "$aside")" theirs
+	run arcturn discard --yes
+	assert_equal "$(cat "$aside")" theirs
+	arcturn write b <<<"x"
+	assert_equal "$(cat "$aside")" theirs
 }
 
 @test "a file replaced by a fifo: apply keeps its content and says where (no turn can give it back)" {

@@ -103,7 +103,8 @@ static int g_ntmp;
 static int
 tmp_cb(const char *p, const struct stat *st, int type, struct FTW *f)
 {
-	if (fsx_is_tmp_name(p + f->base))
+	if (fsx_is_tmp_name(p + f->base) ||
+	    strncmp(p + f->base, FSX_SWP_PREFIX, sizeof FSX_SWP_PREFIX - 1) == 0)
 		g_ntmp++;
 	return 0;
 }

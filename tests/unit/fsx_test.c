@@ -649,6 +649,45 @@ t_tmp_names(void)
 }
 
 /*
+ * Swap names: a sweep removes one only while it holds the inode it names
+ * (ours, never exchanged) or a regular file with another link (kept);
+ * what an exchange moved aside and nothing else holds stays.
+ */
+static void
+t_swap_names(void)
+{
+	char ours[FSX_SWP_NAMELEN + 1], aside[FSX_SWP_NAMELEN + 1],
+	    kept[FSX_SWP_NAMELEN + 1], want[64];
+	struct stat st;
+	int fd;
+
+	build_tree();
+	CHECK((fd = open(g_ws, O_RDONLY | O_DIRECTORY)) >= 0);
+	put("new", "ours");
+	put("theirs", "the user's only copy");
+	put("base", "kept by a link");
+	CHECK(fstatat(fd, "new", &st, 0) == 0);
+	CHECK(fsx_swap_name(fd, "new", st.st_ino, ours) == 0);
+	snprintf(want, sizeof want, "%s%016llx-", FSX_SWP_PREFIX,
+	    (unsigned long long)st.st_ino);
+	CHECK(strlen(ours) == FSX_SWP_NAMELEN &&
+	    strncmp(ours, want, strlen(want)) == 0);
+	CHECK(!fx_exists(g_root, "new") && fx_exists(g_root, ours));
+	/* ours named, then exchanged: the name holds the user's version */
+	CHECK(fsx_swap_name(fd, "theirs", 0xfedcba987654ULL, aside) == 0);
+	CHECK(fsx_swap_name(fd, "base", 0xfedcba987655ULL, kept) == 0);
+	CHECK(linkat(fd, kept, fd, "base.kept", 0) == 0);
+	put(".arcturn-swp-00000000000000zz-0000", "not a swap name");
+	CHECK(fsx_swap_name(fd, "missing", 1, want) == -1 && errno == ENOENT);
+	CHECK(fsx_sweep_tmp(fd) == 2);
+	close(fd);
+	CHECK(!fx_exists(g_root, ours));
+	CHECK(!fx_exists(g_root, kept) && fx_exists(g_root, "base.kept"));
+	CHECK(fx_exists(g_root, aside));
+	CHECK(fx_exists(g_root, ".arcturn-swp-00000000000000zz-0000"));
+}
+
+/*
  * fsx_replace_if: lands only over the content hashed; anything else
  * there (other bytes, another mode, a symlink, a directory, nothing) is
  * ECANCELED and stays as it was; no temp file survives.
@@ -758,6 +797,7 @@ main(void)
 	RUN(t_read_all);
 	RUN(t_chmod_nofollow);
 	RUN(t_tmp_names);
+	RUN(t_swap_names);
 	RUN(t_stream_and_tmp);
 	RUN(t_replace_if);
 	return tap_done();
