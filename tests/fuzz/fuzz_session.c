@@ -101,7 +101,9 @@ step(struct fz_in *in, int ufd, int rfd)
 		}
 		break;
 	case 7:
-		(void)fchmodat(pfd, b, (mode_t)(fz_byte(in) & 07777), 0);
+		/* never through a link: one may lead to / or /etc/passwd */
+		(void)fchmodat(pfd, b, (mode_t)(fz_byte(in) & 07777),
+		    AT_SYMLINK_NOFOLLOW);
 		break;
 	case 8:
 		fd = openat(pfd, b, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
