@@ -353,7 +353,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	if (open_store(x, &ck, e) != 0)
 		return;
 	/* what a killed apply left, also beside paths it finished */
-	dryrun_sweep(x);
+	dryrun_sweep(x, "apply");
 	if (keep_open(&x->s, ck, &k) < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
 		ckpt_close(ck);
@@ -476,7 +476,7 @@ take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
 static void
 drop_empty(struct dryrun *x, FILE *out)
 {
-	dryrun_sweep(x);
+	dryrun_sweep(x, "apply");
 	if (kept_earlier(x, out))
 		return;
 	x->open = 0;

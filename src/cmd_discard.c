@@ -314,7 +314,7 @@ cmd_discard(struct cli *c)
 		goto out;
 	/* what a killed apply of these changes left in the workspace */
 	if (listed)
-		dryrun_sweep(&x);
+		dryrun_sweep(&x, "discard");
 	x.open = 0;
 	snprintf(sn, sizeof sn, "session %s", x.id);
 	if (session_remove(&x.s) < 0) {

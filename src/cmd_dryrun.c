@@ -388,14 +388,33 @@ is_dir(int dirfd, const char *name, void *arg)
  */
 #define SWEEP_DEPTH	128
 
+/* Where sweep_dir is, for naming what it leaves. */
+struct sweep_at {
+	const char	*cmd;
+	char		 path[PATH_MAX];
+	size_t		 len;
+	int		 cut;		/* levels beneath path not in it */
+};
+
 static void
-sweep_dir(int ufd, int rfd, int depth)
+sweep_left(const char *name, void *arg)
+{
+	struct sweep_at *a = arg;
+
+	say_note("%s: %.*s%s%s: left in place: an apply that was cut short "
+	    "moved it aside there, and it may be a version saved meanwhile",
+	    a->cmd, (int)a->len, a->path, a->cut > 0 ? "/.../" :
+	    a->len > 0 ? "/" : "", name);
+}
+
+static void
+sweep_dir(int ufd, int rfd, int depth, struct sweep_at *a)
 {
 	char **names = NULL;
-	size_t n = 0, i;
-	int u, r;
+	size_t n = 0, i, len = a->len, nl;
+	int u, r, fit;
 
-	(void)fsx_sweep_tmp(rfd);
+	(void)fsx_sweep(rfd, sweep_left, a);
 	if (depth < SWEEP_DEPTH && fsx_list(ufd, is_dir, NULL, &names,
 	    &n) == 0) {
 		for (i = 0; i < n; i++) {
@@ -403,10 +422,23 @@ sweep_dir(int ufd, int rfd, int depth)
 			    O_NOFOLLOW | O_CLOEXEC);
 			r = u < 0 ? -1 : openat(rfd, names[i], O_RDONLY |
 			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (r >= 0)
-				sweep_dir(u, r, depth + 1);
-			else if (u >= 0)
-				close(u);
+			if (r < 0) {
+				fsx_close(u);
+				continue;
+			}
+			nl = strlen(names[i]);
+			if ((fit = len + nl + 2 < sizeof a->path)) {
+				if (len > 0)
+					a->path[a->len++] = '/';
+				memcpy(a->path + a->len, names[i], nl);
+				a->len += nl;
+			} else
+				a->cut++;
+			sweep_dir(u, r, depth + 1, a);
+			if (fit)
+				a->len = len;
+			else
+				a->cut--;
 		}
 		fsx_names_free(names, n);
 	}
@@ -415,8 +447,9 @@ sweep_dir(int ufd, int rfd, int depth)
 }
 
 void
-dryrun_sweep(const struct dryrun *x)
+dryrun_sweep(const struct dryrun *x, const char *cmd)
 {
+	struct sweep_at a;
 	int u, r;
 
 	if ((u = dup(x->s.upperfd)) < 0)
@@ -425,7 +458,10 @@ dryrun_sweep(const struct dryrun *x)
 		close(u);
 		return;
 	}
-	sweep_dir(u, r, 0);
+	a.cmd = cmd;
+	a.len = 0;
+	a.cut = 0;
+	sweep_dir(u, r, 0, &a);
 }
 
 void

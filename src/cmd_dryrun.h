@@ -132,8 +132,9 @@ const char *dryrun_strerror(int err);
  * Remove the temp files a killed apply left in the real workspace: in
  * every directory the session's upper tree has, whether or not a change
  * is pending there still (a path a killed apply finished is no change).
+ * A swap name it leaves (fsx.h) is named on stderr, as cmd's note.
  */
-void	dryrun_sweep(const struct dryrun *x);
+void	dryrun_sweep(const struct dryrun *x, const char *cmd);
 
 /* changes_warn_fn printing `arcturn: WHAT: path: what (reason)`. */
 void	dryrun_list_warn(const char *path, int err, const char *what,

@@ -177,6 +177,8 @@ int	fsx_sync_dir(int dirfd);
 int	fsx_tmp_name(char name[FSX_TMP_NAMELEN + 1]);
 int	fsx_is_tmp_name(const char *name);
 int	fsx_sweep_tmp(int dirfd);
+/* As fsx_sweep_tmp; left(name, arg) for each swap name it leaves. */
+int	fsx_sweep(int dirfd, void (*left)(const char *, void *), void *arg);
 
 /*
  * write(2) the whole buffer, retrying short writes and EINTR. The single

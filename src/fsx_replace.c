@@ -432,6 +432,12 @@ swap_may_go(int dirfd, const char *name)
 int
 fsx_sweep_tmp(int dirfd)
 {
+	return fsx_sweep(dirfd, NULL, NULL);
+}
+
+int
+fsx_sweep(int dirfd, void (*left)(const char *, void *), void *arg)
+{
 	DIR *d;
 	struct dirent *e;
 	int fd, n = 0;
@@ -445,8 +451,11 @@ fsx_sweep_tmp(int dirfd)
 	}
 	while ((e = readdir(d)) != NULL) {
 		if (!fsx_is_tmp_name(e->d_name) &&
-		    !swap_may_go(dirfd, e->d_name))
+		    !swap_may_go(dirfd, e->d_name)) {
+			if (left != NULL && swap_ino(e->d_name) != 0)
+				left(e->d_name, arg);
 			continue;
+		}
 		if (unlinkat(dirfd, e->d_name, 0) == 0)
 			n++;
 	}

@@ -353,9 +353,14 @@ damaged() {
 	run grep -l theirs .arcturn-swp-*
 	assert_success
 	aside=$output
+	# each sweep leaves it, and apply and discard say so
 	run arcturn apply --yes
+	assert_success
+	assert_output --partial "arcturn: apply: $aside: left in place: an apply that was cut short moved it aside there"
 	assert_equal "$(cat "$aside")" theirs
 	run arcturn discard --yes
+	assert_success
+	assert_output --partial "arcturn: discard: $aside: left in place"
 	assert_equal "$(cat "$aside")" theirs
 	arcturn write b <<<"x"
 	assert_equal "$(cat "$aside")" theirs
