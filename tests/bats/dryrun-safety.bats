@@ -285,22 +285,33 @@ damaged() {
 	assert_equal "$(cat f)" "$(printf 'newer\nmore')"
 }
 
-@test "an apply killed before its turn: the next apply keeps what it replaced, and says where" {
+# a (precious) changed to agent under exec --dry-run, and apply killed by
+# strace at the Nth call of SYSCALL, after its swap: d is the session
+kill_apply_at() {
 	have_dry_exec
 	command -v strace >/dev/null || skip "strace is not installed"
 	echo precious >a
 	arcturn exec --dry-run -- sh -c 'echo agent >a'
 	d=$(sess_dir)
-	# killed at the rename of its turn's record (renameat 2: the first
-	# is the mark's), after the swap
-	run strace -f -qq -e trace=renameat -e inject=renameat:signal=KILL:when=2 \
+	run strace -f -qq -e trace="$1" -e inject="$1:signal=KILL:when=$2" \
 		"$ARCTURN_BIN" apply --yes
 	assert_equal "$(cat a)" agent
+}
+
+# the next apply finds nothing pending and keeps what the killed one
+# replaced, saying where
+next_apply_keeps() {
 	run arcturn apply --yes
 	assert_success
 	assert_output --partial "No pending changes."
 	assert_output --partial "is kept in $d/replaced/1"
 	assert_equal "$(cat "$d/replaced/1/a")" precious
+}
+
+@test "an apply killed before its turn: the next apply keeps what it replaced, and says where" {
+	# at the rename of its turn's record (the first is the mark's)
+	kill_apply_at renameat 2
+	next_apply_keeps
 	# and again: it stays until the user drops it
 	run arcturn apply --yes
 	assert_output --partial "is kept in $d/replaced/1"
@@ -310,22 +321,11 @@ damaged() {
 }
 
 @test "an apply killed right after its swap: the next apply, with nothing pending, still removes its temp file" {
-	have_dry_exec
-	command -v strace >/dev/null || skip "strace is not installed"
-	echo precious >a
-	arcturn exec --dry-run -- sh -c 'echo agent >a'
-	d=$(sess_dir)
-	# killed at its first unlinkat: the temp name that holds what the
-	# exchange moved aside (kept in replaced/1 by a link), before its turn
-	run strace -f -qq -e trace=unlinkat -e inject=unlinkat:signal=KILL:when=1 \
-		"$ARCTURN_BIN" apply --yes
-	assert_equal "$(cat a)" agent
+	# at its first unlinkat: of the name that holds what the exchange
+	# moved aside (kept in replaced/1 by a link), before its turn
+	kill_apply_at unlinkat 1
 	ls -A | grep -q '^\.arcturn-swp-' # what the kill left
-	run arcturn apply --yes
-	assert_success
-	assert_output --partial "No pending changes."
-	assert_output --partial "is kept in $d/replaced/1"
-	assert_equal "$(cat "$d/replaced/1/a")" precious
+	next_apply_keeps
 	run ls -A
 	assert_output a
 }
