@@ -607,7 +607,7 @@ static int
 replace_if(int dirfd, const char *name, const unsigned char want[HASH_LEN],
     const void *buf, size_t len, int srcfd)
 {
-	char tmp[FSX_TMP_NAMELEN + 1];
+	char made[FSX_TMP_NAMELEN + 1], tmp[FSX_SWP_NAMELEN + 1];
 	struct stat st, ours, now;
 	mode_t mode;
 	int fd, r, saved;
@@ -626,18 +626,25 @@ replace_if(int dirfd, const char *name, const unsigned char want[HASH_LEN],
 	}
 	if (r < 0)
 		return -1;
-	if ((fd = create_tmp(dirfd, tmp)) < 0)
+	if ((fd = create_tmp(dirfd, made)) < 0)
 		return -1;
 	r = srcfd >= 0 ? copy_stream(srcfd, fd) :
 	    fsx_write_full(fd, buf == NULL ? "" : buf, len);
 	if (r < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0 ||
 	    fstat(fd, &ours) < 0) {
 		fsx_close(fd);
-		return tmp_done(dirfd, tmp, -1);
+		return tmp_done(dirfd, made, -1);
 	}
 	if (close(fd) < 0 && errno != EINTR)
-		return tmp_done(dirfd, tmp, -1);
+		return tmp_done(dirfd, made, -1);
 	test_pause();
+	/*
+	 * Named by its inode: after the exchange the name holds what stood
+	 * at name, maybe a version saved meanwhile, which a sweep after a
+	 * kill must leave (fsx.h).
+	 */
+	if (fsx_swap_name(dirfd, made, ours.st_ino, tmp) < 0)
+		return tmp_done(dirfd, made, -1);
 	if (os_rename_exchange(dirfd, tmp, name) < 0) {
 		if (errno != ENOSYS)
 			return tmp_done(dirfd, tmp, -1);

@@ -15,7 +15,8 @@ setup() { common_setup; }
 # temp file is made (the pause has begun). Sets pid; output in $T/edit.
 edit_paused() {
 	local i=0
-	ARCTURN_TEST_EDIT_PAUSE_MS=3000 "$ARCTURN_BIN" "$@" >"$T/edit" 2>&1 &
+	case $1 in strace) ;; *) set -- "$ARCTURN_BIN" "$@" ;; esac
+	ARCTURN_TEST_EDIT_PAUSE_MS=3000 "$@" >"$T/edit" 2>&1 &
 	pid=$!
 	while ! ls -A . | grep -q '^\.arcturn-tmp-'; do
 		i=$((i + 1))
@@ -32,7 +33,7 @@ edit_done() {
 }
 
 no_temp_left() {
-	! ls -A . | grep -q '^\.arcturn-tmp-'
+	! ls -A . | grep -q '^\.arcturn-\(tmp\|swp\)-'
 }
 
 @test "the user saves in place while edit works: theirs stays, edit exits 1 and says so" {
@@ -56,6 +57,26 @@ no_temp_left() {
 	[ "$rc" = 1 ]
 	[ "$(cat f)" = "$(printf 'one\ntwo\nthree')" ]
 	no_temp_left
+}
+
+@test "edit killed between its swap and the swap back: the user's save it moved aside stays, and a later write leaves it" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	printf 'one\ntwo\n' >f
+	# strace kills edit at its fourth renameat2: its checkpoint blob's,
+	# the swap name's, the exchange, then the exchange back
+	edit_paused strace -f -qq -o /dev/null \
+		-e inject=renameat2:signal=KILL:when=4 "$ARCTURN_BIN" edit f --old one --new ONE
+	printf 'mine\n' >f.new
+	mv f.new f
+	edit_done
+	# the premise: ours in place, the user's save aside
+	[ "$(cat f)" = "$(printf 'ONE\ntwo')" ]
+	run grep -l mine .arcturn-swp-*
+	assert_success
+	aside=$output
+	arcturn write g <<<"x"
+	assert_equal "$(cat "$aside")" mine
+	assert_equal "$(cat g)" x
 }
 
 @test "a chmod while edit works is a change too; --json says conflict" {
