@@ -71,7 +71,7 @@ void	fsx_close(int fd);
 
 /*
  * The name an object takes right before it is exchanged with what stands
- * at a path (apply): FSX_SWP_PREFIX, its inode number as 16 hex digits,
+ * at a path (apply, and edit's fsx_replace_if): FSX_SWP_PREFIX, its inode number as 16 hex digits,
  * '-', 4 more. After the exchange the name holds what was moved aside,
  * which may be a user's only copy of a version saved meanwhile: so
  * fsx_sweep_tmp unlinks such a name only while it holds the inode it
