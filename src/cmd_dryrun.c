@@ -393,7 +393,7 @@ struct sweep_at {
 	const char	*cmd;
 	char		 path[PATH_MAX];
 	size_t		 len;
-	int		 cut;		/* levels beneath path not in it */
+	int		 cut;	/* levels beneath path not in it */
 };
 
 static void

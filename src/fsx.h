@@ -71,17 +71,18 @@ void	fsx_close(int fd);
 
 /*
  * The name an object takes right before it is exchanged with what stands
- * at a path (apply, and edit's fsx_replace_if): FSX_SWP_PREFIX, its inode number as 16 hex digits,
- * '-', 4 more. After the exchange the name holds what was moved aside,
- * which may be a user's only copy of a version saved meanwhile: so
- * fsx_sweep_tmp unlinks such a name only while it holds the inode it
- * names (ours, never exchanged) or a regular file with another link (kept
- * elsewhere), and leaves anything else where it is. fsx_swap_name renames
- * dirfd/tmp (inode ino) to such a name, set in out: 0 or -1 with errno.
+ * at a path (apply, and edit's fsx_replace_if): FSX_SWP_PREFIX, its inode
+ * number as 16 hex digits, '-', 4 more. After the exchange the name holds
+ * what was moved aside, which may be a user's only copy of a version
+ * saved meanwhile: so fsx_sweep_tmp unlinks such a name only while it
+ * holds the inode it names (ours, never exchanged) or a regular file with
+ * another link (kept elsewhere), and leaves anything else where it is.
+ * fsx_swap_name renames dirfd/from (inode ino) to such a name, set in
+ * out: 0 or -1 with errno.
  */
 #define FSX_SWP_PREFIX	".arcturn-swp-"
 #define FSX_SWP_NAMELEN	(sizeof FSX_SWP_PREFIX - 1 + 16 + 1 + 4)
-int	fsx_swap_name(int dirfd, const char *tmp, ino_t ino,
+int	fsx_swap_name(int dirfd, const char *from, ino_t ino,
 	    char out[FSX_SWP_NAMELEN + 1]);
 
 /* Flags of the atomic writers. */

@@ -373,7 +373,7 @@ fsx_symlink_atomic(int dirfd, const char *name, const char *target,
 }
 
 int
-fsx_swap_name(int dirfd, const char *tmp, ino_t ino,
+fsx_swap_name(int dirfd, const char *from, ino_t ino,
     char out[FSX_SWP_NAMELEN + 1])
 {
 	unsigned char r[2];
@@ -384,7 +384,7 @@ fsx_swap_name(int dirfd, const char *tmp, ino_t ino,
 			return -1;
 		snprintf(out, FSX_SWP_NAMELEN + 1, "%s%016llx-%02x%02x",
 		    FSX_SWP_PREFIX, (unsigned long long)ino, r[0], r[1]);
-		if (fsx_rename_noreplace(dirfd, tmp, out) == 0)
+		if (fsx_rename_noreplace(dirfd, from, out) == 0)
 			return 0;
 		if (errno != EEXIST)
 			return -1;
@@ -416,14 +416,13 @@ swap_ino(const char *name)
 	return ino;
 }
 
-/* A swap name that may go: ours never exchanged, or kept by a link. */
+/* May swap name name (of ino) go? Ours never exchanged, or kept by a link. */
 static int
-swap_may_go(int dirfd, const char *name)
+swap_may_go(int dirfd, const char *name, unsigned long long ino)
 {
-	unsigned long long ino = swap_ino(name);
 	struct stat st;
 
-	if (ino == 0 || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;
 	return (unsigned long long)st.st_ino == ino ||
 	    (S_ISREG(st.st_mode) && st.st_nlink > 1);
@@ -440,6 +439,7 @@ fsx_sweep(int dirfd, void (*left)(const char *, void *), void *arg)
 {
 	DIR *d;
 	struct dirent *e;
+	unsigned long long ino;
 	int fd, n = 0;
 
 	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
@@ -450,11 +450,14 @@ fsx_sweep(int dirfd, void (*left)(const char *, void *), void *arg)
 		return -1;
 	}
 	while ((e = readdir(d)) != NULL) {
-		if (!fsx_is_tmp_name(e->d_name) &&
-		    !swap_may_go(dirfd, e->d_name)) {
-			if (left != NULL && swap_ino(e->d_name) != 0)
-				left(e->d_name, arg);
-			continue;
+		if (!fsx_is_tmp_name(e->d_name)) {
+			if ((ino = swap_ino(e->d_name)) == 0)
+				continue;
+			if (!swap_may_go(dirfd, e->d_name, ino)) {
+				if (left != NULL)
+					left(e->d_name, arg);
+				continue;
+			}
 		}
 		if (unlinkat(dirfd, e->d_name, 0) == 0)
 			n++;
