@@ -19,26 +19,34 @@ setup() {
 }
 teardown() { escape_teardown; }
 
-# A server that accepts and closes, on 127.0.0.1 (PORT, read from a fifo
-# that the server writes once it listens) or on a unix socket's path.
+# A server on 127.0.0.1 (tcp: its port), on a unix stream socket (PATH)
+# that accepts and closes, or on a unix datagram socket (dgram:PATH) that
+# reads; it writes its address to a fifo once it listens.
 SERVER_PY='import socket, sys
-if sys.argv[2] == "tcp":
+a = sys.argv[2]
+if a == "tcp":
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
-    name = "%d" % s.getsockname()[1]
+    a = "%d" % s.getsockname()[1]
+elif a.startswith("dgram:"):
+    a = a[6:]
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(a)
 else:
     s = socket.socket(socket.AF_UNIX)
-    s.bind(sys.argv[2])
-    name = sys.argv[2]
-s.listen(64)
+    s.bind(a)
+if s.type == socket.SOCK_STREAM:
+    s.listen(64)
 with open(sys.argv[1], "w") as f:
-    f.write(name + "\n")
+    f.write(a + "\n")
 s.settimeout(120)
 while True:
-    c, _ = s.accept()
-    c.close()'
+    if s.type == socket.SOCK_DGRAM:
+        s.recv(100)
+    else:
+        s.accept()[0].close()'
 
-start_server() {	# tcp|PATH: sets ADDR
+start_server() {	# tcp|PATH|dgram:PATH: sets ADDR
 	rm -f "$T/ready"
 	mkfifo "$T/ready"
 	python3 -c "$SERVER_PY" "$T/ready" "$1" 3>&- >/dev/null 2>&1 &
@@ -170,6 +178,77 @@ print("pidfd" if r >= 0 else "errno %d" % ctypes.get_errno())'
 	# with PIDFD_THREAD the gate reaches the thread's own table
 	run -0 "$ARCTURN_BIN" exec -- "$TC" lone "$ADDR"
 	assert_output connected
+}
+
+# bind, sendto and sendmsg from the main thread and from a second one: a
+# datagram socket bound in the workspace, a datagram to it (the command's
+# own socket: allowed) and to an outside one (refused).
+DGRAM_PY='import socket, sys, threading
+out, ws = sys.argv[1], sys.argv[2]
+res = {}
+def go(who):
+    r = []
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        s.bind(ws + "/b-" + who)
+        r.append("bind ok")
+    except OSError as e:
+        r.append("bind " + e.strerror)
+    for how, to in (("self", ws + "/b-" + who), ("sendto", out), ("sendmsg", out)):
+        try:
+            if how == "sendmsg":
+                s.sendmsg([b"x"], [], 0, to)
+            else:
+                s.sendto(b"x", to)
+            r.append(how + " sent")
+        except OSError as e:
+            r.append(how + " " + e.strerror)
+    res[who] = ", ".join(r)
+go("main")
+t = threading.Thread(target=go, args=("thread",))
+t.start()
+t.join()
+for k in ("main", "thread"):
+    print(k + ": " + res[k])'
+
+t_dgram() {
+	local who
+	start_server "dgram:$OUT/d.sock"
+	mkdir "$T/direct"
+	run -0 python3 -c "$DGRAM_PY" "$OUT/d.sock" "$T/direct"
+	for who in main thread; do
+		assert_line "$who: bind ok, self sent, sendto sent, sendmsg sent"
+	done
+	run "${PRE[@]}" "$ARCTURN_BIN" exec -- python3 -c "$DGRAM_PY" "$OUT/d.sock" "$WS"
+	echo "$output"
+	assert_success
+	for who in main thread; do
+		assert_line "$who: bind ok, self sent, sendto Permission denied, sendmsg Permission denied"
+	done
+}
+
+@test "helper: bind and sends from a second thread get the main thread's decisions" {
+	use_backend helper
+	PRE=()
+	t_dgram
+}
+
+@test "helper-landlock: bind and sends from a second thread get the main thread's decisions" {
+	use_backend helper-landlock
+	PRE=()
+	t_dgram
+}
+
+@test "bwrap: bind and sends from a second thread get the main thread's decisions" {
+	use_backend bwrap
+	PRE=()
+	t_dgram
+}
+
+@test "without PIDFD_THREAD: bind and sends from a second thread get the main thread's decisions" {
+	use_backend helper
+	PRE=("$NOSYS" -t)
+	t_dgram
 }
 
 # The supervisor polls the gate's listener only while tasks are in the
