@@ -56,6 +56,8 @@ static const char R_ESCAPE[] =
     "resolves outside the workspace (symlink); refused";
 static const char R_NOTEMPTY[] =
     "not empty: holds entries created since capture; kept";
+const char apply_damaged_reason[] =
+    "damaged: its stored copy does not match the recorded hash; refused";
 
 const char *
 apply_unrecorded_reason(int why, char *buf, size_t len)
@@ -399,6 +401,20 @@ check_one(int rootfd, struct apply_item *it, struct swept *sw,
 	    read_target(it, p->target, sizeof p->target) < 0) {
 		apply_fail(it, errno);
 		return DONE;
+	}
+	if (it->want != NULL) {
+		unsigned char sha[HASH_LEN];
+
+		if (it->kind == APPLY_SYMLINK)
+			hash_buf(p->target, strlen(p->target), sha);
+		else if (hash_fd(p->srcfd, sha) < 0) {
+			apply_fail(it, errno);
+			return DONE;
+		}
+		if (memcmp(sha, it->want, HASH_LEN) != 0) {
+			apply_refuse(it, apply_damaged_reason);
+			return DONE;
+		}
 	}
 	if (apply_read_real(p->pfd, p->name, &p->r) < 0) {
 		apply_fail(it, errno);

@@ -38,6 +38,8 @@
  *   "created since capture; refused" (base.absent but something is
  *   there), "deleted since capture; refused" (base present, real gone),
  *   "not empty: holds entries created since capture; kept" (APPLY_RMDIR),
+ *   apply_damaged_reason (a source that does not hash to want: a damaged
+ *   snapshot is never put in place),
  *   and for a base with unrecorded set apply_unrecorded_reason(). OS
  *   errors have err set and reason = strerror(err), or "cannot keep what
  *   it replaces: " + strerror(err) when the keeper failed.
@@ -162,6 +164,11 @@ struct apply_item {
 	int		 srcdir;	/* new content: srcdir/src (upper tree) */
 	const char	*src;
 	const char	*link;		/* APPLY_LINK: workspace-relative */
+	const unsigned char *want;	/* NULL, or the SHA-256 that the new
+					   content (FILE, LINK: srcdir/src's
+					   bytes; SYMLINK: the target) must
+					   have: else the item is refused
+					   with apply_damaged_reason */
 	unsigned int	 mode;		/* new permission bits */
 	struct apply_base base;
 	/* out */
@@ -192,6 +199,9 @@ long	apply_run(int rootfd, struct apply_item *items, size_t n,
  */
 long	apply_run_batch(int rootfd, struct apply_item *items, size_t n,
 	    const struct apply_env *env);
+
+/* The refusal of an item whose source does not hash to want. */
+extern const char apply_damaged_reason[];
 
 /*
  * The refusal of a change whose base is unrecorded, word for word:

@@ -19,20 +19,33 @@
 #include "mem.h"
 #include "os.h"
 
-/* A blob of that name already, whole as far as its size tells. */
+/*
+ * A blob of that name already, whole and sound: its size and its bytes'
+ * hash. A damaged one (bit rot, a bad sector, cut short by a crash) is
+ * not: the caller stores the content again, over it.
+ */
 static int
-have_blob(struct ckpt *c, const char *hex, off_t size)
+have_blob(struct ckpt *c, const char *hex, off_t size,
+    const unsigned char sha[HASH_LEN])
 {
+	unsigned char got[HASH_LEN];
 	struct stat st;
+	int fd, ok;
 
-	return fstatat(c->blobsfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISREG(st.st_mode) && st.st_size == size;
+	if ((fd = openat(c->blobsfd, hex, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) < 0)
+		return 0;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == size && hash_fd(fd, got) == 0 &&
+	    memcmp(got, sha, HASH_LEN) == 0;
+	close(fd);
+	return ok;
 }
 
 /*
  * Store the bytes of the regular file fd (sha: their hash) as a blob. A
  * blob of that name stays (it may be another thread's, not synced yet)
- * unless its size says a crash cut it short: then it is replaced.
+ * unless it does not hold those bytes: then it is replaced.
  */
 static int
 blob_fd(struct ckpt *c, int fd, unsigned char sha[HASH_LEN])
@@ -42,7 +55,7 @@ blob_fd(struct ckpt *c, int fd, unsigned char sha[HASH_LEN])
 	int tfd = -1, rc;
 
 	hash_hex(sha, hex);
-	if (fstat(fd, &st) == 0 && have_blob(c, hex, st.st_size))
+	if (fstat(fd, &st) == 0 && have_blob(c, hex, st.st_size, sha))
 		return 0;
 	if (fsx_tmp_file(c->blobsfd, fd, 0600, tmp, &st, c->lazy ? &tfd :
 	    NULL) < 0)
@@ -62,7 +75,7 @@ blob_fd(struct ckpt *c, int fd, unsigned char sha[HASH_LEN])
 	hash_hex(sha, hex);
 	rc = fsx_rename_noreplace(c->blobsfd, tmp, hex);
 	if (rc < 0 && errno == EEXIST) {
-		if (have_blob(c, hex, st.st_size)) {
+		if (have_blob(c, hex, st.st_size, sha)) {
 			unlinkat(c->blobsfd, tmp, 0);	/* stored meanwhile */
 			return 0;
 		}
@@ -82,10 +95,9 @@ blob_buf(struct ckpt *c, const void *buf, size_t len,
     const unsigned char sha[HASH_LEN])
 {
 	char hex[HASH_HEXLEN + 1];
-	struct stat st;
 
 	hash_hex(sha, hex);
-	if (fstatat(c->blobsfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (have_blob(c, hex, (off_t)len, sha))
 		return 0;
 	return fsx_write_atomic(c->blobsfd, hex, buf, len, 0600, 0);
 }

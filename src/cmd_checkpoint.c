@@ -405,6 +405,9 @@ rw_push(struct rw_item *v, size_t *n, size_t owner, int phase,
 	q->it.path = p->path;
 	q->it.kind = kind;
 	q->it.src = p->hex;
+	/* a blob is put in place only when it still holds what was stored */
+	if (kind == APPLY_FILE || kind == APPLY_SYMLINK)
+		q->it.want = p->target.sha;
 	q->it.mode = mode;
 	to_base(base, &q->it.base);
 	return q;
@@ -550,7 +553,7 @@ rewind_json(unsigned long id, unsigned long from, const struct rw_path *p,
     size_t n, const unsigned char *how, const struct apply_item *it,
     size_t ni)
 {
-	cJSON *o, *res, *con;
+	cJSON *o, *res, *con, *c;
 	const char *act;
 	size_t i;
 
@@ -573,10 +576,16 @@ rewind_json(unsigned long id, unsigned long from, const struct rw_path *p,
 		if (p[i].why != NULL && pair(con, p[i].path, "reason",
 		    p[i].why) == NULL)
 			goto fail;
-	for (i = 0; it != NULL && i < ni; i++)
-		if (it[i].failed && pair(con, it[i].path, "reason",
-		    it[i].reason) == NULL)
+	for (i = 0; it != NULL && i < ni; i++) {
+		if (!it[i].failed)
+			continue;
+		if ((c = pair(con, it[i].path, "reason", it[i].reason)) ==
+		    NULL)
 			goto fail;
+		if (strcmp(it[i].reason, apply_damaged_reason) == 0 &&
+		    cJSON_AddStringToObject(c, "code", "damaged") == NULL)
+			goto fail;
+	}
 	return say_print(o);
 fail:
 	cJSON_Delete(o);
