@@ -47,9 +47,9 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # linked where it is called: the Linux binary carries no Seatbelt profile
 # generator, label journal or Windows argv quoting. Their unit tests link
 # them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply apply_swap changes changes_base checkpoint checkpoint_state conflict \
+CORE_MODS  = apply apply_swap caches changes changes_base checkpoint checkpoint_state conflict \
              checkpoint_record config config_check config_file diff fsx \
-             fsx_replace gitconfig gitctl hash jsonfile keep mem path plan \
+             fsx_replace gitconfig gitctl grants hash jsonfile keep mem path plan \
              readall review roots sandbox session session_apply session_base \
              session_rmtree session_run sha256 shadow shadow_base strlist udiff utc utf8 wsview
 FRONT_MODS = cli cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file \
@@ -60,7 +60,7 @@ LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) mcp_linux os_linux sandbox_p
              sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) mcp_macos os_macos sandbox_posix sandbox_macos \
              seatbelt
-WIN_MODS   = cmd_exec config config_check config_file gitconfig gitctl \
+WIN_MODS   = caches cmd_exec config config_check config_file gitconfig gitctl grants_win \
              jsonfile mem path readall roots sandbox strlist labeljournal \
              winquote sandbox_win cmd_dryrun_win mcp_win cli say utf8
 # Portable modules of the other platforms, unit-tested here.

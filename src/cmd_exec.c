@@ -16,9 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caches.h"
 #include "cli.h"
 #include "cmd.h"
 #include "config.h"
+#include "grants.h"
 #include "mem.h"
 #include "path.h"
 #include "sandbox.h"
@@ -47,6 +49,45 @@ load(struct cli *c, struct config_flags *f, struct policy *p)
 		return -1;
 	}
 	return 0;
+}
+
+/* path with the home directory shown as ~ (into buf). */
+static const char *
+tilde(const struct policy *p, const char *path, char *buf, size_t len)
+{
+	const char *t = p->home != NULL && strcmp(p->home, "/") != 0 ?
+	    path_tail(path, p->home) : NULL;
+
+	if (t == NULL)
+		return path;
+	snprintf(buf, len, "~%s%s", t[0] != '\0' ? "/" : "", t);
+	return buf;
+}
+
+static void
+grant_note(const char *path, void *arg)
+{
+	const struct policy *p = arg;
+	char buf[PATH_MAX + 2];
+
+	say_note("exec: created %s for a grant (it did not exist)",
+	    tilde(p, path, buf, sizeof buf));
+}
+
+/*
+ * The grants beneath home that do not exist yet, made now that the
+ * command will run (grants.h); each said unless -q. 0, or -1 said.
+ */
+static int
+make_grants(const struct cli *c, struct policy *p)
+{
+	char err[PATH_MAX + 160];
+
+	if (grants_make(p, c->quiet ? NULL : grant_note, p, err,
+	    sizeof err) == 0)
+		return 0;
+	say_err("exec: %s", err);
+	return -1;
 }
 
 /* A usage error of exec: 125, as every failure of arcturn's own. */
@@ -359,6 +400,15 @@ cmd_exec(struct cli *c)
 		c->dir = dir;
 	}
 	if (checkpoint || p.dry_run) {
+#ifndef _WIN32
+		/* the command runs with the grants beside the overlay */
+		if (sandbox_overlay_available(&p, err, sizeof err) &&
+		    make_grants(c, &p) < 0) {
+			mem_free(dir);
+			policy_free(&p);
+			return EXIT_OWN;
+		}
+#endif
 		rc = exec_dry(&p, c, argv, checkpoint, &d);
 		mem_free(dir);
 		return rc;
@@ -370,6 +420,11 @@ cmd_exec(struct cli *c)
 		say_err("%s%s", ch.verdict == SANDBOX_BAD ? "" :
 		    "sandbox required but unavailable: ", ch.why);
 		say_is(SAY_SANDBOX, NULL);
+		policy_free(&p);
+		return EXIT_OWN;
+	}
+	if (ch.verdict == SANDBOX_CONFINE && p.mode == MODE_WORKSPACE_WRITE &&
+	    make_grants(c, &p) < 0) {
 		policy_free(&p);
 		return EXIT_OWN;
 	}
@@ -442,8 +497,58 @@ fact_json(cJSON *o, const struct sandbox_report *r, int i)
 	}
 }
 
+/* "caches": where toolchains write, and whether the policy lets them. */
 static int
-status_json(const struct sandbox_report *r)
+caches_json(cJSON *o, const struct policy *p)
+{
+	struct cache cs[CACHES_N];
+	cJSON *a, *e;
+	size_t i, n = caches_list(p, cs);
+
+	if ((a = cJSON_AddArrayToObject(o, "caches")) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		if ((e = cJSON_CreateObject()) == NULL ||
+		    cJSON_AddStringToObject(e, "tool", cs[i].tool) == NULL ||
+		    cJSON_AddStringToObject(e, "path", cs[i].path) == NULL ||
+		    (cs[i].var != NULL ? cJSON_AddStringToObject(e, "variable",
+		    cs[i].var) : cJSON_AddNullToObject(e, "variable")) == NULL ||
+		    cJSON_AddBoolToObject(e, "writable", cs[i].via != NULL) ==
+		    NULL || (cs[i].via != NULL ? cJSON_AddStringToObject(e,
+		    "via", cs[i].via) : cJSON_AddNullToObject(e, "via")) == NULL ||
+		    !cJSON_AddItemToArray(a, e)) {
+			cJSON_Delete(e);	/* NULL, or not in a */
+			return -1;
+		}
+	return 0;
+}
+
+static void
+caches_text(const struct policy *p)
+{
+	struct cache cs[CACHES_N];
+	char buf[PATH_MAX + 2];
+	const char *shown;
+	size_t i, n = caches_list(p, cs);
+
+	printf("caches (writable under this policy?):\n");
+	for (i = 0; i < n; i++) {
+		shown = tilde(p, cs[i].path, buf, sizeof buf);
+		if (cs[i].via != NULL)
+			printf("  yes  %s: %s (%s%s%s)\n", cs[i].tool, shown,
+			    cs[i].var != NULL ? cs[i].var : "",
+			    cs[i].var != NULL ? "; " : "", cs[i].via);
+		else
+			printf("  NO   %s: %s (%s%s%s%s)\n", cs[i].tool, shown,
+			    cs[i].var != NULL ? cs[i].var : "",
+			    cs[i].var != NULL ? "; " : "",
+			    p->mode == MODE_READ_ONLY ? "read-only mode" :
+			    "--grant ", p->mode == MODE_READ_ONLY ? "" : shown);
+	}
+}
+
+static int
+status_json(const struct sandbox_report *r, const struct policy *p)
 {
 	cJSON *o, *g, *e;
 	int i;
@@ -465,6 +570,8 @@ status_json(const struct sandbox_report *r)
 		    cJSON_AddBoolToObject(e, "holds", holds(r, i)) == NULL ||
 		    cJSON_AddStringToObject(e, "why", why(r, i)) == NULL)
 			goto fail;
+	if (caches_json(o, p) < 0)
+		goto fail;
 	return say_print(o);
 fail:
 	cJSON_Delete(o);
@@ -472,7 +579,7 @@ fail:
 }
 
 static void
-status_text(const struct sandbox_report *r)
+status_text(const struct sandbox_report *r, const struct policy *p)
 {
 	int i;
 
@@ -487,6 +594,7 @@ status_text(const struct sandbox_report *r)
 	for (i = 0; i < SANDBOX_NKEYS; i++)
 		printf("  %-4s %s: %s\n", holds(r, i) ? "yes" : "NO",
 		    sandbox_guarantees[i].text, why(r, i));
+	caches_text(p);
 }
 
 static int
@@ -508,9 +616,9 @@ sandbox_status(struct cli *c)
 	sandbox_choose(&p, &ch);
 	sandbox_probe(&p, &ch, &r);
 	if (c->json)
-		rc = status_json(&r) < 0 ? EXIT_USAGE : 0;
+		rc = status_json(&r, &p) < 0 ? EXIT_USAGE : 0;
 	else
-		status_text(&r);
+		status_text(&r, &p);
 	policy_free(&p);
 	return rc;
 }

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,29 +36,6 @@ set_path(struct config_ctx *c, char **dst, const char *s, const char *what)
 	return 0;
 }
 
-/* The home directory: $HOME if absolute, else the passwd entry. */
-static int
-home_dir(struct config_ctx *c, const char **home)
-{
-	const char *h = getenv("HOME");
-	struct passwd *pw;
-
-	if (h != NULL && h[0] == '/') {
-		*home = h;
-		return 0;
-	}
-	errno = 0;
-	if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL ||
-	    pw->pw_dir[0] != '/') {
-		config_seterr(c, errno ? errno : ENOENT,
-		    "HOME is not set and uid %ld has no home directory",
-		    (long)getuid());
-		return -1;
-	}
-	*home = pw->pw_dir;
-	return 0;
-}
-
 /*
  * var's value followed by varsub when it is an absolute path, else the
  * home directory followed by homesub, into buf; what names it in errors.
@@ -74,7 +50,7 @@ base_dir(struct config_ctx *c, const char *var, const char *varsub,
 	if (v != NULL && v[0] == '/')
 		n = snprintf(buf, len, "%s%s", v, varsub);
 	else {
-		if (home_dir(c, &v) != 0)
+		if (config_home(c, &v) != 0)
 			return -1;
 		n = snprintf(buf, len, "%s%s", v, homesub);
 	}
@@ -272,7 +248,7 @@ resolve_home(struct config_ctx *c)
 {
 	const char *h;
 
-	if (home_dir(c, &h) != 0) {
+	if (config_home(c, &h) != 0) {
 		if (c->err != NULL && c->errlen > 0)
 			c->err[0] = '\0';
 		return 0;
@@ -335,6 +311,7 @@ policy_free(struct policy *p)
 	if (p == NULL)
 		return;
 	strlist_free(&p->grants);
+	strlist_free(&p->grants_new);
 	strlist_free(&p->protect);
 	strlist_free(&p->unix_sockets);
 	mem_free(p->workspace);

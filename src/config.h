@@ -6,7 +6,8 @@
  * (flags win). Config files are read by jsonfile (cJSON, with positions).
  *
  * Keys: dryRun (bool), sandbox ("off" | "workspace-write" | "read-only"),
- * grants (array of absolute paths), requireSandbox (bool), network ("on" |
+ * grants (array of absolute paths; a leading ~, $HOME or ${HOME} expands,
+ * see config_file.h), requireSandbox (bool), network ("on" |
  * "off"), protect (array of workspace-relative paths; default
  * [".git/hooks", ".git/config"]), unixSockets ("all", or an array of
  * absolute paths: the pathname unix sockets, or folders of them, that a
@@ -89,10 +90,12 @@ typedef void config_warn_fn(const char *msg, void *arg);
  * Fill *p (zeroed by the caller) from every source. On error returns -1 and
  * writes one line without a trailing newline into err: for a config file
  * `FILE:LINE:COLUMN: what` (bad JSON, wrong type, bad value); otherwise
- * `what: path: reason` (a grant that does not exist or is relative, an
- * unusable workspace, an unknown sandbox mode). Paths in *p are canonical.
+ * `what: path: reason` (a grant that is relative, names ~user or does
+ * not exist outside home, an unusable workspace, an unknown sandbox
+ * mode). Paths in *p are canonical.
  * The workspace root and state dir are resolved but the state dir is not
- * created. p is freed on error. Never writes any file.
+ * created. p is freed on error. Never writes any file: a missing grant
+ * beneath home waits in p->grants_new for exec (grants.h).
  */
 int	config_load(struct policy *p, const struct config_flags *,
 	    char *err, size_t errlen, config_warn_fn *, void *arg);

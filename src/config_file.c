@@ -16,11 +16,13 @@
  * also bounds the quadratic de-duplication.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "config_file.h"
@@ -141,32 +143,123 @@ sl_add(struct strlist *l, const char *s)
 
 /* Paths. */
 
+int
+config_home(struct config_ctx *c, const char **home)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (h != NULL && h[0] == '/') {
+		*home = h;
+		return 0;
+	}
+	errno = 0;
+	if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL ||
+	    pw->pw_dir[0] != '/') {
+		config_seterr(c, errno ? errno : ENOENT,
+		    "HOME is not set and uid %ld has no home directory",
+		    (long)getuid());
+		return -1;
+	}
+	*home = pw->pw_dir;
+	return 0;
+}
+
 /*
- * Add a grant: absolute, existing, canonical. f is the config file it came
+ * A grant that does not exist: its canonical path (the missing tail kept)
+ * when that lies strictly beneath the home directory's, else NULL (errno
+ * ENOENT, or the canonicaliser's). Canonical on both sides, so a symlink
+ * in home that leads out of it does not count as beneath.
+ */
+static char *
+missing_home_grant(struct config_ctx *c, const char *path)
+{
+	char *canon = NULL, *home = NULL;
+	const char *h, *tail;
+	int e = ENOENT;
+
+	if (config_home(c, &h) != 0 || (home = path_realpath(h, NULL)) == NULL ||
+	    path_canon(path, 0, NULL, &canon) != 0) {
+		e = errno == ENOMEM ? ENOMEM : ENOENT;
+		goto fail;
+	}
+	tail = path_tail(canon, home);
+	if (tail != NULL && tail[0] != '\0') {
+		mem_free(home);
+		return canon;
+	}
+fail:
+	mem_free(canon);
+	mem_free(home);
+	if (c->err != NULL && c->errlen > 0)
+		c->err[0] = '\0';
+	errno = e;
+	return NULL;
+}
+
+/*
+ * Add a grant: expanded (~, $HOME), absolute, canonical; one that does
+ * not exist beneath home goes to grants_new. f is the config file it came
  * from (NULL for --grant), pos its position there.
  */
 static int
 add_grant(struct config_ctx *c, const char *path, const struct jsonfile *f,
     size_t pos)
 {
-	char real[PATH_MAX];
-	int e;
+	char real[PATH_MAX], *x = NULL, *canon;
+	const char *home, *p = path;
+	int e, rc = -1;
 
-	if (path[0] != '/') {
+	if (path[0] == '~' || path[0] == '$') {
+		if (config_home(c, &home) != 0)
+			return -1;
+		if ((x = path_home(path, home)) == NULL && errno == EINVAL) {
+			ferr(c, f, pos, path[0] == '~' ? "grant: %s: only your "
+			    "own home expands (~ or ~/...); write the path out" :
+			    "grant: %s: only $HOME or ${HOME} expands here; "
+			    "write the path out", path);
+			return -1;
+		}
+		if (x == NULL)
+			return config_oom(c, "grant");
+		p = x;
+	}
+	if (p[0] != '/') {
 		ferr(c, f, pos, "grant: %s: not an absolute path", path);
-		return -1;
+		goto out;
 	}
-	if (realpath(path, real) == NULL) {
+	if (realpath(p, real) == NULL) {
 		e = errno;
-		ferr(c, f, pos, "grant: %s: %s", path, strerror(e));
+		if (e == ENOENT && (canon = missing_home_grant(c, p)) != NULL) {
+			if (strlist_has(&c->p->grants_new, canon,
+			    strlen(canon))) {
+				mem_free(canon);
+				rc = 0;
+			} else if (strlist_push(&c->p->grants_new, canon) != 0)
+				config_oom(c, "grant");
+			else
+				rc = 0;
+			goto out;
+		}
+		if (e == ENOENT && errno == ENOMEM) {
+			config_oom(c, "grant");
+			goto out;
+		}
+		ferr(c, f, pos, "grant: %s: %s%s", path, strerror(e),
+		    e == ENOENT ? "; create it first (arcturn creates a "
+		    "missing grant only beneath your home)" : "");
 		errno = e;
-		return -1;
+		goto out;
 	}
-	if (sl_add(&c->p->grants, real) != 0) {
+	if (sl_add(&c->p->grants, real) != 0)
 		config_seterr(c, errno, "grant: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
+	else
+		rc = 0;
+out:
+	e = errno;
+	mem_free(x);
+	errno = e;
+	return rc;
 }
 
 /*

@@ -38,8 +38,12 @@ struct config_ctx {
 int	config_file_apply(struct config_ctx *c, const char *path, int narrow);
 
 /*
- * --grant path: added to the grants as a "grants" entry would be
- * (absolute, existing, canonical, once).
+ * --grant path: added to the grants as a "grants" entry would be: "~",
+ * "~/...", "$HOME" and "${HOME}" expand to the home directory (path.h:
+ * path_home; "~user" and other variables are errors); then absolute,
+ * canonical, once. One that does not exist is an error, unless its
+ * canonical path lies strictly beneath the home directory's: then it goes
+ * to grants_new, for exec to create (grants.h).
  */
 int	config_file_grant(struct config_ctx *c, const char *path);
 
@@ -48,6 +52,12 @@ int	config_file_grant(struct config_ctx *c, const char *path);
  * would be (absolute, canonical, once).
  */
 int	config_file_unix(struct config_ctx *c, const char *path);
+
+/*
+ * The home directory: $HOME when absolute, else the passwd entry's; -1
+ * with c->err `HOME is not set and uid N has no home directory`.
+ */
+int	config_home(struct config_ctx *c, const char **home);
 
 /* One line into c->err (printf-like), errno set to e. */
 void	config_seterr(struct config_ctx *c, int e, const char *fmt, ...);

@@ -52,6 +52,35 @@ path_join(const char *a, const char *b)
 	return s;
 }
 
+/* The length of s's leading home prefix ("~", "$HOME", "${HOME}"), or 0. */
+static size_t
+home_prefix(const char *s)
+{
+	static const char *const pre[] = { "~", "$HOME", "${HOME}" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+		n = strlen(pre[i]);
+		if (strncmp(s, pre[i], n) == 0 && (s[n] == '\0' || s[n] == '/'))
+			return n;
+	}
+	return 0;
+}
+
+char *
+path_home(const char *s, const char *home)
+{
+	size_t n = home_prefix(s);
+
+	if (n == 0 && (s[0] == '~' || s[0] == '$')) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (n == 0)
+		return mem_strdup(s);
+	return s[n] == '\0' ? mem_strdup(home) : path_join(home, s + n + 1);
+}
+
 char *
 path_realpath(const char *path, const struct path_ops *ops)
 {

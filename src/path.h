@@ -66,4 +66,15 @@ int	path_canon(const char *path, int flags, const struct path_ops *ops,
 /* a/b, with exactly one '/' between them (mem_alloc'd), or NULL. */
 char	*path_join(const char *a, const char *b);
 
+/*
+ * s with a leading "~", "$HOME" or "${HOME}" (each alone, or followed by
+ * '/') replaced by home, as a shell expands them for the caller; any other
+ * s is copied as it is (a relative path stays relative). For paths that no
+ * shell saw: a quoted --grant '~/.npm', --grant=~/.npm, a config file.
+ * Returns a mem_alloc'd string, or NULL with errno: EINVAL for "~user"
+ * (another user's home: only the caller's expands) and for "$NAME" or
+ * "${NAME}" naming any other variable; ENOMEM.
+ */
+char	*path_home(const char *s, const char *home);
+
 #endif

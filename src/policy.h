@@ -29,6 +29,10 @@ struct policy {
 	int		 require_sandbox;
 	int		 network;	/* 1 on (default), 0 off */
 	struct strlist	 grants;	/* absolute, canonical */
+	struct strlist	 grants_new;	/* grants that do not exist yet and
+					   lie beneath home: canonical, as
+					   they will be once exec makes them
+					   (grants.h), then moved to grants */
 	struct strlist	 protect;	/* workspace-relative */
 	struct strlist	 unix_sockets;	/* unix sockets the command may reach
 					   besides its own and those in the

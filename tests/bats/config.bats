@@ -76,7 +76,7 @@ run_exec() {
 	user_config "{\"grants\": [\"$OUT/missing\"]}"
 	run_exec
 	assert_failure 125
-	assert_output "arcturn: $UC:1:13: grant: $OUT/missing: No such file or directory"
+	assert_output "arcturn: $UC:1:13: grant: $OUT/missing: No such file or directory; create it first (arcturn creates a missing grant only beneath your home)"
 	[ ! -e "$MARK" ]
 }
 
@@ -181,7 +181,7 @@ arcturn: warning: $WC: unknown key \"x\""
 @test "a bad --grant is an error naming the path" {
 	run arcturn exec --sandbox off --grant "$OUT/nope" -- touch "$MARK"
 	assert_failure 125
-	assert_output "arcturn: grant: $OUT/nope: No such file or directory"
+	assert_output "arcturn: grant: $OUT/nope: No such file or directory; create it first (arcturn creates a missing grant only beneath your home)"
 	run arcturn exec --sandbox off --grant relative -- touch "$MARK"
 	assert_failure 125
 	assert_output "arcturn: grant: relative: not an absolute path"

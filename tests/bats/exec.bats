@@ -337,7 +337,7 @@ MARK=(sh -c 'echo ran > marker')
 
 @test "bad input: a grant that does not exist" {
 	bad_input exec --grant "$OUT/missing" -- "${MARK[@]}"
-	assert_equal "$stderr" "arcturn: grant: $OUT/missing: No such file or directory"
+	assert_equal "$stderr" "arcturn: grant: $OUT/missing: No such file or directory; create it first (arcturn creates a missing grant only beneath your home)"
 }
 
 @test "bad input: a relative grant" {

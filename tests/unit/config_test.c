@@ -810,7 +810,7 @@ t_flag_grants(void)
 	fails(&fl, "grant: out: not an absolute path");
 	CHECK(errno == EINVAL);
 	g[0] = tp("nope/x");
-	fails(&fl, "grant: %s: No such file or directory", tp("nope/x"));
+	fails(&fl, "grant: %s: No such file or directory; create it first (arcturn creates a missing grant only beneath your home)", tp("nope/x"));
 	CHECK(errno == ENOENT);
 	put(tp("file"), "x", 1);
 	g[0] = tp("file/x");
@@ -819,6 +819,66 @@ t_flag_grants(void)
 	CHECK(load(&p, &fl) == 0);
 	CHECK(strlist_is(&p.grants, 2, tp("out"), tp("file")));
 	policy_free(&p);
+}
+
+/*
+ * ~, $HOME and ${HOME} expand in --grant and in the user config; a missing
+ * grant beneath home waits in grants_new (config_load creates nothing);
+ * ~user, other variables and a missing grant elsewhere are errors.
+ */
+static void
+t_grant_home(void)
+{
+	struct config_flags fl = FLAGS0;
+	struct policy p;
+	struct stat st;
+	const char *g[4];
+	char cfg[4096];
+
+	mkdirs(tp("home/have"));
+	mkdirs(tp("real/h"));
+	CHECK(symlink(tp("real/h"), tp("home/out")) == 0);
+	snprintf(cfg, sizeof cfg, "{\"grants\": [\"$HOME/have\", "
+	    "\"${HOME}/.cache/pip\", \"~/.npm\"]}");
+	ucfg(cfg);
+	g[0] = "~/.npm/";	/* the same, once */
+	g[1] = "~";
+	g[2] = "$HOME/.cargo";
+	fl.grants = g;
+	fl.ngrants = 3;
+	CHECK(load(&p, &fl) == 0);
+	CHECK(strlist_is(&p.grants, 2, tp("home/have"), tp("home")));
+	CHECK(strlist_is(&p.grants_new, 3, tp("home/.cache/pip"),
+	    tp("home/.npm"), tp("home/.cargo")));
+	CHECK(lstat(tp("home/.npm"), &st) == -1 && errno == ENOENT);
+	CHECK(lstat(tp("home/.cache"), &st) == -1 && errno == ENOENT);
+	policy_free(&p);
+
+	/* through a symlink out of home: not beneath it, not created */
+	ucfg("{}");
+	g[0] = "~/out/new";
+	fl.ngrants = 1;
+	fails(&fl, "grant: ~/out/new: No such file or directory; create it "
+	    "first (arcturn creates a missing grant only beneath your home)");
+	g[0] = "~root/x";
+	fails(&fl, "grant: ~root/x: only your own home expands (~ or ~/...); "
+	    "write the path out");
+	CHECK(errno == EINVAL);
+	g[0] = "$HOMEX/y";
+	fails(&fl, "grant: $HOMEX/y: only $HOME or ${HOME} expands here; "
+	    "write the path out");
+	g[0] = "~x";
+	fails(&fl, "grant: ~x: only your own home expands (~ or ~/...); "
+	    "write the path out");
+	ucfg("{\"grants\": [\"~other/.npm\"]}");
+	fails(NULL, "%s:1:13: grant: ~other/.npm: only your own home expands "
+	    "(~ or ~/...); write the path out", UC);
+	/* home itself missing: nothing lies beneath it */
+	ucfg("{}");
+	CHECK(setenv("HOME", tp("nohome"), 1) == 0);
+	g[0] = "~/.npm";
+	fails(&fl, "grant: ~/.npm: No such file or directory; create it "
+	    "first (arcturn creates a missing grant only beneath your home)");
 }
 
 static void
@@ -831,8 +891,9 @@ t_user_config_grant_errors(void)
 	snprintf(cfg, sizeof cfg, "{\"grants\": [\"%s\",\n\t\"%s\"]}",
 	    tp("out"), tp("missing"));
 	ucfg(cfg);
-	fails(NULL, "%s:2:2: grant: %s: No such file or directory", UC,
-	    tp("missing"));
+	fails(NULL, "%s:2:2: grant: %s: No such file or directory; create it "
+	    "first (arcturn creates a missing grant only beneath your home)",
+	    UC, tp("missing"));
 	CHECK(errno == ENOENT);
 }
 
@@ -1523,6 +1584,7 @@ main(void)
 	RUN(t_session);
 	RUN(t_flag_grants);
 	RUN(t_user_config_grant_errors);
+	RUN(t_grant_home);
 	RUN(t_workspace_dir);
 	RUN(t_state_dir);
 	RUN(t_tmpdir);

@@ -255,9 +255,49 @@ t_alloc_faults(void)
 	CHECK(n > 2);
 }
 
+/* path_home: one expected result (NULL: EINVAL) */
+static void
+home_is(const char *s, const char *home, const char *want)
+{
+	char *got = path_home(s, home);
+
+	if (want == NULL) {
+		CHECK(got == NULL && errno == EINVAL);
+		return;
+	}
+	CHECK_STR(got, want);
+	mem_free(got);
+}
+
+static void
+t_home(void)
+{
+	home_is("~", "/h/u", "/h/u");
+	home_is("~/", "/h/u", "/h/u/");
+	home_is("~/.npm", "/h/u", "/h/u/.npm");
+	home_is("~/.npm", "/h/u/", "/h/u/.npm");
+	home_is("$HOME", "/h/u", "/h/u");
+	home_is("$HOME/.cache/pip", "/h/u", "/h/u/.cache/pip");
+	home_is("${HOME}/go", "/h/u", "/h/u/go");
+	home_is("${HOME}", "/h/u", "/h/u");
+	home_is("~/x", "/", "/x");
+	/* only a leading prefix, and only the caller's own home */
+	home_is("/a/~/b", "/h/u", "/a/~/b");
+	home_is("/a/$HOME", "/h/u", "/a/$HOME");
+	home_is("rel/x", "/h/u", "rel/x");
+	home_is("~other", "/h/u", NULL);
+	home_is("~other/x", "/h/u", NULL);
+	home_is("~~", "/h/u", NULL);
+	home_is("$HOMEX", "/h/u", NULL);
+	home_is("$USER/x", "/h/u", NULL);
+	home_is("${HOME", "/h/u", NULL);
+	home_is("${HOMER}/x", "/h/u", NULL);
+}
+
 int
 main(void)
 {
+	TEST(t_home);
 	TEST(t_under);
 	TEST(t_join);
 	TEST(t_canon);
