@@ -2,11 +2,13 @@
  * nosys: run a command with some kernel features taken away by a seccomp
  * filter, to simulate machines that lack them (for the tests only).
  *
- *	nosys [-l] [-u] [-m] [--] CMD [ARG]...
+ *	nosys [-l] [-u | -s] [-m] [--] CMD [ARG]...
  *
  *	-l	no Landlock: landlock_* syscalls fail with ENOSYS
  *	-u	no user namespaces: unshare/clone with CLONE_NEWUSER fail with
  *		EPERM, clone3 with ENOSYS (so callers fall back to clone)
+ *	-s	the same with ENOSPC: what the kernel says where
+ *		user.max_user_namespaces is 0
  *	-m	no memfd exec: memfd_create fails with ENOSYS
  *
  * The filter is inherited across fork and exec, as on a real machine
@@ -40,7 +42,9 @@ main(int argc, char **argv)
 		if (strcmp(argv[i], "-l") == 0)
 			l = 1;
 		else if (strcmp(argv[i], "-u") == 0)
-			u = 1;
+			u = EPERM;
+		else if (strcmp(argv[i], "-s") == 0)
+			u = ENOSPC;
 		else if (strcmp(argv[i], "-m") == 0)
 			m = 1;
 		else
@@ -74,7 +78,7 @@ main(int argc, char **argv)
 		f[n++] = (struct sock_filter)SC_LD(SECCOMP_DATA_ARG(0));
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
 		    CLONE_NEWUSER_, 0, 1);
-		f[n++] = (struct sock_filter)RET_ERRNO(EPERM);
+		f[n++] = (struct sock_filter)RET_ERRNO(u);
 		f[n++] = (struct sock_filter)SC_RET(SECCOMP_RET_ALLOW);
 	}
 	f[n++] = (struct sock_filter)SC_RET(SECCOMP_RET_ALLOW);
@@ -89,6 +93,6 @@ main(int argc, char **argv)
 	perror(argv[i]);
 	return 127;
 usage:
-	fprintf(stderr, "usage: nosys [-l] [-u] [-m] [--] CMD [ARG]...\n");
+	fprintf(stderr, "usage: nosys [-l] [-u | -s] [-m] [--] CMD [ARG]...\n");
 	return 2;
 }
