@@ -66,13 +66,15 @@ WIN_MODS   = caches cmd_exec config config_check config_file gitconfig gitctl gr
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = labeljournal seatbelt winquote
 
-CORE_OBJS = $(LINUX_MODS:%=$(BUILD)/obj/%.o)
-HDRS      = $(wildcard src/*.h) $(BUILD)/helper_sum.h
+# Helper files that arcturn links too, so that both say a thing one way.
+HELPER_SHARED = userns_why
+CORE_OBJS = $(LINUX_MODS:%=$(BUILD)/obj/%.o) $(HELPER_SHARED:%=$(BUILD)/obj/%.o)
+HDRS      = $(wildcard src/*.h) $(BUILD)/helper_sum.h landlock-helper/userns_why.h
 HELPER_SRCS = $(wildcard landlock-helper/*.c)
 # Unit tests link the modules, not the command front ends.
 # mcp_run is the one MCP module with no front end under it: unit-tested
 # (mcp_linux, its platform part, is in LINUX_MODS).
-UNIT_LINK = $(addprefix $(BUILD)/tobj/,$(addsuffix .o,$(filter-out $(FRONT_MODS) $(MCP_MODS),$(LINUX_MODS)) $(TEST_MODS) mcp_run))
+UNIT_LINK = $(addprefix $(BUILD)/tobj/,$(addsuffix .o,$(filter-out $(FRONT_MODS) $(MCP_MODS),$(LINUX_MODS)) $(TEST_MODS) mcp_run $(HELPER_SHARED)))
 UNIT_SRCS = $(wildcard tests/unit/*_test.c)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS = $(wildcard tests/tools/*.c)
@@ -131,6 +133,10 @@ $(BUILD)/obj/%.o: src/%.c $(HDRS) $(DEPS)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+$(HELPER_SHARED:%=$(BUILD)/obj/%.o): $(BUILD)/obj/%.o: landlock-helper/%.c landlock-helper/%.h $(DEPS)/.built
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
 $(BUILD)/obj/helper_embed.o: src/helper_embed.S $(BUILD)/landlock-helper
 	@mkdir -p $(@D)
 	$(CC) -c -DHELPER_PATH='"$(BUILD)/landlock-helper"' -o $@ $<
@@ -141,6 +147,10 @@ $(BUILD)/arcturn: $(BUILD)/obj/main.o $(CORE_OBJS) $(BUILD)/obj/helper_embed.o $
 
 # Unit tests: each links the modules directly (not main.c).
 $(BUILD)/tobj/%.o: src/%.c $(HDRS) $(HOSTDEPS)/.built
+	@mkdir -p $(@D)
+	$(HOSTCC) $(TFLAGS) -c -o $@ $<
+
+$(HELPER_SHARED:%=$(BUILD)/tobj/%.o): $(BUILD)/tobj/%.o: landlock-helper/%.c landlock-helper/%.h $(HOSTDEPS)/.built
 	@mkdir -p $(@D)
 	$(HOSTCC) $(TFLAGS) -c -o $@ $<
 

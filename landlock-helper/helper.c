@@ -75,6 +75,12 @@
 /* "exec --dry-run: " while setting up a dry run, so the user knows which */
 static const char *prefix = "";
 
+const char *
+say_prefix(void)
+{
+	return prefix;
+}
+
 void
 say(const char *what, const char *path, int e)
 {
@@ -263,7 +269,7 @@ path_rule(int rfd, const char *path, uint64_t dir, uint64_t file)
 }
 
 void
-ll_confine(const struct opts *o, int netns, int resolve_unix)
+ll_confine(const struct opts *o, int netns, int resolve_unix, int proc)
 {
 	struct landlock_ruleset_attr ra = {
 		.handled_access_fs = WRITE_RIGHTS,
@@ -320,6 +326,9 @@ ll_confine(const struct opts *o, int netns, int resolve_unix)
 		path_rule(rfd, o->w[i], (h & ~(uint64_t)DEVICE_RIGHTS) |
 		    (listed(o->s, o->ns, o->w[i]) ? REACH_MARK : 0),
 		    h & FILE_RIGHTS);
+	/* a /proc of our own pid namespace (proc.c's fresh_proc) */
+	if (proc)
+		path_rule(rfd, "/proc", h & FILE_RIGHTS, h & FILE_RIGHTS);
 	/* where Landlock decides about sockets: what may be reached */
 	if (ru) {
 		for (i = 0; i < o->ns; i++)

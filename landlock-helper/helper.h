@@ -48,8 +48,10 @@ struct opts {
 /*
  * `arcturn: [prefix]what[: path]: strerror(e)` on stderr. fail() says it
  * with errno and exits 125: the command never runs half confined.
+ * say_prefix: what say() puts before what (while setting up a dry run).
  */
 void		say(const char *what, const char *path, int e);
+const char	*say_prefix(void);
 _Noreturn void	fail(const char *what, const char *path);
 
 /*
@@ -58,7 +60,9 @@ _Noreturn void	fail(const char *what, const char *path);
  * (then o->gate decides whether the seccomp gate runs anyway).
  * ll_confine: the write confinement of o (every writable root, the
  * sockets the command may reach where RESOLVE_UNIX is used, its own
- * stdout and stderr files), no_new_privs; exits 125 on failure.
+ * stdout and stderr files, and with proc the files beneath /proc, which
+ * must then be a /proc of the command's own pid namespace that only the
+ * command's processes may write), no_new_privs; exits 125 on failure.
  * ll_nest: a layer below that one, so that the command can neither
  * signal (ABI 6) nor trace the processes that act for it; 0 or -1.
  * drop_caps: root loses what could undo the confinement; keep_ptrace
@@ -67,7 +71,8 @@ _Noreturn void	fail(const char *what, const char *path);
  */
 int	ll_abi(void);
 int	ll_resolve_unix(void);
-void	ll_confine(const struct opts *o, int netns, int resolve_unix);
+void	ll_confine(const struct opts *o, int netns, int resolve_unix,
+	    int proc);
 int	ll_nest(void);
 void	drop_caps(int keep_ptrace);
 void	drop_ptrace(void);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mount.h"
+#include "userns_why.h"
 
 #define CLONE_FLAGS	(OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE)
 
@@ -192,9 +193,21 @@ overlay(const struct opts *o)
  * kernel refuses, with the refused step in *what and errno (and a note
  * when that leaves protected paths writable).
  */
+/* No user namespace, and the run needs one: say why in words, exit 125. */
+static _Noreturn void
+nouserns(const char *what, int e)
+{
+	char why[320];
+
+	fprintf(stderr, "arcturn: %s%s: %s\n", say_prefix(), what,
+	    userns_why(e, why, sizeof why));
+	_exit(125);
+}
+
 static int
 enter(const struct opts *o, int *netns, const char **what)
 {
+	char why[320];
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 	int fd, e, wfd = -1, flags = CLONE_NEWUSER | CLONE_NEWNS |
@@ -218,15 +231,19 @@ enter(const struct opts *o, int *netns, const char **what)
 		e = errno;
 		if (uid == 0)
 			(void)mapper_done(mpid, wfd, 0);
-		errno = e;
-		if (o->np > 0 && o->mount != 2)
-			fprintf(stderr, "arcturn: note: no user namespace (%s): "
+		if (o->mount == 2)
+			nouserns("mount layer", e);
+		if (o->np > 0)
+			fprintf(stderr, "arcturn: note: no mount layer: %s; "
 			    "Landlock only, protected paths stay writable "
-			    "(see arcturn sandbox status)\n", strerror(errno));
+			    "(see arcturn sandbox status)\n",
+			    userns_why(e, why, sizeof why));
+		errno = e;
 		return 0;
 	}
+	/* AppArmor's restriction refuses the maps, not the namespace */
 	if (uid == 0 ? mapper_done(mpid, wfd, 1) : map_own_ids(uid, gid))
-		fail("mount layer: id map", NULL);
+		nouserns("mount layer: id map", errno);
 	*netns = o->nonet;
 	*what = "mount layer: make / private";
 	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;

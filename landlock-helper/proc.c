@@ -322,22 +322,35 @@ waiter(pid_t init, int ctl)
 }
 
 /*
- * A fresh /proc for the new pid namespace, read-only like the rest. Where
- * the kernel refuses (a container hiding parts of /proc), the old one
- * stays: the command then sees the outer pids there.
+ * A fresh /proc for the new pid namespace. An unprivileged user's is
+ * writable, and Landlock lets the command write beneath it (ll_confine's
+ * proc): a user namespace the command nests (unshare -Ur, Chromium's
+ * sandbox) needs its id maps written there. Nothing else in it is the
+ * command's to write: the global files (/proc/sys, sysrq-trigger) are
+ * root's, the supervisor's are root's (it is undumpable), and no process
+ * outside the pid namespace is in it. Root's stays read-only: its uid 0
+ * is the real one, which alone lets a process write most of /proc/sys.
+ * Where the kernel refuses (a container hiding parts of /proc), the old
+ * one stays: the command then sees the outer pids there. 1 when the
+ * command may write beneath /proc.
  */
-static void
+static int
 fresh_proc(void)
 {
-	(void)mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC |
-	    MS_RDONLY, NULL);
+	unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+
+	if (getuid() != 0 && geteuid() != 0 &&
+	    mount("proc", "/proc", "proc", fl, NULL) == 0)
+		return 1;
+	(void)mount("proc", "/proc", "proc", fl | MS_RDONLY, NULL);
+	return 0;
 }
 
 int
 proc_run(struct opts *o, int pidns, int netns)
 {
 	int resolve = o->init ? 0 : ll_resolve_unix();
-	int gate = o->gate || !resolve, ctl[2];
+	int gate = o->gate || !resolve, ctl[2], proc;
 	pid_t init;
 
 	if (o->init)
@@ -350,16 +363,16 @@ proc_run(struct opts *o, int pidns, int netns)
 			fail("exec: fork", NULL);
 		if (init == 0) {
 			close(ctl[0]);
-			fresh_proc();
+			proc = fresh_proc();
 			drop_caps(gate);
-			ll_confine(o, netns, resolve);
+			ll_confine(o, netns, resolve, proc);
 			supervise(o, M_NS, ctl[1], gate);
 		}
 		close(ctl[1]);
 		waiter(init, ctl[0]);
 	}
 	drop_caps(gate);
-	ll_confine(o, netns, resolve);
+	ll_confine(o, netns, resolve, 0);
 	if (gate)
 		supervise(o, M_PLAIN, -1, 1);
 	/* the kernel decides about sockets: become the command */

@@ -144,10 +144,10 @@ enum sandbox_ftype { SF_TEXT, SF_INT, SF_WORD, SF_NULL };
 
 struct sandbox_report {
 	char		 backend[32];	/* helper+mount, helper, bwrap, none, ... */
-	char		 why[256];	/* why this backend; for none, the cause */
+	char		 why[512];	/* why this backend; for none, the cause */
 	struct {
 		const char	*key;	/* static, e.g. "landlock_abi" */
-		char		 value[256];	/* the text; "": JSON only */
+		char		 value[512];	/* the text; "": JSON only */
 		int		 type;	/* its JSON form (enum sandbox_ftype) */
 		long		 num;	/* SF_INT */
 		const char	*word;	/* SF_WORD: static */
@@ -159,7 +159,7 @@ struct sandbox_report {
 		char	 why[200];
 	}		 g[SANDBOX_NKEYS];	/* by enum sandbox_key */
 	int		 dry_run_exec;	/* exec --dry-run possible here */
-	char		 dry_run_why[200];
+	char		 dry_run_why[512];
 };
 
 /*

@@ -29,6 +29,7 @@
 #include "sandbox.h"
 #include "sandbox_linux.h"
 #include "sandbox_posix.h"
+#include "userns_why.h"
 
 extern const unsigned char helper_bin[], helper_bin_end[];
 extern char **environ;
@@ -298,9 +299,16 @@ helper_overlay_unavailable(const struct policy *p, int probe, char *buf,
 	if (p->mode == MODE_READ_ONLY)
 		return "dry run needs a writable workspace (sandbox mode is "
 		    "read-only)";
+	/*
+	 * The overlay would hide the sessions it writes to. Mostly the
+	 * workspace is the home folder (a command started from ~): say
+	 * how to go on.
+	 */
 	if (path_under(p->state, p->workspace)) {
-		snprintf(buf, len, "the state dir %s lies inside the workspace",
-		    p->state);
+		snprintf(buf, len, "the workspace %s holds arcturn's state dir "
+		    "%s (is it your home folder?): run it in a project folder "
+		    "(-C PROJECT), or keep the state elsewhere (ARCTURN_HOME)",
+		    p->workspace, p->state);
 		return buf;
 	}
 	if (env != NULL && *env != '\0' && strcmp(env, "helper") != 0) {
@@ -314,8 +322,9 @@ helper_overlay_unavailable(const struct policy *p, int probe, char *buf,
 		return buf;
 	}
 	if (probe && (e = linux_userns(1)) != 0) {
-		snprintf(buf, len, "user namespaces unusable (%s): overlayfs "
-		    "cannot be mounted", strerror(e));
+		snprintf(buf, len, "no user namespace, so overlayfs cannot "
+		    "be mounted: ");
+		userns_why(e, buf + strlen(buf), len - strlen(buf));
 		return buf;
 	}
 	if (!linux_idmap_writable())
@@ -326,7 +335,7 @@ helper_overlay_unavailable(const struct policy *p, int probe, char *buf,
 int
 sandbox_overlay_available(const struct policy *p, char *why, size_t len)
 {
-	char buf[256];
+	char buf[1024];
 	const char *w = helper_overlay_unavailable(p, 0, buf, sizeof buf);
 
 	if (w != NULL)

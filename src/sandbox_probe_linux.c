@@ -18,6 +18,7 @@
 #include "landlock_uapi.h"
 #include "sandbox.h"
 #include "sandbox_linux.h"
+#include "userns_why.h"
 
 static void
 bwrap_version(const char *path, char *buf, size_t len)
@@ -46,34 +47,63 @@ bwrap_version(const char *path, char *buf, size_t len)
 	close(pfd[0]);
 }
 
-/* "; name=value" for each sysctl that can keep user namespaces away */
+/*
+ * What a user namespace the command makes in the sandbox can do, for ch
+ * (userns: the machine allows them; mount: the helper gets its mount
+ * layer; proc: the layer's init mounts a /proc of its own). Landlock
+ * refuses mount(2) to a confined process, and writes beneath /proc but
+ * where the helper gives an unprivileged command a /proc of its own pid
+ * namespace (the id maps are there); bwrap confines by mounts alone,
+ * which a nested namespace gets locked, read-only copies of.
+ */
 static void
-userns_sysctls(char *buf, size_t len)
+nested_fact(struct sandbox_report *r, const struct sandbox_choice *ch,
+    int userns, int mount, int proc)
 {
-	static const char *const knobs[][2] = {
-		{ "user.max_user_namespaces",
-		  "/proc/sys/user/max_user_namespaces" },
-		{ "kernel.unprivileged_userns_clone",
-		  "/proc/sys/kernel/unprivileged_userns_clone" },
-		{ "kernel.apparmor_restrict_unprivileged_userns",
-		  "/proc/sys/kernel/apparmor_restrict_unprivileged_userns" },
-	};
-	char v[64];
-	size_t i, n = strlen(buf);
+	const char *word, *why;
 
-	for (i = 0; i < sizeof knobs / sizeof knobs[0] && n < len; i++)
-		if (fsx_read_line(knobs[i][1], v, sizeof v) == 0)
-			n += (size_t)snprintf(buf + n, len - n, "; %s=%s",
-			    knobs[i][0], v);
+	if (!userns) {
+		word = "none";
+		why = "user namespaces are unusable here (user_namespaces)";
+	} else if (ch->verdict != SANDBOX_CONFINE) {
+		word = "mounts";
+		why = "not confined: as outside arcturn";
+	} else if (ch->backend == LB_BWRAP) {
+		word = "mounts";
+		why = "bwrap's mounts are locked read-only in a nested "
+		    "namespace: unshare -Ur, bwrap (as root: bwrap "
+		    "--unshare-user) and rootless podman work inside";
+	} else if (ch->backend == LB_HELPER && mount && proc &&
+	    geteuid() != 0) {
+		word = "id_maps";
+		why = "unshare -Ur works inside (id maps, no mounts): "
+		    "Landlock refuses mount(2), so bwrap and podman do not";
+	} else {
+		word = "unmapped";
+		why = ch->backend == LB_HELPER && mount && proc ?
+		    "root's /proc stays read-only (its uid 0 is the real one), "
+		    "so a nested user namespace gets no id maps (unshare -U "
+		    "works, unshare -Ur does not); Landlock refuses mount(2)" :
+		    "Landlock refuses writes to /proc without the mount "
+		    "layer's pid namespace, so a nested user namespace gets "
+		    "no id maps (unshare -U works, unshare -Ur does not), and "
+		    "mount(2)";
+	}
+	sandbox_fact(r, "nested_namespaces", "%s: %s", word, why);
+	sandbox_fact_as(r, SF_WORD, 0, word);
 }
 
-/* The facts; *abi and *mount (the helper's mount layer can be had). */
+/*
+ * The facts; *abi and *mount (the helper's mount layer can be had), and
+ * in nowhy why it cannot.
+ */
 static void
-facts(struct sandbox_report *r, int *abi, int *mount)
+facts(struct sandbox_report *r, const struct sandbox_choice *ch, int *abi,
+    int *mount, char *nowhy, size_t nowhylen)
 {
 	struct utsname u;
 	char buf[PATH_MAX], ver[128], sys[64];
-	int ue, me, idmap, fd, e;
+	int ue, me, idmap, fd, e = -1;
 
 	if (uname(&u) == 0)
 		sandbox_fact(r, "kernel", "%s %s %s", u.sysname, u.release,
@@ -93,17 +123,17 @@ facts(struct sandbox_report *r, int *abi, int *mount)
 	me = ue == 0 ? linux_userns(1) : ue;
 	idmap = linux_idmap_writable();
 	*mount = ue == 0 && me == 0 && idmap;
+	nowhy[0] = '\0';
 	if (*mount)
 		sandbox_fact(r, "user_namespaces", "usable");
-	else if (ue == 0 && !idmap)
+	else if (ue == 0 && !idmap) {
+		snprintf(nowhy, nowhylen, "id maps are not writable here "
+		    "(inside another sandbox?)");
 		sandbox_fact(r, "user_namespaces", "unusable for the mount "
-		    "layer: id maps not writable here (already confined?)");
-	else {
-		snprintf(buf, sizeof buf, "unusable: %s",
-		    strerror(ue ? ue : me));
-		userns_sysctls(buf, sizeof buf);
-		sandbox_fact(r, "user_namespaces", "%s", buf);
-	}
+		    "layer: %s", nowhy);
+	} else
+		sandbox_fact(r, "user_namespaces", "unusable: %s",
+		    userns_why(ue ? ue : me, nowhy, nowhylen));
 	sandbox_fact_as(r, SF_WORD, 0, *mount ? "usable" : "unusable");
 	if (*abi >= LANDLOCK_ABI_RESOLVE_UNIX)
 		sandbox_fact(r, "unix_sockets", "Landlock RESOLVE_UNIX (ABI %d)",
@@ -123,6 +153,7 @@ facts(struct sandbox_report *r, int *abi, int *mount)
 			    strerror(e));
 	} else
 		sandbox_fact_json(r, "proc", SF_NULL, 0, NULL);
+	nested_fact(r, ch, ue == 0, *mount, e == 0);
 	if (linux_bwrap_path(buf, sizeof buf) == 0) {
 		bwrap_version(buf, ver, sizeof ver);
 		sandbox_fact(r, "bwrap", "%s (%s)", buf, ver);
@@ -295,20 +326,20 @@ void
 sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
     struct sandbox_report *r)
 {
-	char buf[PATH_MAX], sys[64];
+	char buf[PATH_MAX], sys[64], nowhy[320];
 	const char *dwhy;
 	int abi, mount, confine = ch->verdict == SANDBOX_CONFINE;
 
 	sandbox_report_start(r, p, ch);
-	facts(r, &abi, &mount);
+	facts(r, ch, &abi, &mount, nowhy, sizeof nowhy);
 	mount = mount && confine && ch->backend == LB_HELPER;
 	/* helper-landlock is the helper, reported as such */
 	if (confine && ch->backend != LB_BWRAP)
 		snprintf(r->backend, sizeof r->backend, "%s", mount ?
 		    "helper+mount" : "helper");
 	if (confine && ch->backend == LB_HELPER && !mount)
-		snprintf(r->why, sizeof r->why, "%s; mount layer unavailable "
-		    "(user namespaces unusable here), Landlock only", ch->why);
+		snprintf(r->why, sizeof r->why, "%s; no mount layer, Landlock "
+		    "only: %s", ch->why, nowhy);
 	dwhy = helper_overlay_unavailable(p, 1, buf, sizeof buf);
 	r->dry_run_exec = dwhy == NULL;
 	snprintf(r->dry_run_why, sizeof r->dry_run_why, "%s", dwhy == NULL ?

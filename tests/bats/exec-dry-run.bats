@@ -177,8 +177,45 @@ link/x added"
 @test "fail closed: state dir inside the workspace -> 125, command not run" {
 	ARCTURN_HOME=$WS/.state run arcturn exec --dry-run -- sh -c "touch '$T/ran'"
 	assert_failure 125
-	assert_output --partial 'inside the workspace'
+	assert_output --partial "holds arcturn's state dir"
 	[ ! -e "$T/ran" ]
+}
+
+@test "exec --dry-run in the home folder says to give a project with -C" {
+	mkdir "$HOME/project"
+	cd "$HOME"
+	run arcturn exec --dry-run -- sh -c "touch '$T/ran'"
+	assert_failure 125
+	assert_output --partial "the workspace $HOME holds"
+	assert_output --partial '-C PROJECT'
+	[ ! -e "$T/ran" ]
+	# the way on it names works
+	run arcturn -C project exec --dry-run -- sh -c 'echo x > ran'
+	assert_success
+	[ ! -e "$HOME/project/ran" ]
+}
+
+@test "no user namespaces: the messages name them and the way on, not the errno" {
+	local flag
+	git init -q "$WS"	# protected paths: exec's fallback has a note
+	for flag in -u -s; do
+		run "$ARCTURN_TOOLS/nosys" "$flag" -- "$ARCTURN_BIN" exec --dry-run -- true
+		assert_failure 125
+		assert_output --partial 'user namespaces'
+		refute_output --partial 'No space left on device'
+		run "$ARCTURN_TOOLS/nosys" "$flag" -- "$ARCTURN_BIN" sandbox status
+		assert_line --regexp '^  why: .*no mount layer, Landlock only: .*user namespaces'
+		assert_line --regexp '^user_namespaces: unusable: .*user namespaces'
+		assert_line --regexp '^nested_namespaces: none: '
+		refute_output --partial 'No space left on device'
+		# exec falls back to Landlock alone, and says why
+		ARCTURN_BACKEND=helper run "$ARCTURN_TOOLS/nosys" "$flag" -- "$ARCTURN_BIN" exec -- true
+		assert_success
+		assert_output --regexp 'note: no mount layer: .*user namespaces'
+	done
+	# ENOSPC: what the kernel says where user.max_user_namespaces is 0
+	run "$ARCTURN_TOOLS/nosys" -s -- "$ARCTURN_BIN" exec --dry-run -- true
+	assert_output --partial 'sysctl -w user.max_user_namespaces='
 }
 
 @test "fail closed: a backend without the mount layer -> 125, command not run" {

@@ -2,11 +2,13 @@
  * nosys: run a command with some kernel features taken away by a seccomp
  * filter, to simulate machines that lack them (for the tests only).
  *
- *	nosys [-l] [-m] [-t] [-u] [--] CMD [ARG]...
+ *	nosys [-l] [-m] [-t] [-u | -s] [--] CMD [ARG]...
  *
  *	-l	no Landlock: landlock_* syscalls fail with ENOSYS
  *	-u	no user namespaces: unshare/clone with CLONE_NEWUSER fail with
  *		EPERM, clone3 with ENOSYS (so callers fall back to clone)
+ *	-s	the same with ENOSPC: what the kernel says where
+ *		user.max_user_namespaces is 0
  *	-m	no memfd exec: memfd_create fails with ENOSYS
  *	-t	no PIDFD_THREAD (Linux < 6.9): pidfd_open with that flag fails
  *		with EINVAL
@@ -43,7 +45,9 @@ main(int argc, char **argv)
 		if (strcmp(argv[i], "-l") == 0)
 			l = 1;
 		else if (strcmp(argv[i], "-u") == 0)
-			u = 1;
+			u = EPERM;
+		else if (strcmp(argv[i], "-s") == 0)
+			u = ENOSPC;
 		else if (strcmp(argv[i], "-m") == 0)
 			m = 1;
 		else if (strcmp(argv[i], "-t") == 0)
@@ -79,7 +83,7 @@ main(int argc, char **argv)
 		f[n++] = (struct sock_filter)SC_LD(SECCOMP_DATA_ARG(0));
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
 		    CLONE_NEWUSER_, 0, 1);
-		f[n++] = (struct sock_filter)RET_ERRNO(EPERM);
+		f[n++] = (struct sock_filter)RET_ERRNO(u);
 		f[n++] = (struct sock_filter)SC_RET(SECCOMP_RET_ALLOW);
 	}
 	if (t) {
@@ -102,6 +106,6 @@ main(int argc, char **argv)
 	perror(argv[i]);
 	return 127;
 usage:
-	fprintf(stderr, "usage: nosys [-l] [-m] [-t] [-u] [--] CMD [ARG]...\n");
+	fprintf(stderr, "usage: nosys [-l] [-m] [-t] [-u | -s] [--] CMD [ARG]...\n");
 	return 2;
 }
