@@ -9,6 +9,8 @@
 #ifndef ARCTURN_CMD_H
 #define ARCTURN_CMD_H
 
+#include <stddef.h>
+
 #include "exitcode.h"
 
 #define ARCTURN_VERSION	"0.1.0"
@@ -71,6 +73,14 @@ struct policy;
 int	dryrun_exec(struct policy *p, char **argv);
 /* exec --checkpoint (cmd_apply.c): the same, then applied as a turn. */
 int	dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **argv);
+
+/*
+ * The writable roots of r as a list for a person (cmd_exec.c), devices
+ * left out: "workspace /w, temp dir /tmp, state dir /h/.arcturn, grant
+ * /g", cut with ", ..." to fit len.
+ */
+struct roots;
+void	cmd_roots_text(const struct roots *r, char *buf, size_t len);
 
 /* Print `usage: ...` for the named command to stderr (main.c). */
 void	cmd_usage(const char *);

@@ -24,6 +24,7 @@
 #include "mem.h"
 #include "path.h"
 #include "plan.h"
+#include "roots.h"
 #include "sandbox.h"
 #include "session.h"
 #include "session_apply.h"
@@ -64,6 +65,7 @@ dryrun_fail(struct dryrun_err *e, int status, int err, const char *subject,
 	e->code = SAY_NONE;
 	snprintf(e->subject, sizeof e->subject, "%s", subject);
 	e->reason[0] = '\0';
+	e->hint[0] = '\0';
 	if (fmt != NULL) {
 		va_start(ap, fmt);
 		vsnprintf(e->reason, sizeof e->reason, fmt, ap);
@@ -98,12 +100,75 @@ dryrun_report(const char *what, const struct dryrun_err *e)
 		say_is(SAY_REFUSED, NULL);
 	if (e->subject[0] != '\0' && strncmp(e->subject, "session ", 8) != 0)
 		say_is(SAY_NONE, e->subject);
+	if (e->hint[0] != '\0')
+		say_hint(e->hint);
 	if (e->bare) {
 		say_err("%s", reason);
 		return;
 	}
-	say_err("%s%s%s%s%s", what, what[0] != '\0' ? ": " : "", e->subject,
-	    e->subject[0] != '\0' ? ": " : "", reason);
+	say_err("%s%s%s%s%s%s%s", what, what[0] != '\0' ? ": " : "",
+	    e->subject, e->subject[0] != '\0' ? ": " : "", reason,
+	    e->hint[0] != '\0' ? "; " : "", e->hint);
+}
+
+int
+dryrun_denied(struct dryrun_err *e, const struct policy *p,
+    const struct roots *r, const struct roots_denial *d, const char *subject,
+    const char *abs)
+{
+	char roots[PATH_MAX], dir[PATH_MAX];
+	const char *t, *slash;
+
+	dryrun_fail(e, EXIT_REFUSED, 0, subject, NULL);
+	if (d->why == ROOTS_OUTSIDE) {
+		e->code = SAY_OUTSIDE_ROOTS;
+		cmd_roots_text(r, roots, sizeof roots);
+		snprintf(e->reason, sizeof e->reason, "outside the writable "
+		    "roots (%s)", roots);
+		/* the folder that holds it: what a grant would name */
+		slash = strrchr(abs, '/');
+		snprintf(dir, sizeof dir, "%.*s", slash == NULL || slash == abs ?
+		    1 : (int)(slash - abs), slash == NULL ? "/" : abs);
+		if (p->mode == MODE_READ_ONLY)
+			snprintf(e->hint, sizeof e->hint, "the sandbox mode is "
+			    "read-only; workspace-write and a grant allow it");
+		else
+			snprintf(e->hint, sizeof e->hint, "allow it with "
+			    "\"grants\": [\"%s\"] in %s (exec: --grant %s)", dir,
+			    p->user_config != NULL ? p->user_config :
+			    "the user config", dir);
+		return e->status;
+	}
+	e->code = SAY_PROTECTED;
+	switch (d->rule) {
+	case ROOTS_R_GITCTL:
+		snprintf(e->reason, sizeof e->reason, "protected path (git "
+		    "control file)");
+		snprintf(e->hint, sizeof e->hint, "change it outside arcturn "
+		    "(git's hooks and config decide what git runs)");
+		break;
+	case ROOTS_R_STATEDATA:
+		snprintf(e->reason, sizeof e->reason, "protected path (arcturn "
+		    "state)");
+		snprintf(e->hint, sizeof e->hint, "arcturn's own commands "
+		    "change it (session rm, discard, rewind)");
+		break;
+	case ROOTS_R_USERCFG:
+		snprintf(e->reason, sizeof e->reason, "protected path (arcturn's "
+		    "user config folder)");
+		snprintf(e->hint, sizeof e->hint, "change it outside arcturn");
+		break;
+	default:
+		t = d->entry != NULL && p->workspace != NULL ?
+		    path_tail(d->entry, p->workspace) : NULL;
+		snprintf(e->reason, sizeof e->reason, "protected path "
+		    "(\"protect\" entry %s)", t != NULL && *t != '\0' ? t :
+		    d->entry != NULL ? d->entry : subject);
+		snprintf(e->hint, sizeof e->hint, "writable once \"protect\" "
+		    "in the config leaves it out");
+		break;
+	}
+	return e->status;
 }
 
 static void

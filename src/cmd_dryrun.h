@@ -52,6 +52,9 @@ struct dryrun_err {
 						   from err and status */
 	char	 subject[PATH_MAX + 64];	/* a path, "session ID", or "" */
 	char	 reason[PATH_MAX + 160];
+	char	 hint[PATH_MAX + 160];		/* the way out, or "": said
+						   after the reason, "; " between,
+						   and as --json's "hint" */
 };
 
 /* What dryrun_open and dryrun_changes found. */
@@ -73,6 +76,22 @@ int	dryrun_fail(struct dryrun_err *e, int status, int err,
 
 /* Print e as one line, `arcturn: what: subject: reason`, if it failed. */
 void	dryrun_report(const char *what, const struct dryrun_err *e);
+
+/*
+ * A path the policy refuses (roots_deny said d; r the roots asked):
+ * fill e (EXIT_REFUSED, code outside_roots or protected) with the rule
+ * in the reason and the way out in the hint. subject is the path as the
+ * user named it, abs its canonical absolute path. Returns the status.
+ *
+ *	outside the writable roots (workspace /w, temp dir /tmp, ...);
+ *	    allow it with "grants": ["/etc"] in CONFIG (exec: --grant /etc)
+ *	protected path (git control file); ...
+ */
+struct roots;
+struct roots_denial;
+int	dryrun_denied(struct dryrun_err *e, const struct policy *p,
+	    const struct roots *r, const struct roots_denial *d,
+	    const char *subject, const char *abs);
 
 /* Load the policy (dry_run: --dry-run given). Config warnings print. */
 int	dryrun_load(struct dryrun *, struct cli *, int dry_run,

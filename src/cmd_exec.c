@@ -23,12 +23,45 @@
 #include "grants.h"
 #include "mem.h"
 #include "path.h"
+#include "roots.h"
 #include "sandbox.h"
 #ifdef _WIN32
 #include <windows.h>
 #else
 #include "session.h"
 #endif
+
+void
+cmd_roots_text(const struct roots *r, char *buf, size_t len)
+{
+	static const char *const label[] = {
+		[ROOTS_R_WORKSPACE] = "workspace",
+		[ROOTS_R_TMPDIR] = "temp dir",
+		[ROOTS_R_STATE] = "state dir",
+		[ROOTS_R_GRANT] = "grant",
+		[ROOTS_R_GITDIR] = "git dir",
+	};
+	const char *more = ", ...";
+	size_t i, n = 0;
+	int k, w;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->w.n - r->ndev; i++) {
+		k = r->wrule != NULL ? r->wrule[i] : ROOTS_R_GRANT;
+		if (k > ROOTS_R_GITDIR)
+			continue;
+		w = snprintf(buf + n, len - n, "%s%s %s", n > 0 ? ", " : "",
+		    label[k], r->w.v[i]);
+		if (w < 0 || (size_t)w >= len - n - strlen(more)) {
+			/* cut at the last whole entry */
+			buf[n] = '\0';
+			if (n + strlen(more) < len)
+				strcat(buf, more);
+			return;
+		}
+		n += (size_t)w;
+	}
+}
 
 static void
 warn_cb(const char *msg, void *arg)
@@ -153,6 +186,38 @@ run_dir(const struct cli *c, const struct policy *p, const char *cwd,
 	return -1;
 }
 
+/*
+ * exec --explain (or stderr a terminal): after a confined command that
+ * exited non-zero, one line naming the writable roots and --grant, for
+ * a failure that was a refused write. Built before the run (roots_build
+ * creates nothing without ops) only where p goes away with the run.
+ */
+static void
+explain_text(const struct policy *p, char *buf, size_t len)
+{
+	char roots[2048];
+	struct roots r;
+
+	buf[0] = '\0';
+	if (roots_build(p, ROOTS_GIT, NULL, &r) < 0)
+		return;
+	cmd_roots_text(&r, roots, sizeof roots);
+	roots_free(&r);
+	snprintf(buf, len, "the command may write only in %s%s; a write "
+	    "refused elsewhere needs %s", roots, p->mode == MODE_READ_ONLY ?
+	    " (sandbox read-only)" : "", p->mode == MODE_READ_ONLY ?
+	    "--sandbox workspace-write" : "--grant DIR (or \"grants\" in "
+	    "the config)");
+}
+
+/* The line, when the command ran (end) and exited non-zero. */
+static void
+explain(const char *text, const struct sandbox_end *end)
+{
+	if (text[0] != '\0' && end->ran && end->sig == 0 && end->status != 0)
+		say_note("exec: exit status %d; %s", end->status, text);
+}
+
 /* What exec --json says besides how the command ended. */
 struct exec_doc {
 	char		 backend[32];
@@ -225,10 +290,11 @@ exec_json(const struct exec_doc *d, int rc, const struct sandbox_end *end)
  */
 static int
 exec_dry(struct policy *p, struct cli *c, char **argv, int checkpoint,
-    struct exec_doc *d)
+    struct exec_doc *d, int expl)
 {
 	struct sandbox_end end;
-	char *state = NULL, *ws = NULL;
+	struct policy q;
+	char *state = NULL, *ws = NULL, why[4096];
 	int rc;
 #ifndef _WIN32
 	int fd;
@@ -239,9 +305,19 @@ exec_dry(struct policy *p, struct cli *c, char **argv, int checkpoint,
 	d->confined = 1;
 	d->mode = MODE_WORKSPACE_WRITE;	/* the overlay takes every write */
 	snprintf(d->backend, sizeof d->backend, "helper+mount");
-	if (!c->json)
-		return checkpoint ? dryrun_exec_checkpoint(p, c, argv) :
+	why[0] = '\0';
+	if (expl) {
+		q = *p;
+		q.mode = MODE_WORKSPACE_WRITE;
+		explain_text(&q, why, sizeof why);
+	}
+	if (!c->json) {
+		rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv) :
 		    dryrun_exec(p, argv);
+		sandbox_last_end(&end);
+		explain(why, &end);
+		return rc;
+	}
 	if (!checkpoint && p->session != NULL)
 		snprintf(d->session, sizeof d->session, "%s", p->session);
 	if ((state = mem_strdup(p->state)) == NULL ||
@@ -254,6 +330,7 @@ exec_dry(struct policy *p, struct cli *c, char **argv, int checkpoint,
 	rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv) :
 	    dryrun_exec(p, argv);
 	sandbox_last_end(&end);
+	explain(why, &end);
 #ifndef _WIN32
 	if (!checkpoint && d->session[0] == '\0' &&
 	    (fd = session_store_open(state, 0)) >= 0) {
@@ -279,6 +356,7 @@ cmd_exec(struct cli *c)
 		{ "network", required_argument, NULL, 'n' },
 		{ "allow-unix", required_argument, NULL, 'u' },
 		{ "cwd", required_argument, NULL, 'c' },
+		{ "explain", no_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct config_flags f = { .mode = -1, .dry_run = -1,
@@ -289,8 +367,8 @@ cmd_exec(struct cli *c)
 	struct exec_doc d;
 	const char **grants = NULL, **unix_sockets = NULL;
 	const char *cwd = NULL;
-	char err[512], outer[64], *dir = NULL, **argv;
-	int opt, rc, checkpoint = 0;
+	char err[512], outer[64], why[4096], *dir = NULL, **argv;
+	int opt, rc, checkpoint = 0, expl = 0;
 
 	memset(&d, 0, sizeof d);
 	d.start = now_ms();
@@ -344,6 +422,9 @@ cmd_exec(struct cli *c)
 			break;
 		case 'c':
 			cwd = optarg;
+			break;
+		case 'x':
+			expl = 1;
 			break;
 		default:
 			goto usage;	/* cli_getopt said what */
@@ -399,6 +480,8 @@ cmd_exec(struct cli *c)
 		}
 		c->dir = dir;
 	}
+	/* a terminal's user is told too; a pipe's reader asks for it */
+	expl = expl || isatty(STDERR_FILENO);
 	if (checkpoint || p.dry_run) {
 #ifndef _WIN32
 		/* the command runs with the grants beside the overlay */
@@ -409,7 +492,7 @@ cmd_exec(struct cli *c)
 			return EXIT_OWN;
 		}
 #endif
-		rc = exec_dry(&p, c, argv, checkpoint, &d);
+		rc = exec_dry(&p, c, argv, checkpoint, &d, expl);
 		mem_free(dir);
 		return rc;
 	}
@@ -449,7 +532,12 @@ cmd_exec(struct cli *c)
 		    "this platform\nnote: %s; the command runs WITHOUT "
 		    "confinement\n", ch.why);
 	err[0] = '\0';
-	if (!c->json)
+	/*
+	 * Explaining, arcturn waits for the command to speak after it (one
+	 * fork more); otherwise the backend replaces it, as it always has.
+	 */
+	expl = expl && ch.verdict == SANDBOX_CONFINE;
+	if (!c->json && !expl)
 		rc = sandbox_run(&p, &ch, argv, err, sizeof err);
 	else {
 		sandbox_label(&p, &ch, d.backend, sizeof d.backend);
@@ -459,6 +547,11 @@ cmd_exec(struct cli *c)
 	}
 	if (err[0] != '\0')
 		say_err("%s", err);
+	/* the roots only now, and only for a command that failed */
+	if (expl && end.ran && end.sig == 0 && end.status != 0) {
+		explain_text(&p, why, sizeof why);
+		explain(why, &end);
+	}
 	policy_free(&p);
 	return c->json ? exec_json(&d, rc, &end) : rc;
 usage:

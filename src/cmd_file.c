@@ -84,16 +84,16 @@ struct guard {
 };
 
 /*
- * Refuse (EXIT_REFUSED, `what: path: protected path; refused`) a path the
- * policy does not let a command write: rel as begin resolved it
+ * Refuse (EXIT_REFUSED, `what: path: RULE; WAY OUT`, dryrun_denied) a
+ * path the policy does not let a command write: rel as begin resolved it
  * (workspace-relative when inside, else absolute), canonical.
  */
 static int
 guard_check(struct dryrun *x, const char *path, const char *rel,
     int inside, struct guard *g, struct dryrun_err *e)
 {
+	struct roots_denial d;
 	struct roots r;
-	const char *why;
 	char *abs;
 	int rc;
 
@@ -109,11 +109,12 @@ guard_check(struct dryrun *x, const char *path, const char *rel,
 		mem_free(abs);
 		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", r.why);
 	}
-	rc = roots_check(&r, abs, &why);
+	if ((rc = roots_deny(&r, abs, &d)) < 0)
+		dryrun_denied(e, &x->p, &r, &d, path, abs);
 	roots_free(&r);
 	if (rc < 0) {
 		mem_free(abs);
-		return dryrun_fail(e, EXIT_REFUSED, 0, path, "%s; refused", why);
+		return e->status;
 	}
 	*strrchr(abs, '/') = '\0';
 	g->parent = abs;

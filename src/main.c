@@ -51,7 +51,7 @@ static const struct command commands[] = {
 	{ "exec", cmd_exec,
 	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run | --checkpoint]\n"
 	  "             [--require-sandbox] [--network on|off] [--allow-unix PATH]...\n"
-	  "             [--cwd DIR] [--] CMD [ARG]...",
+	  "             [--cwd DIR] [--explain] [--] CMD [ARG]...",
 	  "Run CMD so that it can write only inside the workspace, the temp dir,\n"
 	  "arcturn's state dir and granted paths. Reads, exec and network stay\n"
 	  "as they were. CMD runs in the current directory, or in the workspace\n"
@@ -67,7 +67,9 @@ static const struct command commands[] = {
 	  "  --network on|off    keep or cut network access (default on)\n"
 	  "  --allow-unix PATH   also allow connecting to the unix socket PATH (or\n"
 	  "                      those beneath it; \"all\": every one), with the\n"
-	  "                      network on\n\n"
+	  "                      network on\n"
+	  "  --explain           when CMD fails, name where it may write and\n"
+	  "                      --grant (also without it on a terminal)\n\n"
 	  "Exit status: CMD's own, 128+N if killed by signal N, 125 if arcturn\n"
 	  "failed, 126 if CMD could not run, 127 if CMD was not found. Asked for\n"
 	  "JSON, arcturn says how it ended in one line after CMD's own output.\n"

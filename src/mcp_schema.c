@@ -19,6 +19,18 @@ struct tool {
 	"\"description\":\"workspace-relative paths (or absolute ones inside" \
 	" the workspace); none: all\"}"
 
+/*
+ * What a refused write_file or edit_file (isError) holds instead of its
+ * result: the paths the policy refused, its code and the way out. A
+ * client such as the TypeScript SDK checks an isError result's
+ * structuredContent against outputSchema too, hence the anyOf.
+ */
+#define DENIED \
+	"\"deniedPaths\":{\"type\":\"array\",\"items\":{\"type\":" \
+	"\"string\"},\"description\":\"refused by the policy (isError)\"}," \
+	"\"code\":{\"type\":\"string\",\"enum\":[\"outside_roots\"," \
+	"\"protected\"]},\"hint\":{\"type\":\"string\"}"
+
 static const struct tool tools[] = {
 	{ "read_file", 0,
 	  "\"description\":\"Read a text file (UTF-8, at most 16 MiB) as "
@@ -35,7 +47,9 @@ static const struct tool tools[] = {
 	{ "write_file", 0,
 	  "\"description\":\"Create or replace a file with content, as "
 	  "arcturn write does: refused outside the writable roots and on "
-	  "protected paths; under dry run captured in the session.\","
+	  "protected paths (isError, naming the rule and the way out; "
+	  "structuredContent holds deniedPaths, code and hint); under dry "
+	  "run captured in the session.\","
 	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":"
 	  "{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
 	  "\"required\":[\"path\",\"content\"],"
@@ -43,8 +57,9 @@ static const struct tool tools[] = {
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
 	  "\"captured\":{\"type\":\"boolean\",\"description\":\"written "
-	  "into the dry-run session, not the workspace\"}},"
-	  "\"required\":[\"path\",\"bytes\",\"captured\"]},"
+	  "into the dry-run session, not the workspace\"},"
+	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
+	  "\"captured\"]},{\"required\":[\"deniedPaths\"]}]},"
 	  "\"annotations\":{\"destructiveHint\":true}" },
 	{ "edit_file", 0,
 	  "\"description\":\"Replace text in a file: each edit's oldText "
@@ -60,8 +75,9 @@ static const struct tool tools[] = {
 	  "\"required\":[\"path\",\"edits\"],\"additionalProperties\":false},"
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
-	  "\"captured\":{\"type\":\"boolean\"},\"diff\":{\"type\":\"string\"}},"
-	  "\"required\":[\"path\",\"bytes\",\"captured\",\"diff\"]},"
+	  "\"captured\":{\"type\":\"boolean\"},\"diff\":{\"type\":\"string\"},"
+	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
+	  "\"captured\",\"diff\"]},{\"required\":[\"deniedPaths\"]}]},"
 	  "\"annotations\":{\"destructiveHint\":true}" },
 	{ "run_command", 0,
 	  "\"description\":\"Run a command (an argv array, no shell) under "

@@ -345,13 +345,48 @@ mcp_child_line(const char *what, const struct mcp_run *r, char *buf,
 }
 
 /*
- * Run a child with words (and more), stdin in. 0 when it exited 0;
- * else -1 with *res set to the isError result (NULL: out of memory).
+ * What a write child refused by the policy said in its --json error
+ * document (schema/error.json: code outside_roots or protected), as the
+ * isError result's structuredContent: {deniedPaths: [path], code, hint}.
+ * NULL for any other failure (or out of memory: the text still says it).
  */
-int
-mcp_child(const struct mcp_server *srv, const char *what, char *const *words,
+static cJSON *
+denial(const struct mcp_run *r)
+{
+	const cJSON *e, *code, *path, *hint;
+	cJSON *doc, *o = NULL, *a;
+
+	if (r->out == NULL || (doc = cJSON_Parse(r->out)) == NULL)
+		return NULL;
+	e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+	code = cJSON_GetObjectItemCaseSensitive(e, "code");
+	path = cJSON_GetObjectItemCaseSensitive(e, "path");
+	hint = cJSON_GetObjectItemCaseSensitive(e, "hint");
+	if (cJSON_IsString(code) && cJSON_IsString(path) &&
+	    (strcmp(code->valuestring, "outside_roots") == 0 ||
+	    strcmp(code->valuestring, "protected") == 0) &&
+	    ((o = cJSON_CreateObject()) == NULL ||
+	    (a = cJSON_AddArrayToObject(o, "deniedPaths")) == NULL ||
+	    !cJSON_AddItemToArray(a, cJSON_CreateString(path->valuestring)) ||
+	    cJSON_GetArraySize(a) != 1 ||
+	    cJSON_AddStringToObject(o, "code", code->valuestring) == NULL ||
+	    (cJSON_IsString(hint) && cJSON_AddStringToObject(o, "hint",
+	    hint->valuestring) == NULL))) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	cJSON_Delete(doc);
+	return o;
+}
+
+/*
+ * mcp_child; with denials, the child was asked for --json and a policy
+ * refusal adds denial()'s structuredContent to the isError result.
+ */
+static int
+child(const struct mcp_server *srv, const char *what, char *const *words,
     size_t nwords, char *const *more, size_t nmore, const char *in,
-    size_t inlen, struct mcp_run *r, cJSON **res)
+    size_t inlen, int denials, struct mcp_run *r, cJSON **res)
 {
 	char line[PATH_MAX + 512];
 
@@ -375,9 +410,22 @@ mcp_child(const struct mcp_server *srv, const char *what, char *const *words,
 	if (r->status == 0)
 		return 0;
 	mcp_child_line(what, r, line, sizeof line);
-	*res = mcp_result(NULL, line, 1);
+	*res = mcp_result(denials ? denial(r) : NULL, line, 1);
 	mcp_run_free(r);
 	return -1;
+}
+
+/*
+ * Run a child with words (and more), stdin in. 0 when it exited 0;
+ * else -1 with *res set to the isError result (NULL: out of memory).
+ */
+int
+mcp_child(const struct mcp_server *srv, const char *what, char *const *words,
+    size_t nwords, char *const *more, size_t nmore, const char *in,
+    size_t inlen, struct mcp_run *r, cJSON **res)
+{
+	return child(srv, what, words, nwords, more, nmore, in, inlen, 0, r,
+	    res);
 }
 
 static cJSON *
@@ -397,20 +445,24 @@ write_result(const char *path, size_t bytes, int dry, const char *diff)
 	return o;
 }
 
-/* Write content to path through `arcturn write`: the CLI's policy. */
+/*
+ * Write content to path through `arcturn write`: the CLI's policy. Its
+ * --json error says what a refusal's structuredContent holds (denial());
+ * the document of a write that worked is not needed.
+ */
 static cJSON *
 put(const struct mcp_server *srv, const char *what, const char *path,
     const char *content, size_t len, const char *diff)
 {
-	char *w[] = { "write", "--dry-run", "--", (char *)path };
-	char *wn[] = { "write", "--", (char *)path };
+	char *w[] = { "write", "--json", "--dry-run", "--", (char *)path };
+	char *wn[] = { "write", "--json", "--", (char *)path };
 	struct mcp_run r;
 	cJSON *res, *o;
 	char *txt;
 	int dry;
 
-	if (mcp_child(srv, what, srv->dry_run ? w : wn, srv->dry_run ? 4 : 3,
-	    NULL, 0, content, len, &r, &res) < 0)
+	if (child(srv, what, srv->dry_run ? w : wn, srv->dry_run ? 5 : 4,
+	    NULL, 0, content, len, 1, &r, &res) < 0)
 		return res;
 	mcp_run_free(&r);
 	/* the same choice `arcturn write` made */

@@ -41,6 +41,7 @@ struct build {
 	struct gitctl		 g;	/* the workspace's repository */
 	int			 git_hooks;	/* ".git/hooks" is protected */
 	int			 git_config;	/* ".git/config" is protected */
+	enum roots_rule		 rule;	/* of the paths protected now */
 };
 
 static int
@@ -69,15 +70,36 @@ make_dir(struct build *b, const char *path, mode_t mode)
 	return b->ops->mkdir(path, mode, b->ops->arg);
 }
 
+/*
+ * Append s to l (taking it over, as strlist_push does) and rule to the
+ * rules of l, which stay one per entry: 0, or -1 with errno.
+ */
+static int
+push(struct strlist *l, unsigned char **rules, char *s, enum roots_rule rule)
+{
+	unsigned char *n;
+
+	if ((n = mem_realloc(*rules, l->n + 1)) == NULL) {
+		mem_free(s);
+		return -1;
+	}
+	*rules = n;
+	if (strlist_push(l, s) < 0)
+		return -1;
+	n[l->n - 1] = (unsigned char)rule;
+	return 0;
+}
+
 /* ---- Writable roots ---- */
 
 static int
-writable(struct build *b, const char *what, const char *path)
+writable(struct build *b, const char *what, enum roots_rule rule,
+    const char *path)
 {
 	char *c;
 
 	if (path_canon(path, 0, b->pop, &c) < 0 ||
-	    strlist_push(&b->r->w, c) < 0)
+	    push(&b->r->w, &b->r->wrule, c, rule) < 0)
 		return fail(b, what, path);
 	return 0;
 }
@@ -113,12 +135,14 @@ git_roots(struct build *b)
 		return 0;
 	gd = b->g.a[0].dir;
 	cd = gitctl_common(&b->g);
-	if (!roots_writable(b->r, gd) && writable(b, "git", gd) < 0)
+	if (!roots_writable(b->r, gd) &&
+	    writable(b, "git", ROOTS_R_GITDIR, gd) < 0)
 		return -1;
 	for (i = 0; strcmp(cd, gd) != 0 && i < 3; i++) {
 		if ((s = path_join(cd, sub[i])) == NULL)
 			return fail(b, "git", cd);
-		if (!roots_writable(b->r, s) && writable(b, "git", s) < 0) {
+		if (!roots_writable(b->r, s) &&
+		    writable(b, "git", ROOTS_R_GITDIR, s) < 0) {
 			mem_free(s);
 			return -1;
 		}
@@ -134,24 +158,26 @@ build_writable(struct build *b)
 	int ww = p->mode == MODE_WORKSPACE_WRITE;
 	size_t i;
 
-	if (ww && writable(b, "workspace", p->workspace) < 0)
+	if (ww && writable(b, "workspace", ROOTS_R_WORKSPACE,
+	    p->workspace) < 0)
 		return -1;
-	if (writable(b, "temp dir", p->tmpdir) < 0)
+	if (writable(b, "temp dir", ROOTS_R_TMPDIR, p->tmpdir) < 0)
 		return -1;
 	if (b->state) {
 		if (make_dir(b, p->state, 0700) < 0 && errno != EEXIST)
 			return fail(b, "state dir", p->state);
-		if (writable(b, "state dir", p->state) < 0)
+		if (writable(b, "state dir", ROOTS_R_STATE, p->state) < 0)
 			return -1;
 	}
 	for (i = 0; ww && i < p->grants.n; i++)
-		if (writable(b, "grant", p->grants.v[i]) < 0)
+		if (writable(b, "grant", ROOTS_R_GRANT, p->grants.v[i]) < 0)
 			return -1;
 	if (ww && (b->flags & ROOTS_GIT) && git_roots(b) < 0)
 		return -1;
 	for (i = 0; (b->flags & ROOTS_DEVICES) &&
 	    i < sizeof devices / sizeof devices[0]; i++) {
-		if (strlist_push(&b->r->w, mem_strdup(devices[i])) < 0)
+		if (push(&b->r->w, &b->r->wrule, mem_strdup(devices[i]),
+		    ROOTS_R_DEVICE) < 0)
 			return fail(b, "device", devices[i]);
 		b->r->ndev++;
 	}
@@ -223,19 +249,19 @@ protect(struct build *b, const char *what, const char *path, int how)
 	}
 	if (exists && (how & P_WATCH)) {
 		if ((b->flags & ROOTS_MISSING) &&
-		    strlist_push(&b->r->p, mem_strdup(c)) < 0) {
+		    push(&b->r->p, &b->r->prule, mem_strdup(c), b->rule) < 0) {
 			mem_free(c);
 			return fail(b, what, path);
 		}
-		return strlist_push(&b->r->watch, c) < 0 ? fail(b, what, path) :
-		    0;
+		return push(&b->r->watch, &b->r->xrule, c, b->rule) < 0 ?
+		    fail(b, what, path) : 0;
 	}
 	if (exists) {
 		if (pins(b, root, c) < 0) {
 			mem_free(c);
 			return fail(b, what, path);
 		}
-		if (strlist_push(&b->r->p, c) < 0)
+		if (push(&b->r->p, &b->r->prule, c, b->rule) < 0)
 			return fail(b, what, path);
 		return 0;
 	}
@@ -244,13 +270,15 @@ protect(struct build *b, const char *what, const char *path, int how)
 		return 0;
 	}
 	if (how & P_NOABSENT)
-		return strlist_push(&b->r->p, c) < 0 ? fail(b, what, path) : 0;
+		return push(&b->r->p, &b->r->prule, c, b->rule) < 0 ?
+		    fail(b, what, path) : 0;
 	if ((b->flags & ROOTS_MISSING) &&
-	    strlist_push(&b->r->p, mem_strdup(c)) < 0) {
+	    push(&b->r->p, &b->r->prule, mem_strdup(c), b->rule) < 0) {
 		mem_free(c);
 		return fail(b, what, path);
 	}
-	return strlist_push(&b->r->absent, c) < 0 ? fail(b, what, path) : 0;
+	return push(&b->r->absent, &b->r->arule, c, b->rule) < 0 ?
+	    fail(b, what, path) : 0;
 }
 
 /* protect(dir/name); first, with make, mkdir it (failing quietly). */
@@ -483,13 +511,18 @@ build_protected(struct build *b)
 	const char *tail;
 	size_t i;
 
-	for (i = 0; p->workspace != NULL && i < p->protect.n; i++)
+	for (i = 0; p->workspace != NULL && i < p->protect.n; i++) {
+		b->rule = git_entry(p->protect.v[i], &tail) ? ROOTS_R_GITCTL :
+		    ROOTS_R_PROTECT;
 		if (protect_in(b, "protected path", p->workspace,
-		    p->protect.v[i], 0, git_entry(p->protect.v[i], &tail) ?
+		    p->protect.v[i], 0, b->rule == ROOTS_R_GITCTL ?
 		    P_NOABSENT : 0) < 0)
 			return -1;
+	}
+	b->rule = ROOTS_R_GITCTL;
 	if (p->workspace != NULL && build_git(b) < 0)
 		return -1;
+	b->rule = ROOTS_R_STATEDATA;
 	/*
 	 * made, to be protected from the start: a command must not plant a
 	 * checkpoint store that a later rewind would trust
@@ -499,6 +532,7 @@ build_protected(struct build *b)
 		if (protect_in(b, "state dir", p->state, state_sub[i],
 		    b->state, P_NOABSENT) < 0)
 			return -1;
+	b->rule = ROOTS_R_USERCFG;
 	if (p->user_config != NULL && p->user_config[0] == '/' &&
 	    protect_config(b, p->user_config) < 0)
 		return -1;
@@ -558,20 +592,32 @@ roots_free(struct roots *r)
 	strlist_free(&r->pin);
 	strlist_free(&r->absent);
 	strlist_free(&r->watch);
+	mem_free(r->wrule);
+	mem_free(r->prule);
+	mem_free(r->arule);
+	mem_free(r->xrule);
+	r->wrule = r->prule = r->arule = r->xrule = NULL;
 	r->ndev = 0;
 }
 
 /* ---- Questions ---- */
 
-static int
-under_any(const struct strlist *l, const char *path)
+/* The index in l of the first entry that is or holds path, or -1. */
+static long
+which(const struct strlist *l, const char *path)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
 		if (path_under(path, l->v[i]))
-			return 1;
-	return 0;
+			return (long)i;
+	return -1;
+}
+
+static int
+under_any(const struct strlist *l, const char *path)
+{
+	return which(l, path) >= 0;
 }
 
 int
@@ -590,14 +636,38 @@ roots_protected(const struct roots *r, const char *path)
 int
 roots_check(const struct roots *r, const char *path, const char **why)
 {
+	struct roots_denial d;
+
+	if (roots_deny(r, path, &d) == 0)
+		return 0;
+	*why = d.why == ROOTS_OUTSIDE ? "outside the writable roots" :
+	    "protected path";
+	return -1;
+}
+
+int
+roots_deny(const struct roots *r, const char *path, struct roots_denial *d)
+{
+	const struct strlist *l[] = { &r->p, &r->absent, &r->watch };
+	const unsigned char *rules[] = { r->prule, r->arule, r->xrule };
+	size_t k;
+	long i;
+
+	d->why = ROOTS_OK;
+	d->rule = ROOTS_R_PROTECT;
+	d->entry = NULL;
 	if (!roots_writable(r, path)) {
-		*why = "outside the writable roots";
+		d->why = ROOTS_OUTSIDE;
 		return -1;
 	}
-	if (roots_protected(r, path)) {
-		*why = "protected path";
-		return -1;
-	}
+	for (k = 0; k < 3; k++)
+		if ((i = which(l[k], path)) >= 0) {
+			d->why = ROOTS_PROTECTED;
+			d->entry = l[k]->v[i];
+			if (rules[k] != NULL)
+				d->rule = (enum roots_rule)rules[k][i];
+			return -1;
+		}
 	return 0;
 }
 

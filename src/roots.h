@@ -87,6 +87,11 @@
  * that renaming a parent cannot get around the protection (`mv .git x;
  * mkdir -p .git/hooks`).
  *
+ * Rules: each path in w, p, absent and watch carries the rule that put it
+ * there (enum roots_rule, in wrule, prule, arule and xrule, one byte per
+ * entry), so that a refusal can say which rule refused it and what the
+ * roots are, without roots wording anything (roots_deny).
+ *
  * Errors: roots_build returns 0, or -1 with errno and one line in r->why,
  * `what: path: reason` (what: workspace, temp dir, state dir, grant,
  * protected path, git, user config). ENOMEM from the allocator.
@@ -138,6 +143,20 @@ struct roots_ops {
 #define ROOTS_GIT_FILE	GITCTL_FILE	/* bytes read of a git file */
 #define ROOTS_GIT_DEPTH	GITCTL_DEPTH	/* config includes, nested modules */
 
+/* Why a path is a writable root or protected (roots.h, "Rules"). */
+enum roots_rule {
+	ROOTS_R_WORKSPACE,	/* w: the workspace */
+	ROOTS_R_TMPDIR,		/* w: the temp dir */
+	ROOTS_R_STATE,		/* w: the state dir */
+	ROOTS_R_GRANT,		/* w: a grant (--grant, "grants") */
+	ROOTS_R_GITDIR,		/* w: a linked worktree's git dirs */
+	ROOTS_R_DEVICE,		/* w: a device file */
+	ROOTS_R_PROTECT,	/* protected: a `protect` entry of the config */
+	ROOTS_R_GITCTL,		/* protected: a git control file */
+	ROOTS_R_STATEDATA,	/* protected: arcturn's sessions, checkpoints */
+	ROOTS_R_USERCFG		/* protected: the user config's folder */
+};
+
 /* Caller-allocated; every string is owned and freed by roots_free. */
 struct roots {
 	struct strlist	 w;		/* writable roots, canonical */
@@ -146,6 +165,10 @@ struct roots {
 	struct strlist	 pin;		/* parents to pin, outermost first */
 	struct strlist	 absent;	/* protected, missing when built */
 	struct strlist	 watch;		/* protected files no mount covers */
+	unsigned char	*wrule;		/* enum roots_rule of each of w */
+	unsigned char	*prule;		/* ... of p */
+	unsigned char	*arule;		/* ... of absent */
+	unsigned char	*xrule;		/* ... of watch */
 	char		 why[PATH_MAX + 64];	/* after a failure */
 };
 
@@ -172,5 +195,28 @@ void	roots_free(struct roots *r);
 int	roots_writable(const struct roots *r, const char *path);
 int	roots_protected(const struct roots *r, const char *path);
 int	roots_check(const struct roots *r, const char *path, const char **why);
+
+/*
+ * roots_check with the reason as data, for a front end to word: 0 yes;
+ * -1 no, with d filled: why ROOTS_OUTSIDE (no writable root holds path:
+ * r->w and r->wrule list them) or ROOTS_PROTECTED (rule says which rule,
+ * entry is the protected path that holds path, one of r's strings). A
+ * rule list that is missing (a struct roots filled by hand) reads as
+ * ROOTS_R_PROTECT.
+ */
+enum roots_why {
+	ROOTS_OK,
+	ROOTS_OUTSIDE,
+	ROOTS_PROTECTED
+};
+
+struct roots_denial {
+	enum roots_why	 why;
+	enum roots_rule	 rule;		/* ROOTS_PROTECTED: which rule */
+	const char	*entry;		/* ROOTS_PROTECTED: r's path */
+};
+
+int	roots_deny(const struct roots *r, const char *path,
+	    struct roots_denial *d);
 
 #endif

@@ -21,6 +21,7 @@ static struct {
 	enum say_code	 code;
 	char		 msg[16384];	/* room for a few paths and a reason */
 	char		 path[4096];
+	char		 hint[4096];
 } st;
 
 static const char *const words[] = {
@@ -37,6 +38,8 @@ static const char *const words[] = {
 	[SAY_SANDBOX] = "sandbox",
 	[SAY_CANNOT_RUN] = "cannot_run",
 	[SAY_FAILED] = "failed",
+	[SAY_OUTSIDE_ROOTS] = "outside_roots",
+	[SAY_PROTECTED] = "protected",
 };
 
 /* The command is known ("" in main.c until it is). */
@@ -161,6 +164,13 @@ say_is(enum say_code code, const char *path)
 		snprintf(st.path, sizeof st.path, "%s", path);
 }
 
+void
+say_hint(const char *hint)
+{
+	if (hint != NULL && st.hint[0] == '\0')
+		snprintf(st.hint, sizeof st.hint, "%s", hint);
+}
+
 enum say_code
 say_code_of(int err)
 {
@@ -277,7 +287,9 @@ say_finish(int rc)
 	    cJSON_AddStringToObject(e, "code", words[code_for(rc)]) == NULL ||
 	    cJSON_AddStringToObject(e, "message", st.have ? st.msg : msg) ==
 	    NULL || (st.path[0] != '\0' &&
-	    cJSON_AddStringToObject(e, "path", st.path) == NULL)) {
+	    cJSON_AddStringToObject(e, "path", st.path) == NULL) ||
+	    (st.hint[0] != '\0' &&
+	    cJSON_AddStringToObject(e, "hint", st.hint) == NULL)) {
 		cJSON_Delete(o);
 		o = NULL;
 	}

@@ -6,8 +6,9 @@
  *
  * A command that fails without printing its document gets one from
  * main.c (say_finish): {"schema": ..., "error": {"code", "message",
- * "path"?}}, holding the first error line said and the exit status the
- * command returned. The lines stay on stderr in both modes.
+ * "path"?, "hint"?}}, holding the first error line said and the exit
+ * status the command returned; hint is the way out of a refusal, as the
+ * line ends with it (say_hint). The lines stay on stderr in both modes.
  *
  * Only main.c and the front ends (cmd_*, mcp.c) use it (src/STYLE.md).
  */
@@ -30,7 +31,10 @@ enum say_code {
 	SAY_CONFIG,		/* "config": a config file is wrong */
 	SAY_SANDBOX,		/* "sandbox": no sandbox, or setting it up failed */
 	SAY_CANNOT_RUN,		/* "cannot_run": exec found CMD, could not run it */
-	SAY_FAILED		/* "failed": anything else */
+	SAY_FAILED,		/* "failed": anything else */
+	SAY_OUTSIDE_ROOTS,	/* "outside_roots": the policy's writable
+				   roots do not hold the path */
+	SAY_PROTECTED		/* "protected": a protected path (roots.h) */
 };
 
 /*
@@ -46,6 +50,8 @@ void	say_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	say_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The error kept so far gets this code, and this path when path != NULL. */
 void	say_is(enum say_code, const char *path);
+/* ... and this hint (the first one given stays). */
+void	say_hint(const char *hint);
 /* The code errno stands for (SAY_FAILED for most). */
 enum say_code say_code_of(int err);
 /*

@@ -123,7 +123,7 @@ newest_turn() { "$ARCTURN_BIN" --json checkpoints | python3 -c 'import json,sys;
 	assert_failure 1
 	jrun write "$OUT/x" --json <<<"no"
 	assert_failure 1
-	[ "$(doc write 'd["error"]["code"]' <<<"$output")" = '"refused"' ]
+	[ "$(doc write 'd["error"]["code"]' <<<"$output")" = '"outside_roots"' ]
 	[ ! -e "$OUT/x" ]
 	run arcturn write "$OUT/x" <<<"no"
 	assert_failure 1

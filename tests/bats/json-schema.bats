@@ -260,7 +260,7 @@ turns() {	# two checkpoint turns: b.txt written, then a.txt
 @test "write: the error document (a protected path)" {
 	input 'x'
 	jcheck write error : write .git/config
-	[ "$(doc .error.code)" = '"refused"' ]
+	[ "$(doc .error.code)" = '"protected"' ]
 	[ "$(doc .error.path)" = '".git/config"' ]
 }
 

@@ -137,11 +137,14 @@ sc() {	# id field: the structuredContent's field
 	[ "$(sc 1 captured)" = false ]
 	[ "$(reply 2 .result.isError)" = true ]
 	run reply 2 '.result.content[0].text'
-	assert_output '"arcturn: write: .git/config: protected path; refused"'
+	assert_output "\"arcturn: write: .git/config: protected path (git control file); change it outside arcturn (git's hooks and config decide what git runs)\""
+	[ "$(reply 2 .result.structuredContent.deniedPaths)" = '[".git/config"]' ]
 	cmp .git/config "$T/config.before"
 	[ "$(reply 3 .result.isError)" = true ]
 	run reply 3 '.result.content[0].text'
-	assert_output "\"arcturn: write: $OUT/x: outside the writable roots; refused\""
+	assert_output --partial "\"arcturn: write: $OUT/x: outside the writable roots (workspace "
+	assert_output --partial -- "--grant $OUT)"
+	[ "$(reply 3 .result.structuredContent.deniedPaths)" = "[\"$OUT/x\"]" ]
 	[ ! -e "$OUT/x" ]
 }
 

@@ -86,11 +86,15 @@ async function main() {
 	    r.structuredContent.captured === false, "write_file writes the real tree", r);
 	const cfg = fs.readFileSync(path.join(ws, ".git/config"), "utf8");
 	r = await c.callTool({ name: "write_file", arguments: { path: ".git/config", content: "x" } });
-	ok(r.isError && text(r) === "arcturn: write: .git/config: protected path; refused" &&
+	ok(r.isError && text(r) === "arcturn: write: .git/config: protected path (git control file); " +
+	    "change it outside arcturn (git's hooks and config decide what git runs)" &&
+	    r.structuredContent.deniedPaths[0] === ".git/config" &&
 	    fs.readFileSync(path.join(ws, ".git/config"), "utf8") === cfg, "write_file: a protected path is refused", r);
 	r = await c.callTool({ name: "write_file", arguments: { path: path.join(outside, "x"), content: "x" } });
-	ok(r.isError && /outside the writable roots; refused$/.test(text(r)) && !fs.existsSync(path.join(outside, "x")),
-	    "write_file: a path outside the roots is refused", r);
+	ok(r.isError && / outside the writable roots \(workspace .*; allow it with .* \(exec: --grant .*\)$/.test(text(r)) &&
+	    r.structuredContent.code === "outside_roots" &&
+	    r.structuredContent.deniedPaths[0] === path.join(outside, "x") && !fs.existsSync(path.join(outside, "x")),
+	    "write_file: a path outside the roots is refused, naming the roots and --grant", r);
 
 	r = await c.callTool({ name: "edit_file", arguments: { path: "b.txt", edits: [{ oldText: "bee", newText: "bop" }] } });
 	ok(!r.isError && r.structuredContent.diff.includes("+bop") &&
