@@ -64,6 +64,8 @@ struct unix_diag_msg_ {
 #define UNIX_DIAG_VFS_		1
 
 #define PIDFD_THREAD_	O_EXCL
+#define KCMP_FILES_	2
+#define KCMP_FS_	3
 
 /* ---- the supervisor's state, shared by its threads */
 
@@ -147,37 +149,109 @@ gate_valid(uint64_t id)
 	return ioctl(listener, NOTIF_ID_VALID, &id) == 0;
 }
 
+/* The number after "\nkey" in /proc file path (0 when there is none). */
+static int
+proc_field(const char *path, const char *key)
+{
+	char buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strstr(buf, key)) == NULL)
+		return 0;
+	return atoi(p + strlen(key));
+}
+
 /* The "Pid:" of a pidfd, as our /proc numbers it. */
 static int
 fdinfo_pid(int pidfd)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char path[64];
 
 	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strstr(buf, "\nPid:")) == NULL)
-		return -1;
-	return atoi(p + 5);
+	return proc_field(path, "\nPid:");
+}
+
+/* The thread group of thread tid, as our /proc knows it. */
+static pid_t
+proc_tgid(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	return (pid_t)proc_field(path, "\nTgid:");
+}
+
+/* Do threads a and b share one descriptor table and one fs? */
+static int
+shares_table(pid_t a, pid_t b)
+{
+	return syscall(SYS_kcmp, a, b, KCMP_FILES_, 0, 0) == 0 &&
+	    syscall(SYS_kcmp, a, b, KCMP_FS_, 0, 0) == 0;
+}
+
+/*
+ * A pidfd through which thread tid's descriptors are reached, or -1 with
+ * errno: ENOENT (gone), EPERM (a descriptor table of its own, on a kernel
+ * without PIDFD_THREAD). Any thread may make the trapped
+ * call, and each gets the decision the main thread would: a leader is
+ * opened as a process, any other thread as itself (PIDFD_THREAD, Linux
+ * 6.9; the plain call fails for it, with EINVAL before 6.9 and ENOENT
+ * since). A kernel without PIDFD_THREAD gets the thread's group, but only
+ * once kcmp shows that the thread shares the group's descriptor table and
+ * fs (root, cwd): a thread cloned without CLONE_FILES has a table of its
+ * own, and deciding on the leader's descriptor of the same number would
+ * let its own socket through. The leader is not parked and may split its
+ * table off (unshare, exec) at any time, never join one again: *group is
+ * set to the group reached this way, and the caller checks with
+ * shares_table after taking the descriptor, and keeps no such pidfd. The
+ * thread is parked on the notification, so its number is not reused while
+ * we look; the caller checks that the notification is still pending.
+ */
+static int
+task_pidfd(pid_t tid, pid_t *group)
+{
+	pid_t tgid;
+	int pidfd;
+
+	*group = 0;
+	if ((pidfd = (int)syscall(SYS_pidfd_open, tid, 0)) >= 0)
+		return pidfd;
+	if ((pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD_)) >= 0)
+		return pidfd;
+	if (errno == EINVAL && (tgid = proc_tgid(tid)) > 0 && tgid != tid) {
+		if (!shares_table(tid, tgid)) {
+			errno = EPERM;
+			return -1;
+		}
+		if ((pidfd = (int)syscall(SYS_pidfd_open, tgid, 0)) >= 0) {
+			*group = tgid;
+			return pidfd;
+		}
+	}
+	errno = ENOENT;
+	return -1;
 }
 
 /*
  * A duplicate of descriptor fd of the calling thread tid (0, or -1 with
- * errno: EBADF as the call would have, ENOENT when the call is gone), and
+ * errno: EBADF as the call would have, ENOENT when the call is gone, EPERM
+ * as task_pidfd), and
  * the number our /proc knows that thread by.
  */
 int
 gate_target_fd(pid_t tid, uint64_t id, int fd, int *procpid)
 {
 	struct pident *e = NULL, *old = &pids[0];
-	int i, s, pidfd;
+	pid_t group;
+	int i, s, pidfd, err;
 
 	pthread_mutex_lock(&mu);
 	for (i = 0; i < NPIDS; i++) {
@@ -199,13 +273,8 @@ gate_target_fd(pid_t tid, uint64_t id, int fd, int *procpid)
 		old = e;
 	}
 	pthread_mutex_unlock(&mu);
-	pidfd = (int)syscall(SYS_pidfd_open, tid, 0);
-	if (pidfd < 0 && errno == EINVAL)	/* not a thread group leader */
-		pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD_);
-	if (pidfd < 0) {
-		errno = ENOENT;
+	if ((pidfd = task_pidfd(tid, &group)) < 0)
 		return -1;
-	}
 	/* the pid is the notifying thread's, not a new one's */
 	if (!gate_valid(id) || (*procpid = fdinfo_pid(pidfd)) <= 0) {
 		close(pidfd);
@@ -213,6 +282,17 @@ gate_target_fd(pid_t tid, uint64_t id, int fd, int *procpid)
 		return -1;
 	}
 	s = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (group != 0) {
+		err = errno;
+		close(pidfd);
+		if (s >= 0 && !shares_table(tid, group)) {
+			close(s);
+			err = EPERM;
+			s = -1;
+		}
+		errno = err;
+		return s;
+	}
 	pthread_mutex_lock(&mu);
 	if (old->pidfd > 0)
 		close(old->pidfd);

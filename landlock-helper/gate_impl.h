@@ -94,8 +94,10 @@ enum { N_IOCTL = 29, N_BIND = 200, N_CONNECT = 203, N_SENDTO = 206,
  * address). gate_valid: is notification id still pending (its thread
  * has not gone or been interrupted)? Ask after reading the command's
  * memory, before trusting what was read. gate_target_fd duplicates
- * descriptor fd of the notifying thread tid (EBADF as the call would
- * have, ENOENT when the call is gone) and sets *procpid to the number
+ * descriptor fd of the notifying thread tid, whichever thread of the
+ * command it is (EBADF as the call would have, ENOENT when the call is
+ * gone, EPERM for a thread with a descriptor table of its own where the
+ * kernel has no PIDFD_THREAD) and sets *procpid to the number
  * our /proc knows that thread by. gate_pin resolves path as thread
  * procpid sees it (its root, its cwd, its /proc/self) and pins what it
  * names (dir: a directory) with an O_PATH descriptor.

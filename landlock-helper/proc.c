@@ -244,8 +244,16 @@ supervise(struct opts *o, int mode, int ctl, int gate)
 				/* the helper is gone: so is everything */
 				gone = done = 1;
 			} else if (pf[i].fd == listener &&
-			    (pf[i].revents & POLLIN))
+			    (pf[i].revents & POLLIN)) {
 				gate_spawn();
+			} else if (pf[i].fd == listener && pf[i].revents != 0) {
+				/*
+				 * No task is left in the filter (POLLHUP):
+				 * nothing more will come, and polling it again
+				 * would return at once until SIGCHLD is read.
+				 */
+				listener = -1;
+			}
 		}
 		if (!(pf[0].revents & POLLIN))
 			continue;

@@ -2,12 +2,14 @@
  * nosys: run a command with some kernel features taken away by a seccomp
  * filter, to simulate machines that lack them (for the tests only).
  *
- *	nosys [-l] [-u] [-m] [--] CMD [ARG]...
+ *	nosys [-l] [-m] [-t] [-u] [--] CMD [ARG]...
  *
  *	-l	no Landlock: landlock_* syscalls fail with ENOSYS
  *	-u	no user namespaces: unshare/clone with CLONE_NEWUSER fail with
  *		EPERM, clone3 with ENOSYS (so callers fall back to clone)
  *	-m	no memfd exec: memfd_create fails with ENOSYS
+ *	-t	no PIDFD_THREAD (Linux < 6.9): pidfd_open with that flag fails
+ *		with EINVAL
  *
  * The filter is inherited across fork and exec, as on a real machine
  * whose container runtime filters those calls. x86_64 only.
@@ -23,6 +25,7 @@
 
 #define BPF_JSET	0x40
 #define CLONE_NEWUSER_	0x10000000U
+#define PIDFD_THREAD_	0x80U		/* O_EXCL */
 #define RET_ERRNO(e)	SC_RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 
 int
@@ -30,7 +33,7 @@ main(int argc, char **argv)
 {
 	struct sock_filter f[64];
 	struct sock_fprog prog;
-	int n = 0, i, l = 0, u = 0, m = 0;
+	int n = 0, i, l = 0, u = 0, m = 0, t = 0;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--") == 0) {
@@ -43,6 +46,8 @@ main(int argc, char **argv)
 			u = 1;
 		else if (strcmp(argv[i], "-m") == 0)
 			m = 1;
+		else if (strcmp(argv[i], "-t") == 0)
+			t = 1;
 		else
 			goto usage;
 	}
@@ -77,6 +82,14 @@ main(int argc, char **argv)
 		f[n++] = (struct sock_filter)RET_ERRNO(EPERM);
 		f[n++] = (struct sock_filter)SC_RET(SECCOMP_RET_ALLOW);
 	}
+	if (t) {
+		/* pidfd_open(pid, flags): last, as it loads an argument */
+		f[n++] = (struct sock_filter)SC_JEQ(434, 0, 3);
+		f[n++] = (struct sock_filter)SC_LD(SECCOMP_DATA_ARG(1));
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+		    PIDFD_THREAD_, 0, 1);
+		f[n++] = (struct sock_filter)RET_ERRNO(EINVAL);
+	}
 	f[n++] = (struct sock_filter)SC_RET(SECCOMP_RET_ALLOW);
 	prog.len = (unsigned short)n;
 	prog.filter = f;
@@ -89,6 +102,6 @@ main(int argc, char **argv)
 	perror(argv[i]);
 	return 127;
 usage:
-	fprintf(stderr, "usage: nosys [-l] [-u] [-m] [--] CMD [ARG]...\n");
+	fprintf(stderr, "usage: nosys [-l] [-m] [-t] [-u] [--] CMD [ARG]...\n");
 	return 2;
 }
