@@ -18,19 +18,25 @@ cd "$(dirname "$0")/.."
 # mandoc lints the man page and bash-completion, zsh and fish drive the
 # completions (tests/bats/manpage.bats, tests/bats/completion.bats), clang
 # and its runtime build the libFuzzer targets (tests/fuzz/run), strace
-# stops or slows apply at a chosen system call (tests/bats/dryrun-*.bats).
+# stops or slows apply at a chosen system call (tests/bats/dryrun-*.bats),
+# curl, golang, default-jdk-headless, cargo, rustc, python3-pip and
+# python3-venv are the clients and toolchains run under exec against
+# loopback servers (tests/bats/compat.bats; node and npm: below).
 pkgs="make gcc libc6-dev musl-tools dpkg-dev xz-utils patch git python3
 	bubblewrap bats bats-assert bats-support bats-file attr util-linux
 	mingw-w64 wine wine64 qemu-user-static openssh-client tmux
-	mandoc bash-completion zsh fish clang libclang-rt-dev strace"
+	mandoc bash-completion zsh fish clang libclang-rt-dev strace
+	curl golang default-jdk-headless cargo rustc python3-pip python3-venv"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
-# npm (for the pinned zig of `make cross`) may come with another nodejs
-# build than Debian's; any npm on PATH will do.
+# npm (for the pinned zig of `make cross`, and npm install in
+# compat.bats) may come with another nodejs build than Debian's; any npm
+# and node on PATH will do.
 command -v npm >/dev/null || missing="$missing npm"
+command -v node >/dev/null || missing="$missing nodejs"
 if [ -n "$missing" ]; then
 	if [ "$(id -u)" = 0 ]; then
 		root=
