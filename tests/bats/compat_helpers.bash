@@ -92,12 +92,7 @@ compat_setup_file() {
 	sum=$(sha256sum "$www/files/$whl" | cut -d' ' -f1)
 	printf '<!DOCTYPE html>\n<a href="../../files/%s#sha256=%s">%s</a>\n' \
 	    "$whl" "$sum" "$whl" >"$www/simple/tinypkg/index.html"
-	mkdir -p "$c/npm/package"
-	printf '{"name": "tinypkg", "version": "1.0.0", "main": "index.js", "license": "MIT"}\n' \
-	    >"$c/npm/package/package.json"
-	echo 'module.exports = "hello from tinypkg";' >"$c/npm/package/index.js"
-	tar -C "$c/npm" --mtime=2020-01-01 --owner=0 --group=0 --numeric-owner \
-	    -cf - package | gzip -n >"$www/tinypkg/-/tinypkg-1.0.0.tgz"
+	sh "$COMPAT_DIR/npmpkg.sh" tarball "$www" "$c/npm"
 
 	# the clients that are compiled: outside arcturn, once
 	if command -v go >/dev/null; then
@@ -116,18 +111,7 @@ compat_setup_file() {
 	GIT_PORT=$(cat "$c/gitd.port")
 
 	# the packument, now that the port is known
-	local sha1 integrity
-	sha1=$(sha1sum "$www/tinypkg/-/tinypkg-1.0.0.tgz" | cut -d' ' -f1)
-	integrity=sha512-$(python3 -c 'import base64, hashlib, sys
-print(base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' \
-	    "$www/tinypkg/-/tinypkg-1.0.0.tgz")
-	cat >"$www/tinypkg/index.json" <<-EOF
-	{"name": "tinypkg", "dist-tags": {"latest": "1.0.0"},
-	 "versions": {"1.0.0": {"name": "tinypkg", "version": "1.0.0",
-	  "main": "index.js", "license": "MIT",
-	  "dist": {"tarball": "http://127.0.0.1:$HTTP_PORT/tinypkg/-/tinypkg-1.0.0.tgz",
-	   "shasum": "$sha1", "integrity": "$integrity"}}}}
-	EOF
+	sh "$COMPAT_DIR/npmpkg.sh" packument "$www" "$HTTP_PORT"
 	# the servers answer
 	curl -sSf "http://127.0.0.1:$HTTP_PORT/data/7.txt" | grep -qx 'data 7'
 }
