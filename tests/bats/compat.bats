@@ -119,3 +119,31 @@ setup() { compat_setup; }
 @test "bwrap: make and gcc build a program, dry run and apply" { t_compat make_gcc bwrap dry-run; }
 @test "bwrap: C threads are refused an outside unix socket, as the main thread" { t_unix_refused bwrap "$TCLIENT"; }
 @test "bwrap: Python threads are refused an outside unix socket, as the main thread" { t_unix_refused bwrap python3 "$COMPAT_DIR/tclient.py"; }
+
+# npm's own cache (~/.npm by default, no npm_config_cache) through the
+# grant the README's recipe gives, on a home that has no ~/.npm yet: exec
+# makes it (0700) and npm installs; the same run without the grant fails,
+# so the grant is what made it work.
+t_npm_home_grant() {
+	local npm='npm install --registry "http://127.0.0.1:$HTTP_PORT/" --loglevel=error --no-audit --no-fund --no-update-notifier
+	test "$(node -p "require(\"tinypkg\")")" = "hello from tinypkg"'
+	need node npm
+	use_backend "$1"
+	cd "$WS" || return 1
+	fix_npm
+	[ ! -e "$HOME/.npm" ]
+	run "$ARCTURN_BIN" exec -- sh -c "$npm"
+	echo "$output"
+	assert_failure
+	[ ! -e "$WS/node_modules/tinypkg" ]
+	run "$ARCTURN_BIN" exec --grant '~/.npm' -- sh -c "$npm"
+	echo "$output"
+	assert_success
+	assert_output --partial "created ~/.npm"
+	[ -d "$HOME/.npm/_cacache" ]
+	[ "$(stat -c %a "$HOME/.npm")" = 700 ]
+}
+
+@test "helper: npm install with its cache in ~/.npm, granted as '~/.npm' on a home without it" { t_npm_home_grant helper; }
+@test "helper-landlock: npm install with its cache in ~/.npm, granted as '~/.npm' on a home without it" { t_npm_home_grant helper-landlock; }
+@test "bwrap: npm install with its cache in ~/.npm, granted as '~/.npm' on a home without it" { t_npm_home_grant bwrap; }
