@@ -23,7 +23,7 @@
 #define sandbox_nested		mac_sandbox_nested
 static const char *fake_exec;
 #define SANDBOX_EXEC_PATH	fake_exec
-#include "../../src/sandbox_macos.c"
+#include "../../src/sandbox/sandbox_macos.c"
 
 #include "mem.h"
 #include "tap.h"
