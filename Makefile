@@ -17,9 +17,6 @@ TARGET  := $(word 1,$(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))-linux-
 GIT_COMMIT := $(shell c=$$(git rev-parse --verify -q HEAD 2>/dev/null) && \
               { git diff --no-ext-diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; } && \
               echo $$c || echo unknown)
-# The folders of src/, one per layer, lowest first.
-SRC_DIRS = lib policy diff apply checkpoint session sandbox cli mcp
-SRC_INC  = $(SRC_DIRS:%=-Isrc/%)
 # Every flag is set here and only here. EXTRA_CFLAGS is appended to the
 # compiles of build/arcturn, the embedded helper and the cross builds;
 # release/build.sh passes its reproducibility flags through it and
@@ -35,7 +32,7 @@ EXTRA_CFLAGS =
 # then merges no strings (27 KB of .comment alone in the aarch64 binary).
 SIZEFLAGS = -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-ident
 CFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) $(SIZEFLAGS) \
-           -ffunction-sections -fdata-sections $(SRC_INC) -Ilandlock-helper \
+           -ffunction-sections -fdata-sections -Isrc -Ilandlock-helper \
            -I$(BUILD) -I$(DEPS)/include $(EXTRA_CFLAGS)
 LDFLAGS  = -Os -static -s -Wl,--gc-sections
 HFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) $(SIZEFLAGS) \
@@ -44,7 +41,7 @@ HLDFLAGS = -Os -static -s -Wl,--gc-sections
 # Unit tests build with the host compiler and sanitizers (leak checks
 # included), against host-built copies of the same pinned dependencies.
 TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
-           -fno-omit-frame-pointer $(SRC_INC) -Ilandlock-helper -I$(BUILD) -I$(HOSTDEPS)/include
+           -fno-omit-frame-pointer -Isrc -Ilandlock-helper -I$(BUILD) -I$(HOSTDEPS)/include
 
 # Sources, one list per platform (module names in src/, as FOLDER/NAME,
 # lowest layer first). A module is linked where it is called: the Linux

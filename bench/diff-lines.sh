@@ -25,7 +25,7 @@ make -s BUILD="$build" "$build/obj/diff/diff.o" "$build/obj/diff/udiff.o" \
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 musl-gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-Isrc/lib -Isrc/diff -I.deps/musl/include -o "$tmp/difflines" bench/difflines.c \
+	-Isrc -I.deps/musl/include -o "$tmp/difflines" bench/difflines.c \
 	"$build/obj/diff/diff.o" "$build/obj/diff/udiff.o" "$build/obj/lib/mem.o" \
 	"$build/obj/lib/hash.o" .deps/musl/lib/libbearssl.a -static
 

@@ -75,7 +75,7 @@
 
 #include <stddef.h>
 
-#include "hash.h"
+#include "lib/hash.h"
 
 enum apply_kind {
 	APPLY_FILE,	/* create or replace a regular file from src */

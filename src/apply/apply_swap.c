@@ -12,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply.h"
-#include "apply_swap.h"
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
-#include "os.h"
+#include "apply/apply.h"
+#include "apply/apply_swap.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/os.h"
 
 #define PERM(m)		((m) & 07777)
 #define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)

@@ -41,8 +41,8 @@
 #include <limits.h>
 #include <time.h>
 
-#include "apply.h"
-#include "hash.h"
+#include "apply/apply.h"
+#include "lib/hash.h"
 
 #define APPLY_R_CHANGED	"changed since capture; refused"
 #define APPLY_R_CREATED	"created since capture; refused"

@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "checkpoint_impl.h"
-#include "fsx.h"
-#include "mem.h"
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/checkpoint_impl.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
 
 #define RECORD_MAX	((size_t)64 << 20)
 #define AFTER_MAX	((size_t)1 << 20)	/* a log beyond it is folded */

@@ -63,7 +63,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "hash.h"
+#include "lib/hash.h"
 
 #define CKPT_KEEP_DEFAULT	50	/* turns kept (checkpoints.keep) */
 

@@ -8,7 +8,7 @@
 #ifndef ARCTURN_CHECKPOINT_IMPL_H
 #define ARCTURN_CHECKPOINT_IMPL_H
 
-#include "checkpoint.h"
+#include "checkpoint/checkpoint.h"
 
 struct ckpt {
 	int		 dirfd;		/* checkpoints/<K> */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "mem.h"
+#include "checkpoint/checkpoint.h"
+#include "lib/mem.h"
 
 #define TURN_MAGIC	"arcturn-turn 1\n"
 #define AFTER_KEY	"after"

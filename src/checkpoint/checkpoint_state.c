@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "checkpoint_impl.h"
-#include "fsx.h"
-#include "mem.h"
-#include "os.h"
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/checkpoint_impl.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "lib/os.h"
 
 /* A blob of that name already, whole as far as its size tells. */
 static int

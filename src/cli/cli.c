@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "say.h"
+#include "cli/cli.h"
+#include "cli/say.h"
 
 enum { G_JSON = 0x100, G_SESSION, G_DRY, G_QUIET };
 

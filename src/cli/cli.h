@@ -9,7 +9,7 @@
 
 #include <getopt.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 
 /*
  * getopt_long(3) over c's argv with the command's own shortopts and

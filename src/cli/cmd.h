@@ -9,7 +9,7 @@
 #ifndef ARCTURN_CMD_H
 #define ARCTURN_CMD_H
 
-#include "exitcode.h"
+#include "lib/exitcode.h"
 
 #define ARCTURN_VERSION	"0.1.0"
 

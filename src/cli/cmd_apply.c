@@ -18,7 +18,6 @@
  */
 #include <sys/file.h>
 
-#include "say.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -28,23 +27,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "changes.h"
-#include "checkpoint.h"
-#include "cli.h"
-#include "cmd.h"
-#include "cmd_dryrun.h"
-#include "cmd_json.h"
-#include "config.h"
-#include "conflict.h"
-#include "hash.h"
-#include "keep.h"
-#include "mem.h"
-#include "path.h"
-#include "plan.h"
-#include "review.h"
-#include "roots.h"
-#include "session.h"
-#include "session_apply.h"
+#include "checkpoint/checkpoint.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/cmd_json.h"
+#include "cli/say.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "policy/config.h"
+#include "policy/roots.h"
+#include "session/changes.h"
+#include "session/conflict.h"
+#include "session/keep.h"
+#include "session/plan.h"
+#include "session/review.h"
+#include "session/session.h"
+#include "session/session_apply.h"
 
 static const struct dryrun_question apply_q = {
 	"Apply %zu file(s) to the workspace?", "[a]pply/[k]eep pending", "ay",

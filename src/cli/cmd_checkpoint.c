@@ -17,7 +17,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include "say.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -28,16 +27,17 @@
 
 #include <cJSON.h>
 
-#include "apply.h"
-#include "checkpoint.h"
-#include "cli.h"
-#include "cmd.h"
-#include "cmd_dryrun.h"
-#include "fsx.h"
-#include "mem.h"
-#include "path.h"
-#include "plan.h"
-#include "roots.h"
+#include "apply/apply.h"
+#include "checkpoint/checkpoint.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/say.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "policy/roots.h"
+#include "session/plan.h"
 
 struct ckpt_hold {
 	struct ckpt	*c;

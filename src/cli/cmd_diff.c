@@ -32,17 +32,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "changes.h"
-#include "cli.h"
-#include "cmd.h"
-#include "cmd_dryrun.h"
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
-#include "plan.h"
-#include "review.h"
-#include "say.h"
-#include "udiff.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/say.h"
+#include "diff/udiff.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "session/changes.h"
+#include "session/plan.h"
+#include "session/review.h"
 
 #define CAP_DEFAULT	200
 

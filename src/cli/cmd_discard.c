@@ -12,21 +12,21 @@
  */
 #include <sys/file.h>
 
-#include "say.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "changes.h"
-#include "cli.h"
-#include "cmd.h"
-#include "cmd_dryrun.h"
-#include "cmd_json.h"
-#include "mem.h"
-#include "plan.h"
-#include "session.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/cmd_json.h"
+#include "cli/say.h"
+#include "lib/mem.h"
+#include "session/changes.h"
+#include "session/plan.h"
+#include "session/session.h"
 
 /*
  * Ask on the terminal: /dev/tty, else stdin when it is one. Returns 1

@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "say.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,20 +14,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "changes.h"
-#include "changes_base.h"
-#include "cmd.h"
-#include "cmd_dryrun.h"
-#include "config.h"
-#include "fsx.h"
-#include "mem.h"
-#include "path.h"
-#include "plan.h"
-#include "sandbox.h"
-#include "session.h"
-#include "session_apply.h"
-#include "session_run.h"
-#include "wsview.h"
+#include "cli/cmd.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/say.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "policy/config.h"
+#include "sandbox/sandbox.h"
+#include "session/changes.h"
+#include "session/changes_base.h"
+#include "session/plan.h"
+#include "session/session.h"
+#include "session/session_apply.h"
+#include "session/session_run.h"
+#include "session/wsview.h"
 
 void
 dryrun_init(struct dryrun *x)

@@ -18,10 +18,10 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "changes.h"
-#include "cmd.h"
-#include "policy.h"
-#include "session.h"
+#include "cli/cmd.h"
+#include "policy/policy.h"
+#include "session/changes.h"
+#include "session/session.h"
 
 struct dryrun {
 	struct policy	 p;

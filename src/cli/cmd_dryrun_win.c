@@ -5,8 +5,8 @@
  */
 #include <stdio.h>
 
-#include "cmd.h"
-#include "config.h"
+#include "cli/cmd.h"
+#include "policy/config.h"
 
 #define NOT_ON_WINDOWS(fn, name) int fn(struct cli *c) {		\
 	fprintf(stderr, "arcturn: %s: not available on Windows yet "	\

@@ -5,7 +5,6 @@
  * --json, exec waits for the command and says how it ended, in one line
  * after the command's own output.
  */
-#include "say.h"
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -16,16 +15,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cmd.h"
-#include "config.h"
-#include "mem.h"
-#include "path.h"
-#include "sandbox.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/say.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "policy/config.h"
+#include "sandbox/sandbox.h"
 #ifdef _WIN32
 #include <windows.h>
 #else
-#include "session.h"
+#include "session/session.h"
 #endif
 
 static void

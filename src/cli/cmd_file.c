@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "say.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -33,17 +32,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cmd.h"
-#include "cmd_dryrun.h"
-#include "cmd_json.h"
-#include "fsx.h"
-#include "mem.h"
-#include "path.h"
-#include "roots.h"
-#include "shadow.h"
-#include "utf8.h"
-#include "wsview.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/cmd_json.h"
+#include "cli/say.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "lib/utf8.h"
+#include "policy/roots.h"
+#include "session/shadow.h"
+#include "session/wsview.h"
 
 #define EDIT_MAX	((size_t)256 << 20)
 #define READ_JSON_MAX	((size_t)64 << 20)	/* read --json: content cap */

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "cmd_json.h"
-#include "mem.h"
+#include "cli/cmd_json.h"
+#include "lib/mem.h"
 
 int
 cmdjson_str(cJSON *o, const char *key, const char *s)

@@ -18,7 +18,6 @@
  */
 #include <sys/file.h>
 
-#include "say.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,17 +26,18 @@
 
 #include <cJSON.h>
 
-#include "apply.h"
-#include "changes.h"
-#include "changes_base.h"
-#include "cli.h"
-#include "cmd.h"
-#include "cmd_dryrun.h"
-#include "cmd_json.h"
-#include "conflict.h"
-#include "mem.h"
-#include "session.h"
-#include "session_run.h"
+#include "apply/apply.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/cmd_json.h"
+#include "cli/say.h"
+#include "lib/mem.h"
+#include "session/changes.h"
+#include "session/changes_base.h"
+#include "session/conflict.h"
+#include "session/session.h"
+#include "session/session_run.h"
 
 static char
 status_letter(enum change_status s)

@@ -5,7 +5,6 @@
  */
 #include <sys/file.h>
 
-#include "say.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,12 +12,13 @@
 
 #include <cJSON.h>
 
-#include "checkpoint.h"
-#include "cli.h"
-#include "cmd.h"
-#include "cmd_dryrun.h"
-#include "mem.h"
-#include "utc.h"
+#include "checkpoint/checkpoint.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/say.h"
+#include "lib/mem.h"
+#include "lib/utc.h"
 
 /* A label, or null when there is none. */
 static cJSON *

@@ -1,4 +1,3 @@
-#include "say.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -7,7 +6,8 @@
 #include <string.h>
 
 #include "buildinfo.h"	/* generated per target by the Makefile */
-#include "cmd.h"
+#include "cli/cmd.h"
+#include "cli/say.h"
 #include "landlock_uapi.h"
 
 #ifdef __linux__

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "mem.h"
-#include "say.h"
-#include "utf8.h"
+#include "cli/cmd.h"
+#include "cli/say.h"
+#include "lib/mem.h"
+#include "lib/utf8.h"
 
 /* zero at start (in .bss, not 5 KB of .data in the binary) */
 static struct {

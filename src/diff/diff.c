@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "diff.h"
-#include "mem.h"
+#include "diff/diff.h"
+#include "lib/mem.h"
 
 #define COST_MIN	256	/* the search budget is never below this */
 #define EQ_LIMIT	1024	/* cap on the "too many matches" threshold */

@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diff.h"
-#include "hash.h"
-#include "mem.h"
-#include "udiff.h"
+#include "diff/diff.h"
+#include "diff/udiff.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
 
 #define BINARY_PEEK	8000	/* git looks for a NUL in this many bytes */
 #define FUNC_MAX	80	/* git's hunk-header function text limit */

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "hash.h"
+#include "lib/hash.h"
 
 enum udiff_kind {
 	UDIFF_ABSENT,		/* file does not exist on this side */

@@ -13,11 +13,11 @@
 #include <sys/syscall.h>
 #endif
 
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
-#include "os.h"
-#include "readall.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/os.h"
+#include "lib/readall.h"
 
 /* Directories crossed on the way need search permission only. */
 #define WALK_DIR	(os_o_path | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)

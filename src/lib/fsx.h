@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "hash.h"
+#include "lib/hash.h"
 
 /*
  * ---- Resolve beneath ----

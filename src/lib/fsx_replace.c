@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
-#include "os.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/os.h"
 
 #define COPY_BUF	(256 * 1024)
 

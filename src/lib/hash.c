@@ -5,7 +5,7 @@
 
 #include <bearssl_rand.h>
 
-#include "hash.h"
+#include "lib/hash.h"
 
 void
 hash_init(struct hash_ctx *c)

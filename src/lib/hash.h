@@ -14,7 +14,7 @@
 
 #include <bearssl_hash.h>
 
-#include "sha256.h"
+#include "lib/sha256.h"
 
 #define HASH_LEN	32
 #define HASH_HEXLEN	64

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonfile.h"
-#include "mem.h"
-#include "readall.h"
+#include "lib/jsonfile.h"
+#include "lib/mem.h"
+#include "lib/readall.h"
 
 /* What the pass wants next. */
 enum want {

@@ -16,7 +16,7 @@
 #define MEM_KEEP
 #endif
 
-#include "mem.h"
+#include "lib/mem.h"
 
 #ifdef MEM_KEEP
 #define KEEP_MINLOG	6	/* 64 bytes */

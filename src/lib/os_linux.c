@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "landlock_uapi.h"
-#include "mem.h"
-#include "os.h"
+#include "lib/mem.h"
+#include "lib/os.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE	(1 << 0)

@@ -12,8 +12,8 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "mem.h"
-#include "os.h"
+#include "lib/mem.h"
+#include "lib/os.h"
 
 /* <stdio.h> declares these only with _DARWIN_C_SOURCE (macOS 10.12+). */
 #ifndef RENAME_SWAP

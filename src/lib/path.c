@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mem.h"
-#include "path.h"
+#include "lib/mem.h"
+#include "lib/path.h"
 
 /* walks of a path whose missing part another process is making */
 #define CANON_TRIES	8

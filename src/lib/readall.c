@@ -8,8 +8,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "mem.h"
-#include "readall.h"
+#include "lib/mem.h"
+#include "lib/readall.h"
 
 int
 readall_fd(int fd, size_t max, char **bufp, size_t *lenp)

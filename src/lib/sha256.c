@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "sha256.h"
+#include "lib/sha256.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define HAVE_SHANI	1

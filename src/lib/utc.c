@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "utc.h"
+#include "lib/utc.h"
 
 int
 utc_iso(time_t t, char out[UTC_ISO_LEN])

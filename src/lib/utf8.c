@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "mem.h"
-#include "utf8.h"
+#include "lib/mem.h"
+#include "lib/utf8.h"
 
 /* The length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
 static size_t

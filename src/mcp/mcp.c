@@ -2,7 +2,6 @@
  * `arcturn mcp`: the MCP server's front end, its line reader and its
  * JSON-RPC dispatch (mcp.h). The tools are in mcp_tools.c.
  */
-#include "say.h"
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -11,10 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cmd_dryrun.h"
-#include "mcp.h"
-#include "mem.h"
+#include "cli/cli.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/say.h"
+#include "lib/mem.h"
+#include "mcp/mcp.h"
 
 /* stdin, a line at a time, no line longer than MCP_LINE_MAX kept. */
 struct reader {

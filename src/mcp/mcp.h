@@ -39,7 +39,7 @@
 
 #include <cJSON.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 
 /* The protocol versions served, oldest first; the last is the default. */
 #define MCP_VERSIONS	{ "2025-06-18", "2025-11-25" }

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd_dryrun.h"
-#include "mcp.h"
-#include "mcp_tools.h"
-#include "mem.h"
-#include "utf8.h"
+#include "cli/cmd_dryrun.h"
+#include "lib/mem.h"
+#include "lib/utf8.h"
+#include "mcp/mcp.h"
+#include "mcp/mcp_tools.h"
 
 /* What `arcturn sandbox status --json` said, once per server. */
 static char backend[64];

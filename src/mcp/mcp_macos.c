@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "mcp.h"
+#include "mcp/mcp.h"
 
 int
 mcp_self_path(char *buf, size_t size)

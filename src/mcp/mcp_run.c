@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mcp.h"
-#include "mem.h"
+#include "lib/mem.h"
+#include "mcp/mcp.h"
 
 struct sink {
 	int	 fd;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "mcp.h"
+#include "mcp/mcp.h"
 
 struct tool {
 	const char	*name;

@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd_dryrun.h"
-#include "hash.h"
-#include "mcp.h"
-#include "mcp_tools.h"
-#include "mem.h"
-#include "utf8.h"
-#include "udiff.h"
-#include "wsview.h"
+#include "cli/cmd_dryrun.h"
+#include "diff/udiff.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/utf8.h"
+#include "mcp/mcp.h"
+#include "mcp/mcp_tools.h"
+#include "session/wsview.h"
 
 /* Fill msg (a JSON-RPC error's message) and return code. */
 int

@@ -14,7 +14,7 @@
 
 #include <cJSON.h>
 
-#include "mcp.h"
+#include "mcp/mcp.h"
 
 int	mcp_bad(char *msg, size_t msglen, int code, const char *fmt, ...)
 	    __attribute__((format(printf, 4, 5)));

@@ -4,7 +4,7 @@
  */
 #include <stdio.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 
 int	cmd_mcp(struct cli *);
 

@@ -15,12 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "config_check.h"
-#include "config_file.h"
-#include "mem.h"
-#include "path.h"
-#include "strlist.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "policy/config.h"
+#include "policy/config_check.h"
+#include "policy/config_file.h"
+#include "policy/strlist.h"
 
 #define NAME_SHOWN	CONFIG_NAME_SHOWN
 

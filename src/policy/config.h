@@ -61,8 +61,8 @@
 
 #include <stddef.h>
 
-#include "config_check.h"	/* config_check_inputs */
-#include "policy.h"
+#include "policy/config_check.h"	/* config_check_inputs */
+#include "policy/policy.h"
 
 #define CONFIG_FILE_MAX	(1024 * 1024)	/* bytes; larger config files are refused */
 #define CONFIG_LIST_MAX	1024		/* entries in one "grants" or "protect" */

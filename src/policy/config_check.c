@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_check.h"
-#include "path.h"
-#include "utf8.h"
+#include "lib/path.h"
+#include "lib/utf8.h"
+#include "policy/config_check.h"
 
 /* The temp dir, state dir or grant path lies in, or NULL. */
 static const char *

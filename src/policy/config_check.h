@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 /*
  * The temp dir (TMPDIR, else /tmp), checked before any backend: it must

@@ -22,13 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "config_file.h"
-#include "jsonfile.h"
-#include "mem.h"
-#include "path.h"
-#include "strlist.h"
-#include "utf8.h"
+#include "lib/jsonfile.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "lib/utf8.h"
+#include "policy/config.h"
+#include "policy/config_file.h"
+#include "policy/strlist.h"
 
 #define NAME_SHOWN	CONFIG_NAME_SHOWN
 

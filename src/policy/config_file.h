@@ -17,8 +17,8 @@
 
 #include <stddef.h>
 
-#include "config.h"
-#include "policy.h"
+#include "policy/config.h"
+#include "policy/policy.h"
 
 #define CONFIG_NAME_SHOWN	64	/* bytes of a name in a message */
 

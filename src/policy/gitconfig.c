@@ -6,8 +6,8 @@
 #include <limits.h>
 #include <string.h>
 
-#include "gitconfig.h"
-#include "mem.h"
+#include "lib/mem.h"
+#include "policy/gitconfig.h"
 
 struct parse {
 	char		 section[GITCONFIG_NAME];

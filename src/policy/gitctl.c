@@ -14,12 +14,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gitconfig.h"
-#include "gitctl.h"
-#include "mem.h"
-#include "path.h"
-#include "readall.h"
-#include "strlist.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "lib/readall.h"
+#include "policy/gitconfig.h"
+#include "policy/gitctl.h"
+#include "policy/strlist.h"
 
 static int
 fail(struct gitctl *g, const char *path)

@@ -61,8 +61,8 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "path.h"
-#include "policy.h"
+#include "lib/path.h"
+#include "policy/policy.h"
 
 #define GITCTL_MAX	64		/* admin dirs beyond gitctl_find's */
 #define GITCTL_FILE	(1 << 20)	/* bytes read of a git file */

@@ -14,11 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gitctl.h"
-#include "mem.h"
-#include "path.h"
-#include "roots.h"
-#include "strlist.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "policy/gitctl.h"
+#include "policy/roots.h"
+#include "policy/strlist.h"
 
 static const char *const devices[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx",

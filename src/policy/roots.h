@@ -99,8 +99,8 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "gitctl.h"
-#include "policy.h"
+#include "policy/gitctl.h"
+#include "policy/policy.h"
 
 /*
  * The operating system, behind a seam so that tests on Linux can stand in

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mem.h"
-#include "strlist.h"
+#include "lib/mem.h"
+#include "policy/strlist.h"
 
 int
 strlist_push(struct strlist *l, char *s)

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 int	strlist_push(struct strlist *l, char *s);
 void	strlist_free(struct strlist *l);

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "labeljournal.h"
-#include "mem.h"
+#include "lib/mem.h"
+#include "sandbox/labeljournal.h"
 
 #define HEADER	"arcturn-label-journal 1\n"
 

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exitcode.h"
-#include "sandbox.h"
+#include "lib/exitcode.h"
+#include "sandbox/sandbox.h"
 #ifdef __linux__
-#include "sandbox_linux.h"
+#include "sandbox/sandbox_linux.h"
 #endif
 
 /*

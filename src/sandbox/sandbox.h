@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 enum sandbox_verdict {
 	SANDBOX_CONFINE,	/* a backend confines the command */

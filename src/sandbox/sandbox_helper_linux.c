@@ -19,16 +19,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exitcode.h"
-#include "fsx.h"
-#include "hash.h"
 #include "helper_sum.h"
 #include "landlock_uapi.h"
-#include "mem.h"
-#include "path.h"
-#include "sandbox.h"
-#include "sandbox_linux.h"
-#include "sandbox_posix.h"
+#include "lib/exitcode.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_linux.h"
+#include "sandbox/sandbox_posix.h"
 
 extern const unsigned char helper_bin[], helper_bin_end[];
 extern char **environ;

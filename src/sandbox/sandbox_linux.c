@@ -21,14 +21,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exitcode.h"
-#include "fsx.h"
 #include "landlock_uapi.h"
-#include "mem.h"
-#include "os.h"
-#include "sandbox.h"
-#include "sandbox_linux.h"
-#include "sandbox_posix.h"
+#include "lib/exitcode.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "lib/os.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_linux.h"
+#include "sandbox/sandbox_posix.h"
 
 static const char *const names[] = {
 	[LB_HELPER] = "helper",

@@ -23,8 +23,8 @@
 
 #include <stddef.h>
 
-#include "policy.h"
-#include "roots.h"
+#include "policy/policy.h"
+#include "policy/roots.h"
 
 /* sandbox_choice.backend on Linux */
 enum { LB_HELPER, LB_HELPER_LANDLOCK, LB_BWRAP, LB_NONE };

@@ -18,11 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exitcode.h"
-#include "roots.h"
-#include "sandbox.h"
-#include "sandbox_posix.h"
-#include "seatbelt.h"
+#include "lib/exitcode.h"
+#include "policy/roots.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_posix.h"
+#include "sandbox/seatbelt.h"
 
 #ifndef SANDBOX_EXEC_PATH
 #define SANDBOX_EXEC_PATH	SEATBELT_EXEC

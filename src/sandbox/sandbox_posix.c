@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exitcode.h"
-#include "sandbox.h"
-#include "sandbox_posix.h"
+#include "lib/exitcode.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_posix.h"
 
 static int
 status(int e)

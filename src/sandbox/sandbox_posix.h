@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "roots.h"
+#include "policy/roots.h"
 
 /* execvp(cmd[0], cmd); returns only on failure (EXIT_NOTFOUND, ...). */
 int	posix_exec(char **cmd, char *err, size_t errlen);

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsx.h"
 #include "landlock_uapi.h"
-#include "sandbox.h"
-#include "sandbox_linux.h"
+#include "lib/fsx.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_linux.h"
 
 static void
 bwrap_version(const char *path, char *buf, size_t len)

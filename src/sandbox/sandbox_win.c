@@ -28,13 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exitcode.h"
-#include "labeljournal.h"
-#include "mem.h"
-#include "path.h"
-#include "roots.h"
-#include "sandbox.h"
-#include "winquote.h"
+#include "lib/exitcode.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "policy/roots.h"
+#include "sandbox/labeljournal.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/winquote.h"
 
 #undef getenv
 #undef open

@@ -27,7 +27,7 @@
 #ifndef ARCTURN_SEATBELT_H
 #define ARCTURN_SEATBELT_H
 
-#include "roots.h"
+#include "policy/roots.h"
 
 #define SEATBELT_EXEC	"/usr/bin/sandbox-exec"
 

@@ -1,8 +1,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mem.h"
-#include "winquote.h"
+#include "lib/mem.h"
+#include "sandbox/winquote.h"
 
 static int
 needs_quotes(const char *a)

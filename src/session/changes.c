@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "changes.h"
-#include "fsx.h"
-#include "mem.h"
-#include "session_base.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "session/changes.h"
+#include "session/session_base.h"
 
 #define PERM(m)		((unsigned int)(m) & 07777)
 #define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)

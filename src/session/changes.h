@@ -35,9 +35,9 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "session.h"
-#include "shadow.h"
-#include "udiff.h"
+#include "diff/udiff.h"
+#include "session/session.h"
+#include "session/shadow.h"
 
 enum change_status {
 	CHANGE_ADDED,		/* absent -> file or symlink */

@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <string.h>
 
-#include "changes.h"
-#include "changes_base.h"
-#include "fsx.h"
-#include "mem.h"
-#include "session_base.h"
-#include "shadow.h"
-#include "shadow_base.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "session/changes.h"
+#include "session/changes_base.h"
+#include "session/session_base.h"
+#include "session/shadow.h"
+#include "session/shadow_base.h"
 
 /* Whether change i is a deletion implied by a whiteout or opaque dir. */
 static int

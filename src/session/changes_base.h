@@ -22,9 +22,9 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "apply.h"
-#include "changes.h"
-#include "session.h"
+#include "apply/apply.h"
+#include "session/changes.h"
+#include "session/session.h"
 
 /*
  * The base of change i of c, for apply: its record. Without one, a

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply_swap.h"
-#include "changes_base.h"
-#include "conflict.h"
-#include "fsx.h"
-#include "mem.h"
-#include "session_base.h"
+#include "apply/apply_swap.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "session/changes_base.h"
+#include "session/conflict.h"
+#include "session/session_base.h"
 
 /* What apply_read_real saw, as a base record holds it. */
 static void

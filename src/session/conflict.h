@@ -16,9 +16,9 @@
 
 #include <stddef.h>
 
-#include "apply.h"
-#include "changes.h"
-#include "session.h"
+#include "apply/apply.h"
+#include "session/changes.h"
+#include "session/session.h"
 
 enum conflict_kind {
 	CONFLICT_NONE,		/* the real path holds the base */

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsx.h"
-#include "hash.h"
-#include "keep.h"
-#include "mem.h"
-#include "os.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/os.h"
+#include "session/keep.h"
 
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define COPY_BUF	(128 * 1024)

@@ -53,10 +53,10 @@
 
 #include <stddef.h>
 
-#include "apply.h"
-#include "changes.h"
-#include "checkpoint.h"
-#include "session.h"
+#include "apply/apply.h"
+#include "checkpoint/checkpoint.h"
+#include "session/changes.h"
+#include "session/session.h"
 
 struct keep;
 

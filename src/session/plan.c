@@ -13,13 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "changes_base.h"
-#include "fsx.h"
-#include "mem.h"
-#include "path.h"
-#include "plan.h"
-#include "session_base.h"
-#include "shadow.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "session/changes_base.h"
+#include "session/plan.h"
+#include "session/session_base.h"
+#include "session/shadow.h"
 
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 

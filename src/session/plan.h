@@ -47,9 +47,9 @@
 
 #include <stddef.h>
 
-#include "apply.h"
-#include "changes.h"
-#include "session.h"
+#include "apply/apply.h"
+#include "session/changes.h"
+#include "session/session.h"
 
 enum {
 	PLAN_DELETE,

@@ -15,12 +15,12 @@
 
 #include <cJSON.h>
 
-#include "conflict.h"
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
-#include "readall.h"
-#include "review.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/readall.h"
+#include "session/conflict.h"
+#include "session/review.h"
 
 #define PERM(m)		((unsigned int)(m) & 07777)
 #define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)

@@ -23,10 +23,10 @@
 
 #include <cJSON.h>
 
-#include "changes.h"
-#include "hash.h"
-#include "session.h"
-#include "udiff.h"
+#include "diff/udiff.h"
+#include "lib/hash.h"
+#include "session/changes.h"
+#include "session/session.h"
 
 /* Files larger than this are compared and hashed as binary, never loaded. */
 #define REVIEW_BIGFILE		((size_t)64 << 20)

@@ -14,12 +14,12 @@
 
 #include <cJSON.h>
 
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
-#include "session.h"
-#include "session_rmtree.h"
-#include "utc.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/utc.h"
+#include "session/session.h"
+#include "session/session_rmtree.h"
 
 #define META		"meta.json"
 #define META_MAX	65536

@@ -53,7 +53,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 
 #define SESSION_IDMAX		64
 /*

@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fsx.h"
-#include "mem.h"
-#include "os.h"
-#include "session_apply.h"
-#include "session_base.h"
-#include "shadow.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "lib/os.h"
+#include "session/session_apply.h"
+#include "session/session_base.h"
+#include "session/shadow.h"
 
 #define APPLY_MARK	"applying"
 

@@ -46,7 +46,7 @@
 #ifndef ARCTURN_SESSION_APPLY_H
 #define ARCTURN_SESSION_APPLY_H
 
-#include "session.h"
+#include "session/session.h"
 
 int	session_apply_begin(struct session *s);
 long	session_unalias(struct session *s, int rootfd);

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
-#include "session.h"
-#include "session_base.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "session/session.h"
+#include "session/session_base.h"
 
 #define BASE_MAX	(8192 + 4096)
 #define SHA_B64		43	/* base64url digits of a SHA-256, unpadded */

@@ -31,7 +31,7 @@
 #ifndef ARCTURN_SESSION_BASE_H
 #define ARCTURN_SESSION_BASE_H
 
-#include "apply.h"
+#include "apply/apply.h"
 
 struct session;
 

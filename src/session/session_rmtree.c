@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsx.h"
-#include "mem.h"
-#include "os.h"
-#include "session_rmtree.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "lib/os.h"
+#include "session/session_rmtree.h"
 
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 

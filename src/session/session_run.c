@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fsx.h"
-#include "mem.h"
-#include "os.h"
-#include "session.h"
-#include "session_rmtree.h"
-#include "session_run.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "lib/os.h"
+#include "session/session.h"
+#include "session/session_rmtree.h"
+#include "session/session_run.h"
 
 #define DEPTH_MAX	1024
 

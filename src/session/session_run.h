@@ -47,7 +47,7 @@
 
 #include <time.h>
 
-#include "session.h"
+#include "session/session.h"
 
 struct run_dir;
 

@@ -13,15 +13,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
-#include "os.h"
-#include "readall.h"
-#include "session_base.h"
-#include "session_rmtree.h"
-#include "shadow.h"
-#include "shadow_base.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/os.h"
+#include "lib/readall.h"
+#include "session/session_base.h"
+#include "session/session_rmtree.h"
+#include "session/shadow.h"
+#include "session/shadow_base.h"
 
 #define PERM(m)		((unsigned int)(m) & 07777)
 #define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)

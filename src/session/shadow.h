@@ -47,8 +47,8 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "apply.h"
-#include "session.h"
+#include "apply/apply.h"
+#include "session/session.h"
 
 /*
  * The limits of a path in a session: components (directories nested) and

@@ -15,7 +15,7 @@
 
 #include <time.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 
 /*
  * shadow_base_now: the real state of rfd/name now, as a base

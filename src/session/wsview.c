@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
-#include "path.h"
-#include "shadow.h"
-#include "wsview.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "session/shadow.h"
+#include "session/wsview.h"
 
 #define RFLAGS		(O_RDONLY | O_NONBLOCK | O_CLOEXEC)
 

@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#include "session.h"
+#include "session/session.h"
 
 struct wsview {
 	struct session	*s;		/* the shadow tree, or NULL: real */
