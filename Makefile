@@ -43,38 +43,56 @@ HLDFLAGS = -Os -static -s -Wl,--gc-sections
 TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
            -fno-omit-frame-pointer -Isrc -Ilandlock-helper -I$(BUILD) -I$(HOSTDEPS)/include
 
-# Sources, one list per platform (module base names in src/). A module is
-# linked where it is called: the Linux binary carries no Seatbelt profile
-# generator, label journal or Windows argv quoting. Their unit tests link
-# them on Linux all the same (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = apply apply_swap caches changes changes_base checkpoint checkpoint_state conflict \
-             checkpoint_record config config_check config_file diff fsx \
-             fsx_replace gitconfig gitctl grants hash jsonfile keep mem path plan \
-             readall review roots sandbox session session_apply session_base \
-             session_rmtree session_run sha256 shadow shadow_base strlist udiff utc utf8 wsview
-FRONT_MODS = cli cmd_apply cmd_checkpoint cmd_diff cmd_dryrun cmd_exec cmd_file \
-             cmd_discard cmd_json cmd_session cmd_turn say
+# Sources, one list per platform (module names in src/, as FOLDER/NAME,
+# lowest layer first). A module is linked where it is called: the Linux
+# binary carries no Seatbelt profile generator, label journal or Windows
+# argv quoting. Their unit tests link them on Linux all the same
+# (TEST_MODS). cross.mk builds the other lists.
+CORE_MODS  = lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem lib/path \
+             lib/readall lib/sha256 lib/utc lib/utf8 \
+             policy/config policy/config_check policy/config_file \
+             policy/caches policy/gitconfig policy/gitctl policy/grants \
+             policy/roots policy/strlist \
+             diff/diff diff/udiff apply/apply apply/apply_swap \
+             checkpoint/checkpoint checkpoint/checkpoint_record \
+             checkpoint/checkpoint_state \
+             session/changes session/changes_base session/conflict \
+             session/keep session/plan session/review session/session \
+             session/session_apply session/session_base \
+             session/session_rmtree session/session_run session/shadow \
+             session/shadow_base session/wsview \
+             sandbox/sandbox
+FRONT_MODS = cli/cli cli/cmd_apply cli/cmd_checkpoint cli/cmd_diff \
+             cli/cmd_discard cli/cmd_dryrun cli/cmd_exec cli/cmd_file \
+             cli/cmd_json cli/cmd_session cli/cmd_turn cli/say
 # The MCP server (mcp.h): a front end over the others.
-MCP_MODS   = mcp mcp_cmds mcp_run mcp_schema mcp_tools
-LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) mcp_linux os_linux sandbox_posix sandbox_linux \
-             sandbox_helper_linux sandbox_bwrap_linux sandbox_probe_linux
-MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) mcp_macos os_macos sandbox_posix sandbox_macos \
-             seatbelt
-WIN_MODS   = caches cmd_exec config config_check config_file gitconfig gitctl grants_win \
-             jsonfile mem path readall roots sandbox strlist labeljournal \
-             winquote sandbox_win cmd_dryrun_win mcp_win cli say utf8
+MCP_MODS   = mcp/mcp mcp/mcp_cmds mcp/mcp_run mcp/mcp_schema mcp/mcp_tools
+LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) lib/os_linux \
+             sandbox/sandbox_bwrap_linux sandbox/sandbox_helper_linux \
+             sandbox/sandbox_linux sandbox/sandbox_posix \
+             sandbox/sandbox_probe_linux mcp/mcp_linux
+MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) lib/os_macos \
+             sandbox/sandbox_macos sandbox/sandbox_posix sandbox/seatbelt \
+             mcp/mcp_macos
+WIN_MODS   = lib/jsonfile lib/mem lib/path lib/readall lib/utf8 \
+             policy/caches policy/config policy/config_check \
+             policy/config_file policy/gitconfig policy/gitctl \
+             policy/grants_win policy/roots policy/strlist \
+             sandbox/labeljournal sandbox/sandbox sandbox/sandbox_win \
+             sandbox/winquote \
+             cli/cli cli/cmd_dryrun_win cli/cmd_exec cli/say mcp/mcp_win
 # Portable modules of the other platforms, unit-tested here.
-TEST_MODS  = labeljournal seatbelt winquote
+TEST_MODS  = sandbox/labeljournal sandbox/seatbelt sandbox/winquote
 
 # Helper files that arcturn links too, so that both say a thing one way.
 HELPER_SHARED = userns_why
 CORE_OBJS = $(LINUX_MODS:%=$(BUILD)/obj/%.o) $(HELPER_SHARED:%=$(BUILD)/obj/%.o)
-HDRS      = $(wildcard src/*.h) $(BUILD)/helper_sum.h landlock-helper/userns_why.h
+HDRS      = $(wildcard src/*/*.h) $(BUILD)/helper_sum.h landlock-helper/userns_why.h
 HELPER_SRCS = $(wildcard landlock-helper/*.c)
 # Unit tests link the modules, not the command front ends.
 # mcp_run is the one MCP module with no front end under it: unit-tested
 # (mcp_linux, its platform part, is in LINUX_MODS).
-UNIT_LINK = $(addprefix $(BUILD)/tobj/,$(addsuffix .o,$(filter-out $(FRONT_MODS) $(MCP_MODS),$(LINUX_MODS)) $(TEST_MODS) mcp_run $(HELPER_SHARED)))
+UNIT_LINK = $(addprefix $(BUILD)/tobj/,$(addsuffix .o,$(filter-out $(FRONT_MODS) $(MCP_MODS),$(LINUX_MODS)) $(TEST_MODS) mcp/mcp_run $(HELPER_SHARED)))
 UNIT_SRCS = $(wildcard tests/unit/*_test.c)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS = $(wildcard tests/tools/*.c)
@@ -89,7 +107,7 @@ all: $(BUILD)/arcturn
 # The modules tests/fuzz/run links: the portable core and the Linux seam
 # (the sandbox front end and the backends are not fuzzed).
 fuzz-mods:
-	@echo $(filter-out sandbox,$(CORE_MODS)) os_linux
+	@echo $(filter-out sandbox/sandbox,$(CORE_MODS)) lib/os_linux
 
 # The Debian sources another target's build already fetched are reused
 # (fetch.sh verifies every file against vendor/lock either way); only the
@@ -126,8 +144,8 @@ $(BUILD)/info/$(TARGET)/buildinfo.h: FORCE $(BUILD)/landlock-helper
 	@release/buildinfo.sh "$(GIT_COMMIT)" $(TARGET) $(BUILD)/landlock-helper >$@.new
 	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 
-$(BUILD)/obj/main.o: CFLAGS += -I$(BUILD)/info/$(TARGET)
-$(BUILD)/obj/main.o: $(BUILD)/info/$(TARGET)/buildinfo.h
+$(BUILD)/obj/cli/main.o: CFLAGS += -I$(BUILD)/info/$(TARGET)
+$(BUILD)/obj/cli/main.o: $(BUILD)/info/$(TARGET)/buildinfo.h
 
 $(BUILD)/obj/%.o: src/%.c $(HDRS) $(DEPS)/.built
 	@mkdir -p $(@D)
@@ -137,12 +155,12 @@ $(HELPER_SHARED:%=$(BUILD)/obj/%.o): $(BUILD)/obj/%.o: landlock-helper/%.c landl
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/obj/helper_embed.o: src/helper_embed.S $(BUILD)/landlock-helper
+$(BUILD)/obj/sandbox/helper_embed.o: src/sandbox/helper_embed.S $(BUILD)/landlock-helper
 	@mkdir -p $(@D)
 	$(CC) -c -DHELPER_PATH='"$(BUILD)/landlock-helper"' -o $@ $<
 
-$(BUILD)/arcturn: $(BUILD)/obj/main.o $(CORE_OBJS) $(BUILD)/obj/helper_embed.o $(DEPS)/.built
-	$(CC) -o $@ $(BUILD)/obj/main.o $(CORE_OBJS) $(BUILD)/obj/helper_embed.o \
+$(BUILD)/arcturn: $(BUILD)/obj/cli/main.o $(CORE_OBJS) $(BUILD)/obj/sandbox/helper_embed.o $(DEPS)/.built
+	$(CC) -o $@ $(BUILD)/obj/cli/main.o $(CORE_OBJS) $(BUILD)/obj/sandbox/helper_embed.o \
 		$(DEPS)/lib/libcjson.a $(DEPS)/lib/libbearssl.a $(LDFLAGS)
 
 # Unit tests: each links the modules directly (not main.c).
@@ -154,14 +172,14 @@ $(HELPER_SHARED:%=$(BUILD)/tobj/%.o): $(BUILD)/tobj/%.o: landlock-helper/%.c lan
 	@mkdir -p $(@D)
 	$(HOSTCC) $(TFLAGS) -c -o $@ $<
 
-$(BUILD)/tobj/helper_embed.o: src/helper_embed.S $(BUILD)/landlock-helper
+$(BUILD)/tobj/sandbox/helper_embed.o: src/sandbox/helper_embed.S $(BUILD)/landlock-helper
 	@mkdir -p $(@D)
 	$(HOSTCC) -c -DHELPER_PATH='"$(BUILD)/landlock-helper"' -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(UNIT_LINK) $(BUILD)/tobj/helper_embed.o
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(UNIT_LINK) $(BUILD)/tobj/sandbox/helper_embed.o
 	@mkdir -p $(@D)
 	$(HOSTCC) $(TFLAGS) -Itests/unit -o $@ $< $(UNIT_LINK) \
-		$(BUILD)/tobj/helper_embed.o $(HOSTDEPS)/lib/libcjson.a $(HOSTDEPS)/lib/libbearssl.a
+		$(BUILD)/tobj/sandbox/helper_embed.o $(HOSTDEPS)/lib/libcjson.a $(HOSTDEPS)/lib/libbearssl.a
 
 # Small static programs the black-box tests use (seccomp launcher, ...).
 $(BUILD)/tools/%: tests/tools/%.c

@@ -2,15 +2,15 @@
 # Included at the end of the Makefile (`-include cross.mk`).
 
 # The Seatbelt profile is static text embedded at build time: every build
-# of src/seatbelt.c (Linux, its unit test, the macOS cross build) includes
-# the header generated from seatbelt/*.sb.
+# of src/sandbox/seatbelt.c (Linux, its unit test, the macOS cross build)
+# includes the header generated from seatbelt/*.sb.
 SB_SRCS = seatbelt/base.sb seatbelt/network-off.sb
 
 $(BUILD)/seatbelt_sb.h: $(SB_SRCS) seatbelt/embed.sh
 	@mkdir -p $(@D)
 	seatbelt/embed.sh $(SB_SRCS) >$@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/seatbelt.o $(BUILD)/tobj/seatbelt.o: $(BUILD)/seatbelt_sb.h
+$(BUILD)/obj/sandbox/seatbelt.o $(BUILD)/tobj/sandbox/seatbelt.o: $(BUILD)/seatbelt_sb.h
 
 # ---------------------------------------------------------------------------
 # make cross: the Linux aarch64 binary and the macOS binaries (arm64,
@@ -40,7 +40,7 @@ ZFLAGS  = $(XFLAGS) -Wno-unknown-warning-option -idirafter seatbelt/sdk
 
 # macOS 13 at least: shadow.c uses mknodat, which macOS has since 13.
 MACMIN   = 13.0
-MAC_SRCS = src/main.c $(MACOS_MODS:%=src/%.c)
+MAC_SRCS = src/cli/main.c $(MACOS_MODS:%=src/%.c)
 MAC_BINS = $(XOUT)/arcturn-macos-arm64 $(XOUT)/arcturn-macos-x86_64
 
 .PHONY: cross cross-linux-aarch64 cross-macos cross-windows wine-tests
@@ -110,7 +110,7 @@ $(XOUT)/arcturn-macos-x86_64: $(MAC_SRCS) $(HDRS) $(wildcard seatbelt/sdk/*/*.h)
 # UTF-16 argv and calls main.c's main, renamed arcturn_main.
 WINCC    = x86_64-w64-mingw32-gcc
 WINAR    = x86_64-w64-mingw32-ar
-WIN_SRCS = src/main.c $(WIN_MODS:%=src/%.c) win/wmain.c win/compat/compat.c
+WIN_SRCS = src/cli/main.c $(WIN_MODS:%=src/%.c) win/wmain.c win/compat/compat.c
 WINFLAGS = $(XFLAGS) -Iwin/compat -include win/compat/compat.h \
            -D_WIN32_WINNT=0x0601 -D__USE_MINGW_ANSI_STDIO=1 -Dmain=arcturn_main
 WINLIBS  = -municode -static -s -Wl,--no-insert-timestamp -ladvapi32
@@ -134,10 +134,10 @@ WINE_BINS = $(XOUT)/quote_roundtrip.exe
 wine-tests: $(XOUT)/arcturn-windows-x86_64.exe $(WINE_BINS)
 
 $(XOUT)/quote_roundtrip.exe: tests/wine/quote_roundtrip.c tests/wine/quote_cases.h \
-		src/winquote.c src/winquote.h src/mem.c src/mem.h
+		src/sandbox/winquote.c src/sandbox/winquote.h src/lib/mem.c src/lib/mem.h
 	@mkdir -p $(@D)
 	$(WINCC) $(XFLAGS) -Itests/wine -municode -o $@ tests/wine/quote_roundtrip.c \
-		src/winquote.c src/mem.c -lshell32
+		src/sandbox/winquote.c src/lib/mem.c -lshell32
 
 # ---------------------------------------------------------------------------
 # What release/build.sh builds (twice, in two places) and publishes.

@@ -1,9 +1,10 @@
 #!/bin/sh
-# diff-lines: the line diff engine and git-style renderer (src/diff.c,
-# src/udiff.c) against GNU `diff -u` on two 200,000-line files with nothing
-# in common. Builds bench/difflines.c statically against the build's
-# objects, times both with hyperfine (ratio of medians, ours / GNU) and
-# measures peak RSS with /usr/bin/time -v. Targets: ratio <= 1.0, RSS <= 64 MB.
+# diff-lines: the line diff engine and git-style renderer
+# (src/diff/diff.c, src/diff/udiff.c) against GNU `diff -u` on two
+# 200,000-line files with nothing in common. Builds bench/difflines.c
+# statically against the build's objects, times both with hyperfine
+# (ratio of medians, ours / GNU) and measures peak RSS with
+# /usr/bin/time -v. Targets: ratio <= 1.0, RSS <= 64 MB.
 #
 #   bench/diff-lines.sh            (BUILD=build-x to use another build dir)
 set -eu
@@ -18,15 +19,15 @@ if [ ! -x /usr/bin/time ]; then
 	apt-get install -y time >/dev/null 2>&1 || { echo "diff-lines: /usr/bin/time missing" >&2; exit 2; }
 fi
 
-make -s BUILD="$build" "$build/obj/diff.o" "$build/obj/udiff.o" \
-	"$build/obj/mem.o" "$build/obj/hash.o" >/dev/null
+make -s BUILD="$build" "$build/obj/diff/diff.o" "$build/obj/diff/udiff.o" \
+	"$build/obj/lib/mem.o" "$build/obj/lib/hash.o" >/dev/null
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 musl-gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Isrc -I.deps/musl/include -o "$tmp/difflines" bench/difflines.c \
-	"$build/obj/diff.o" "$build/obj/udiff.o" "$build/obj/mem.o" \
-	"$build/obj/hash.o" .deps/musl/lib/libbearssl.a -static
+	"$build/obj/diff/diff.o" "$build/obj/diff/udiff.o" "$build/obj/lib/mem.o" \
+	"$build/obj/lib/hash.o" .deps/musl/lib/libbearssl.a -static
 
 awk -v n="$lines" 'BEGIN { for (i = 0; i < n; i++)
 	printf "old line %d: the quick brown fox %07d jumps\n", i, (i * 7919) % 1000003 }' >"$tmp/a"

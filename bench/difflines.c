@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mem.h"
-#include "udiff.h"
+#include "diff/udiff.h"
+#include "lib/mem.h"
 
 static char *
 slurp(const char *path, size_t *len, unsigned int *mode)

@@ -10,8 +10,9 @@
  * compiles, unused, in the macOS and Windows builds of main.c.
  *
  * Included by the helper (landlock-helper/) and by arcturn's Linux files
- * (src/sandbox_*_linux.c, the openat2 path of src/fsx.c, main.c's
- * --version), so the two programs cannot disagree.
+ * (src/sandbox/sandbox_*_linux.c, the openat2 path of src/lib/fsx.c,
+ * src/lib/os_linux.c, main.c's --version), so the two programs cannot
+ * disagree.
  */
 #ifndef ARCTURN_LANDLOCK_UAPI_H
 #define ARCTURN_LANDLOCK_UAPI_H

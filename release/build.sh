@@ -35,8 +35,8 @@ max=409600	# each Linux binary, stripped, helper included (400 KB)
 
 die() { echo "release: $*" >&2; exit 1; }
 
-ver=$(sed -n 's/^#define ARCTURN_VERSION[[:space:]]*"\(.*\)"/\1/p' src/cmd.h)
-[ -n "$ver" ] || die "no ARCTURN_VERSION in src/cmd.h"
+ver=$(sed -n 's/^#define ARCTURN_VERSION[[:space:]]*"\(.*\)"/\1/p' src/cli/cmd.h)
+[ -n "$ver" ] || die "no ARCTURN_VERSION in src/cli/cmd.h"
 jobs=${ARCTURN_RELEASE_JOBS:-$(nproc 2>/dev/null || echo 2)}
 if [ -n "$key" ]; then	# fail now, not after the builds
 	[ -r "$key" ] || die "ARCTURN_SIGN_KEY: $key: not readable"

@@ -4,7 +4,7 @@
 # manpage.bats and completion.bats.
 #
 # ARCTURN_RELEASE_DIR (the man page and completions) and ARCTURN_SRC_DIR
-# (main.c, cmd_*.c, config.c) default to the checkout's release/ and src/;
+# (cli/main.c, cli/cmd_*.c, policy/config*.c) default to the checkout's release/ and src/;
 # tests/run passes copies for its run as an unprivileged user.
 
 RELEASE_DIR=${ARCTURN_RELEASE_DIR:-$BATS_TEST_DIRNAME/../../release}
@@ -13,7 +13,7 @@ SRC_DIR=${ARCTURN_SRC_DIR:-$BATS_TEST_DIRNAME/../../src}
 docs_setup() {
 	[ -f "$RELEASE_DIR/arcturn.1" ] && [ -d "$RELEASE_DIR/completions" ] ||
 		fail "no man page or completions in $RELEASE_DIR (set ARCTURN_RELEASE_DIR)"
-	[ -f "$SRC_DIR/main.c" ] || fail "no $SRC_DIR/main.c (set ARCTURN_SRC_DIR)"
+	[ -f "$SRC_DIR/cli/main.c" ] || fail "no $SRC_DIR/cli/main.c (set ARCTURN_SRC_DIR)"
 }
 
 # `arcturn [CMD] --help`, run once per test file.
@@ -31,7 +31,7 @@ help_commands() {
 
 # The commands of main.c's table: { "exec", cmd_exec, ...
 src_commands() {
-	sed -n 's/^[[:space:]]*{ "\([a-z][a-z-]*\)", cmd_[a-z_]*,.*/\1/p' "$SRC_DIR/main.c"
+	sed -n 's/^[[:space:]]*{ "\([a-z][a-z-]*\)", cmd_[a-z_]*,.*/\1/p' "$SRC_DIR/cli/main.c"
 }
 
 # Options written in a text on stdin: -x and --long-name tokens.
@@ -75,9 +75,9 @@ src_options() {
 	if [ ! -s "$f" ]; then
 		{
 			sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)", [a-z_]*_argument,.*/--\1/p' \
-			    "$SRC_DIR"/main.c "$SRC_DIR"/cmd_*.c
+			    "$SRC_DIR"/cli/main.c "$SRC_DIR"/cli/cmd_*.c
 			grep -ohE '(getopt_long|cli_getopt)\([^"]*"[^"]*"' \
-			    "$SRC_DIR"/main.c "$SRC_DIR"/cmd_*.c |
+			    "$SRC_DIR"/cli/main.c "$SRC_DIR"/cli/cmd_*.c |
 				sed 's/.*"\(.*\)"/\1/' |
 				tr -d '+:-' | grep -o . | sed 's/^/-/'
 		} | sort -u >"$f.tmp" && mv "$f.tmp" "$f" || return
@@ -93,12 +93,12 @@ src_table() {
 		on { s = s $0 }
 		on && /};/ { on = 0 }
 		END { while (match(s, /"[^"]*"/)) { print substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH) } }
-	' "$SRC_DIR"/config*.c
+	' "$SRC_DIR"/policy/config*.c
 }
 
 # Environment variables the sources read by name: getenv("NAME").
 src_environment() {
-	cat "$SRC_DIR"/*.c | grep -o 'getenv("[A-Z_][A-Z0-9_]*")' |
+	cat "$SRC_DIR"/*/*.c | grep -o 'getenv("[A-Z_][A-Z0-9_]*")' |
 		sed 's/getenv("\(.*\)")/\1/' | sort -u
 }
 

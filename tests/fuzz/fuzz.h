@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsx.h"
-#include "session.h"
-#include "session_rmtree.h"
+#include "lib/fsx.h"
+#include "session/session.h"
+#include "session/session_rmtree.h"
 
 static char fz_top[PATH_MAX];
 static int fz_topfd = -1;

@@ -12,12 +12,12 @@
 
 #include "fuzz.h"
 
-#include "changes.h"
-#include "keep.h"
-#include "mem.h"
-#include "plan.h"
-#include "review.h"
-#include "shadow.h"
+#include "lib/mem.h"
+#include "session/changes.h"
+#include "session/keep.h"
+#include "session/plan.h"
+#include "session/review.h"
+#include "session/shadow.h"
 
 /* One entry of a tree listing. */
 struct ent {

@@ -12,10 +12,10 @@
  */
 #include "fuzz.h"
 
-#include "config.h"
-#include "jsonfile.h"
-#include "mem.h"
-#include "policy.h"
+#include "lib/jsonfile.h"
+#include "lib/mem.h"
+#include "policy/config.h"
+#include "policy/policy.h"
 
 static char ws[PATH_MAX + 8], xdg[PATH_MAX + 8], home[PATH_MAX + 8];
 

@@ -10,8 +10,8 @@
  */
 #include "fuzz.h"
 
-#include "mem.h"
-#include "path.h"
+#include "lib/mem.h"
+#include "lib/path.h"
 
 static char rootp[PATH_MAX + 8];
 static int rootfd = -1;

@@ -20,14 +20,14 @@
 
 #include "fuzz.h"
 
-#include "changes.h"
-#include "changes_base.h"
-#include "mem.h"
-#include "plan.h"
-#include "review.h"
-#include "session_base.h"
-#include "session_rmtree.h"
-#include "shadow.h"
+#include "lib/mem.h"
+#include "session/changes.h"
+#include "session/changes_base.h"
+#include "session/plan.h"
+#include "session/review.h"
+#include "session/session_base.h"
+#include "session/session_rmtree.h"
+#include "session/shadow.h"
 
 static int
 sink(const void *buf, size_t len, void *arg)

@@ -23,11 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "fixture.h"
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
 #include "tap.h"
 
 #ifndef RENAME_EXCHANGE

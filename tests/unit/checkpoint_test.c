@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "checkpoint/checkpoint.h"
 #include "fixture.h"
-#include "fsx.h"
-#include "mem.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
 #include "tap.h"
 
 #define ZEROS	"0000000000000000000000000000000000000000000000000000000000000000"

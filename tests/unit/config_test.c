@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "mem.h"
+#include "lib/mem.h"
+#include "policy/config.h"
 #include "tap.h"
 
 #define FLAGS0	{ NULL, NULL, -1, -1, -1, -1, NULL, 0, NULL, 0 }

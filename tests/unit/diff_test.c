@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "mem.h"
+#include "diff/diff.h"
+#include "lib/mem.h"
 #include "tap.h"
 
 struct got {

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "mem.h"
-#include "roots.h"
-#include "strlist.h"
+#include "lib/mem.h"
+#include "policy/roots.h"
+#include "policy/strlist.h"
 
 #define FAKEFS_MAX	512
 

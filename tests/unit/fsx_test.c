@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
 #include "tap.h"
 
 static char g_base[PATH_MAX], g_ws[PATH_MAX], g_out[PATH_MAX];

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gitconfig.h"
-#include "mem.h"
+#include "lib/mem.h"
+#include "policy/gitconfig.h"
 #include "tap.h"
 
 /* Every entry as "section|sub|key|value\n", in order. */

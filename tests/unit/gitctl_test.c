@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "fakefs.h"
-#include "gitctl.h"
-#include "mem.h"
+#include "lib/mem.h"
+#include "policy/gitctl.h"
 #include "tap.h"
 
 static struct fakefs fs;

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "grants.h"
-#include "mem.h"
-#include "strlist.h"
+#include "lib/mem.h"
+#include "policy/grants.h"
+#include "policy/strlist.h"
 #include "tap.h"
 
 static char T[PATH_MAX];

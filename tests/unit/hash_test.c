@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "hash.h"
+#include "lib/hash.h"
 #include "tap.h"
 
 static void

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonfile.h"
-#include "mem.h"
+#include "lib/jsonfile.h"
+#include "lib/mem.h"
 #include "tap.h"
 
 static char dir[PATH_MAX];

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "labeljournal.h"
-#include "mem.h"
+#include "lib/mem.h"
+#include "sandbox/labeljournal.h"
 #include "tap.h"
 
 #define J	"C:\\Users\\me\\.arcturn\\labels.journal"

@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mcp.h"
-#include "mem.h"
-#include "utf8.h"
+#include "lib/mem.h"
+#include "lib/utf8.h"
+#include "mcp/mcp.h"
 #include "tap.h"
 
 static struct mcp_server srv = { .self = "/bin/sh" };

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mem.h"
-#include "path.h"
+#include "lib/mem.h"
+#include "lib/path.h"
 #include "tap.h"
 
 static char base[PATH_MAX];

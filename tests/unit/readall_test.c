@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mem.h"
-#include "readall.h"
+#include "lib/mem.h"
+#include "lib/readall.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/readall_test.XXXXXX";

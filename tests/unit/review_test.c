@@ -8,14 +8,14 @@
 
 #include <cJSON.h>
 
-#include "changes.h"
-#include "conflict.h"
 #include "fixture.h"
-#include "hash.h"
-#include "mem.h"
-#include "review.h"
-#include "session.h"
-#include "shadow.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "session/changes.h"
+#include "session/conflict.h"
+#include "session/review.h"
+#include "session/session.h"
+#include "session/shadow.h"
 #include "tap.h"
 
 /* What the renderers wrote; fail_at > 0 makes the nth call fail. */

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "fakefs.h"
-#include "mem.h"
-#include "roots.h"
-#include "sandbox_posix.h"
+#include "lib/mem.h"
+#include "policy/roots.h"
+#include "sandbox/sandbox_posix.h"
 #include "tap.h"
 
 static struct fakefs fs;

@@ -23,9 +23,9 @@
 #define sandbox_nested		mac_sandbox_nested
 static const char *fake_exec;
 #define SANDBOX_EXEC_PATH	fake_exec
-#include "../../src/sandbox_macos.c"
+#include "sandbox/sandbox_macos.c"
 
-#include "mem.h"
+#include "lib/mem.h"
 #include "tap.h"
 
 static char dir[64], ws[128], tmp[128], state[128], fake[128], log_[128];

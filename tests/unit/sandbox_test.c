@@ -14,8 +14,8 @@
 
 #include <cJSON.h>
 
-#include "mem.h"
-#include "sandbox.h"
+#include "lib/mem.h"
+#include "sandbox/sandbox.h"
 #include "tap.h"
 
 static void

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "fakefs.h"
-#include "mem.h"
-#include "roots.h"
-#include "sandbox_posix.h"
-#include "seatbelt.h"
+#include "lib/mem.h"
+#include "policy/roots.h"
+#include "sandbox/sandbox_posix.h"
+#include "sandbox/seatbelt.h"
 #include "tap.h"
 
 static struct fakefs fs;

@@ -17,13 +17,13 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "hash.h"
-#include "mem.h"
-#include "session.h"
-#include "session_apply.h"
-#include "session_base.h"
-#include "session_rmtree.h"
-#include "session_run.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "session/session.h"
+#include "session/session_apply.h"
+#include "session/session_base.h"
+#include "session/session_rmtree.h"
+#include "session/session_run.h"
 #include "tap.h"
 
 static char root[PATH_MAX], top[PATH_MAX], state[PATH_MAX], ws[PATH_MAX];

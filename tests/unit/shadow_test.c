@@ -16,20 +16,20 @@
 
 #include <sys/sysmacros.h>
 
-#include "changes.h"
-#include "changes_base.h"
 #include "fixture.h"
-#include "fsx.h"
-#include "hash.h"
-#include "mem.h"
-#include "plan.h"
-#include "review.h"
-#include "session.h"
-#include "session_base.h"
-#include "session_rmtree.h"
-#include "shadow.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "session/changes.h"
+#include "session/changes_base.h"
+#include "session/plan.h"
+#include "session/review.h"
+#include "session/session.h"
+#include "session/session_base.h"
+#include "session/session_rmtree.h"
+#include "session/shadow.h"
+#include "session/wsview.h"
 #include "tap.h"
-#include "wsview.h"
 
 static char root[PATH_MAX], top[PATH_MAX], ws[PATH_MAX];
 static struct session S;

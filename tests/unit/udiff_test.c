@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hash.h"
-#include "mem.h"
+#include "diff/udiff.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
 #include "tap.h"
-#include "udiff.h"
 
 #define T(s)	UDIFF_FILE, 0100644, s, sizeof(s) - 1
 #define X(s)	UDIFF_FILE, 0100755, s, sizeof(s) - 1

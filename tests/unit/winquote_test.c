@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mem.h"
-#include "tap.h"
-#include "winquote.h"
 #include "../wine/quote_cases.h"
+#include "lib/mem.h"
+#include "sandbox/winquote.h"
+#include "tap.h"
 
 /*
  * The documented rules: argv[0] up to a space or tab, or quoted up to the

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "mem.h"
-#include "session.h"
+#include "lib/mem.h"
+#include "session/session.h"
+#include "session/wsview.h"
 #include "tap.h"
-#include "wsview.h"
 
 static char top[PATH_MAX], ws[PATH_MAX + 8], state[PATH_MAX + 8];
 static struct session S;

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "mem.h"
-#include "winquote.h"
+#include "lib/mem.h"
 #include "quote_cases.h"
+#include "sandbox/winquote.h"
 
 #define QC_SPAWN	150
 

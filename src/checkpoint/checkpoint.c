@@ -1,0 +1,578 @@
+/*
+ * checkpoint: the store of turns and blobs (checkpoint.h has the layout
+ * and the rules).
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/checkpoint_impl.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+
+#define RECORD_MAX	((size_t)64 << 20)
+#define AFTER_MAX	((size_t)1 << 20)	/* a log beyond it is folded */
+#define NAMELEN		10
+#define AFTER_SUFFIX	".after"
+
+static int	ckpt_prune(struct ckpt *);
+
+/* Open (with create: make) the directory name beneath dirfd. */
+static int
+subdir(int dirfd, const char *name, int create)
+{
+	int fd;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) >= 0 || !create || errno != ENOENT)
+		return fd;
+	if (mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+}
+
+static int
+lock_retry(int fd, int op)
+{
+	while (flock(fd, op) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+void
+ckpt_close(struct ckpt *c)
+{
+	int e = errno;
+
+	if (c == NULL)
+		return;
+	fsx_close(c->blobsfd);
+	fsx_close(c->turnsfd);
+	fsx_close(c->lockfd);
+	fsx_close(c->dirfd);
+	mem_free(c);
+	errno = e;
+}
+
+int
+ckpt_open(const char *state, const char *workspace, int create, int lockop,
+    const struct ckpt_limits *lim, struct ckpt **out)
+{
+	unsigned char d[HASH_LEN];
+	char hex[HASH_HEXLEN + 1];
+	struct ckpt *c;
+	int sfd = -1, cfd = -1;
+
+	*out = NULL;
+	if ((c = mem_calloc(1, sizeof *c)) == NULL)
+		return -1;
+	c->dirfd = c->blobsfd = c->turnsfd = c->lockfd = -1;
+	c->lim.keep = CKPT_KEEP_DEFAULT;
+	if (lim != NULL)
+		c->lim = *lim;
+	hash_buf(workspace, strlen(workspace), d);
+	hash_hex(d, hex);
+	if (create && mkdir(state, 0700) < 0 && errno != EEXIST)
+		goto fail;
+	if ((sfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (cfd = subdir(sfd, "checkpoints", create)) < 0 ||
+	    (c->dirfd = subdir(cfd, hex, create)) < 0 ||
+	    (c->blobsfd = subdir(c->dirfd, "blobs", create)) < 0 ||
+	    (c->turnsfd = subdir(c->dirfd, "turns", create)) < 0)
+		goto fail;
+	if ((c->lockfd = openat(c->dirfd, "lock", O_RDWR | O_CREAT |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
+	    lock_retry(c->lockfd, lockop) < 0)
+		goto fail;
+	fsx_close(sfd);
+	fsx_close(cfd);
+	*out = c;
+	return 0;
+fail:
+	fsx_close(sfd);
+	fsx_close(cfd);
+	ckpt_close(c);
+	return -1;
+}
+
+int
+ckpt_blobs(const struct ckpt *c)
+{
+	return c->blobsfd;
+}
+
+void
+ckpt_lazy(struct ckpt *c, int on)
+{
+	c->lazy = on;
+}
+
+/* ---- Records ---- */
+
+static void
+turn_name(unsigned long id, char name[NAMELEN + 2])
+{
+	snprintf(name, NAMELEN + 2, "%010lu", id);
+}
+
+static void
+after_name(unsigned long id, char name[NAMELEN + sizeof AFTER_SUFFIX + 1])
+{
+	snprintf(name, NAMELEN + sizeof AFTER_SUFFIX + 1, "%010lu"
+	    AFTER_SUFFIX, id);
+}
+
+/* Remove turn id's .after log (ENOENT is no log); 0 or -1. */
+static int
+drop_after(struct ckpt *c, unsigned long id)
+{
+	char name[NAMELEN + sizeof AFTER_SUFFIX + 1];
+
+	after_name(id, name);
+	return unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int
+valid_name(const char *s, unsigned long *id)
+{
+	size_t i;
+
+	if (strlen(s) != NAMELEN)
+		return 0;
+	for (i = 0; i < NAMELEN; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	*id = strtoul(s, NULL, 10);
+	return *id > 0;
+}
+
+int
+ckpt_save(struct ckpt *c, struct ckpt_turn *t)
+{
+	struct stat st;
+	char name[NAMELEN + 2], *buf;
+	size_t len;
+	int rc, fresh;
+
+	turn_name(t->id, name);
+	fresh = fstatat(c->turnsfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0;
+	if (ckpt_format(t, &buf, &len) < 0)
+		return -1;
+	/* the blobs it names are durable before it is */
+	rc = c->dirty ? fsx_sync_dir(c->blobsfd) : 0;
+	if (rc == 0)
+		c->dirty = 0;
+	if (rc == 0)
+		rc = fsx_write_atomic(c->turnsfd, name, buf, len, 0600, 0);
+	mem_free(buf);
+	/* the record holds what the log said (t was loaded with it) */
+	if (rc == 0 && !fresh)
+		rc = drop_after(c, t->id);
+	if (rc == 0 && fresh)
+		(void)ckpt_prune(c);
+	return rc;
+}
+
+/*
+ * The entries a change of rel settles: rel's, then each folder above it
+ * recorded absent before (the change made it). *e: mem_free it.
+ */
+static int
+settled(struct ckpt_turn *t, const char *rel, struct ckpt_entry ***e,
+    size_t *n)
+{
+	struct ckpt_entry *en;
+	char *dir, *slash;
+	const char *p;
+	size_t max = 1;
+
+	*n = 0;
+	for (p = rel; *p != '\0'; p++)
+		max += *p == '/';
+	*e = mem_calloc(max, sizeof **e);
+	if (*e == NULL || (dir = mem_strdup(rel)) == NULL) {
+		mem_free(*e);
+		*e = NULL;
+		return -1;
+	}
+	if ((en = ckpt_find(t, rel)) != NULL)
+		(*e)[(*n)++] = en;
+	while ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		if ((en = ckpt_find(t, dir)) == NULL ||
+		    en->before.kind != CKPT_ABSENT)
+			break;
+		(*e)[(*n)++] = en;
+	}
+	mem_free(dir);
+	return 0;
+}
+
+int
+ckpt_note_after(struct ckpt *c, struct ckpt_turn *t, const char *rel)
+{
+	char name[NAMELEN + sizeof AFTER_SUFFIX + 1], *buf = NULL;
+	struct ckpt_entry **e;
+	struct stat st;
+	size_t n, len;
+	ssize_t w;
+	int fd = -1, rc = -1;
+
+	if (settled(t, rel, &e, &n) < 0)
+		return -1;
+	if (n == 0) {
+		mem_free(e);
+		return 0;
+	}
+	after_name(t->id, name);
+	if (fstatat(c->turnsfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (!S_ISREG(st.st_mode) || (size_t)st.st_size > AFTER_MAX)) {
+		mem_free(e);
+		return ckpt_save(c, t);
+	}
+	if (ckpt_format_after(e, n, &buf, &len) < 0)
+		goto out;
+	/* one write: a crash leaves the entries whole or a torn tail */
+	if ((fd = openat(c->turnsfd, name, O_WRONLY | O_APPEND | O_CREAT |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
+		goto out;
+	while ((w = write(fd, buf, len)) < 0 && errno == EINTR)
+		;
+	if (w < 0)
+		goto out;
+	if ((size_t)w != len) {
+		errno = ENOSPC;
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0 && close(fd) < 0 && rc == 0)
+		rc = -1;
+	mem_free(buf);
+	mem_free(e);
+	return rc;
+}
+
+int
+ckpt_load(struct ckpt *c, unsigned long id, struct ckpt_turn *t)
+{
+	char name[NAMELEN + 2], aname[NAMELEN + sizeof AFTER_SUFFIX + 1];
+	char *buf;
+	size_t len;
+	int rc;
+
+	turn_name(id, name);
+	if (fsx_read_all(c->turnsfd, name, RECORD_MAX, &buf, &len) < 0)
+		return -1;
+	rc = ckpt_parse(buf, len, t);
+	mem_free(buf);
+	if (rc == 0 && t->id != id) {
+		ckpt_turn_clear(t);
+		errno = EBADMSG;
+		return -1;
+	}
+	if (rc < 0)
+		return -1;
+	after_name(id, aname);
+	if (fsx_read_all(c->turnsfd, aname, RECORD_MAX, &buf, &len) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		ckpt_turn_clear(t);
+		return -1;
+	}
+	(void)ckpt_parse_after(buf, len, t);
+	mem_free(buf);
+	return 0;
+}
+
+static int
+keep_turn(int dirfd, const char *name, void *arg)
+{
+	unsigned long id;
+
+	(void)dirfd;
+	(void)arg;
+	return valid_name(name, &id);
+}
+
+/* The ids of the recorded turns, ascending. */
+static int
+ids(struct ckpt *c, unsigned long **out, size_t *n)
+{
+	char **names;
+	size_t i;
+
+	*out = NULL;
+	if (fsx_list(c->turnsfd, keep_turn, NULL, &names, n) < 0)
+		return -1;
+	if (*n > 0 && (*out = mem_calloc(*n, sizeof **out)) == NULL) {
+		fsx_names_free(names, *n);
+		return -1;
+	}
+	for (i = 0; i < *n; i++)
+		valid_name(names[i], &(*out)[i]);
+	fsx_names_free(names, *n);
+	return 0;
+}
+
+int
+ckpt_list(struct ckpt *c, struct ckpt_turn **out, size_t *nout)
+{
+	struct ckpt_turn *t = NULL;
+	unsigned long *id;
+	size_t n, i;
+
+	*out = NULL;
+	*nout = 0;
+	if (ids(c, &id, &n) < 0)
+		return -1;
+	if (n > 0 && (t = mem_calloc(n, sizeof *t)) == NULL)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (ckpt_load(c, id[i], &t[i]) < 0)
+			goto fail;
+	mem_free(id);
+	*out = t;
+	*nout = n;
+	return 0;
+fail:
+	ckpt_turns_free(t, n);
+	mem_free(id);
+	return -1;
+}
+
+/* ---- Turns ---- */
+
+static int
+next_id(struct ckpt *c, unsigned long *next)
+{
+	unsigned long *id;
+	size_t n;
+
+	if (ids(c, &id, &n) < 0)
+		return -1;
+	*next = n > 0 ? id[n - 1] + 1 : 1;
+	mem_free(id);
+	return 0;
+}
+
+/* The current turn's id in *id, 0 when there is none. */
+static int
+current(struct ckpt *c, unsigned long *id)
+{
+	char *buf, name[NAMELEN + 2];
+	struct stat st;
+	size_t len;
+
+	*id = 0;
+	if (fsx_read_all(c->dirfd, "current", 64, &buf, &len) < 0)
+		return errno == ENOENT ? 0 : -1;
+	while (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	if (!valid_name(buf, id))
+		*id = 0;
+	mem_free(buf);
+	turn_name(*id, name);
+	if (*id > 0 && fstatat(c->turnsfd, name, &st, 0) < 0) {
+		if (errno != ENOENT)
+			return -1;
+		*id = 0;	/* retention dropped it */
+	}
+	return 0;
+}
+
+int
+ckpt_turn_start(struct ckpt *c, const char *label, unsigned long *id)
+{
+	struct ckpt_turn t;
+	char name[NAMELEN + 2];
+	int rc;
+
+	memset(&t, 0, sizeof t);
+	if (next_id(c, &t.id) < 0)
+		return -1;
+	t.time = time(NULL);
+	if ((t.label = mem_strdup(label ? label : "")) == NULL)
+		return -1;
+	rc = ckpt_save(c, &t);
+	*id = t.id;
+	ckpt_turn_clear(&t);
+	if (rc < 0)
+		return -1;
+	turn_name(*id, name);
+	name[NAMELEN] = '\n';
+	return fsx_write_atomic(c->dirfd, "current", name, NAMELEN + 1, 0600,
+	    0);
+}
+
+int
+ckpt_turn_end(struct ckpt *c)
+{
+	if (unlinkat(c->dirfd, "current", 0) < 0 && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+int
+ckpt_for_write(struct ckpt *c, struct ckpt_turn *t)
+{
+	unsigned long id;
+
+	memset(t, 0, sizeof *t);
+	if (current(c, &id) < 0)
+		return -1;
+	if (id > 0)
+		return ckpt_load(c, id, t);
+	if (next_id(c, &t->id) < 0)
+		return -1;
+	t->time = time(NULL);
+	return 0;
+}
+
+int
+ckpt_settle(struct ckpt *c, struct ckpt_turn *t, int rootfd, const char *rel)
+{
+	struct ckpt_entry **e;
+	size_t n, i;
+	int rc = 0;
+
+	if (settled(t, rel, &e, &n) < 0)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++)
+		rc = ckpt_state(c, rootfd, e[i]->path, 0, &e[i]->after);
+	mem_free(e);
+	return rc;
+}
+
+/* ---- Retention ---- */
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+keep_blob(int dirfd, const char *name, void *arg)
+{
+	(void)dirfd;
+	(void)arg;
+	return strlen(name) == HASH_HEXLEN;
+}
+
+/*
+ * Remove the blobs no turn names (and temp names a kill left); *bytes is
+ * the size of those that stay.
+ */
+static int
+gc(struct ckpt *c, unsigned long long *bytes)
+{
+	struct ckpt_turn *t;
+	struct stat st;
+	char **ref = NULL, **names = NULL, hex[HASH_HEXLEN + 1];
+	size_t n, nref = 0, nn = 0, i, j;
+	int rc = -1;
+
+	*bytes = 0;
+	if (ckpt_list(c, &t, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		nref += t[i].n;
+	if (nref > 0 && (ref = mem_calloc(nref, sizeof *ref)) == NULL)
+		goto out;
+	for (nref = 0, i = 0; i < n; i++)
+		for (j = 0; j < t[i].n; j++) {
+			if (t[i].e[j].before.kind != CKPT_FILE &&
+			    t[i].e[j].before.kind != CKPT_LINK)
+				continue;
+			hash_hex(t[i].e[j].before.sha, hex);
+			if ((ref[nref] = mem_strdup(hex)) == NULL)
+				goto out;
+			nref++;
+		}
+	if (nref > 0)
+		qsort(ref, nref, sizeof *ref, cmp_str);
+	(void)fsx_sweep_tmp(c->blobsfd);
+	(void)fsx_sweep_tmp(c->turnsfd);
+	if (fsx_list(c->blobsfd, keep_blob, NULL, &names, &nn) < 0)
+		goto out;
+	for (i = 0; i < nn; i++) {
+		if (nref > 0 && bsearch(&names[i], ref, nref, sizeof *ref,
+		    cmp_str) != NULL) {
+			if (fstatat(c->blobsfd, names[i], &st,
+			    AT_SYMLINK_NOFOLLOW) == 0)
+				*bytes += (unsigned long long)st.st_size;
+			continue;
+		}
+		if (unlinkat(c->blobsfd, names[i], 0) < 0 && errno != ENOENT)
+			goto out;
+	}
+	rc = 0;
+out:
+	for (i = 0; ref != NULL && i < nref; i++)
+		mem_free(ref[i]);
+	mem_free(ref);
+	fsx_names_free(names, nn);
+	ckpt_turns_free(t, n);
+	return rc;
+}
+
+/*
+ * Drop the oldest turns beyond lim.keep, then (with lim.maxbytes) while
+ * the blobs the rest name weigh more, never the newest turn.
+ */
+static int
+ckpt_prune(struct ckpt *c)
+{
+	unsigned long *id;
+	unsigned long long bytes;
+	char name[NAMELEN + 2];
+	size_t n, i = 0;
+	int dropped = 0;
+
+	if (ids(c, &id, &n) < 0)
+		return -1;
+	for (; n - i > 1 && n - i > c->lim.keep; i++, dropped++) {
+		turn_name(id[i], name);
+		if (drop_after(c, id[i]) < 0 ||
+		    (unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT))
+			goto fail;
+	}
+	if (c->lim.maxbytes == 0 && !dropped) {
+		mem_free(id);
+		return 0;
+	}
+	for (;;) {
+		/* a dropped record is gone for good before its blobs go */
+		if (dropped && fsx_sync_dir(c->turnsfd) < 0)
+			goto fail;
+		dropped = 0;
+		if (gc(c, &bytes) < 0)
+			goto fail;
+		if (c->lim.maxbytes == 0 || bytes <= c->lim.maxbytes ||
+		    n - i <= 1)
+			break;
+		turn_name(id[i], name);
+		if (drop_after(c, id[i++]) < 0 ||
+		    (unlinkat(c->turnsfd, name, 0) < 0 && errno != ENOENT))
+			goto fail;
+		dropped = 1;
+	}
+	mem_free(id);
+	return 0;
+fail:
+	mem_free(id);
+	return -1;
+}

@@ -1,0 +1,221 @@
+/*
+ * checkpoint: the turns and snapshots that let `arcturn rewind` and
+ * `arcturn undo` put files back as they were.
+ *
+ * Layout, under $ARCTURN_HOME (everything 0700/0600, owned by the user):
+ *
+ *   checkpoints/<K>/		the store of the workspace whose canonical
+ *				root hashes (SHA-256, hex) to K, as the
+ *				session store keys its .default records
+ *   checkpoints/<K>/lock	flock(2)ed: LOCK_EX by every mutation (a
+ *				write's snapshot, record and write, a turn,
+ *				a rewind), LOCK_SH by listings
+ *   checkpoints/<K>/blobs/<H>	content, named by its SHA-256 (hex): a
+ *				regular file's bytes or a symlink's target;
+ *				written once, shared between turns
+ *   checkpoints/<K>/turns/<N>	one record per turn, N its id (decimal,
+ *				zero-padded to 10 digits so names sort)
+ *   checkpoints/<K>/current	"<N>\n": the turn `arcturn turn` opened,
+ *				which later writes join; without it each
+ *				command that writes is a turn of its own
+ *
+ * A turn record is text with the paths as raw bytes:
+ *
+ *	arcturn-turn 1
+ *	id N
+ *	time SECONDS
+ *	label LEN
+ *	<LEN bytes>
+ *	paths COUNT
+ *	<before> <after> PATHLEN	(COUNT times, then the path bytes
+ *	<PATHLEN bytes>			 and a newline)
+ *	end
+ *
+ * where <before> and <after> are each `KIND MODE HEX` (KIND absent, file,
+ * link or dir; MODE octal permission bits; HEX the SHA-256 of the content or
+ * link target, 64 zeros for absent). before is the path's state right
+ * before the turn first changed it (its blob is in blobs/), after the
+ * state the tool left there (rewind's compare-and-swap base).
+ *
+ *   checkpoints/<K>/turns/<N>.after
+ *				the after states a write or edit left since
+ *				the record was last written, appended, one
+ *				entry each: `after <after> PATHLEN\n<path>\n`
+ *
+ * Crash safety: every blob and record is written under a temp name,
+ * fsynced and renamed (fsx.h); a path's blob is durable before the record
+ * that names it, and a write is recorded (after = before) before the file
+ * is touched. Its new state then goes to the .after log, appended without
+ * fsync: the log only ever moves an after state forward, so when a crash
+ * loses or tears its tail (read up to the first entry that is not whole),
+ * a rewind sees the path as changed since and refuses it as a conflict
+ * (--force restores it); nothing the record says is lost. Loading a turn
+ * applies its log; writing the record folds the log in and removes it.
+ * Retention drops a turn's log and record first, then the blobs no
+ * remaining record names, and sweeps temp names.
+ *
+ * Functions return 0 (or a count) or -1 with errno (EBADMSG: a damaged
+ * record; ENOENT: no store, no such turn).
+ */
+#ifndef ARCTURN_CHECKPOINT_H
+#define ARCTURN_CHECKPOINT_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "lib/hash.h"
+
+#define CKPT_KEEP_DEFAULT	50	/* turns kept (checkpoints.keep) */
+
+/* CKPT_DIR: a directory, by mode only (apply's and rewind's turns). */
+enum ckpt_kind { CKPT_ABSENT, CKPT_FILE, CKPT_LINK, CKPT_OTHER, CKPT_DIR };
+
+/* A path's state: kind, permission bits, hash of content or target. */
+struct ckpt_state {
+	enum ckpt_kind	 kind;
+	unsigned int	 mode;
+	unsigned char	 sha[HASH_LEN];
+};
+
+struct ckpt_entry {
+	char		*path;		/* workspace-relative */
+	struct ckpt_state before;	/* its blob is in blobs/ */
+	struct ckpt_state after;	/* what the tool left there */
+};
+
+struct ckpt_turn {
+	unsigned long	 id;
+	time_t		 time;
+	char		*label;		/* "" when none */
+	struct ckpt_entry *e;
+	size_t		 n;
+};
+
+/* Retention: keep the newest `keep` turns, blobs within maxbytes (0: any). */
+struct ckpt_limits {
+	unsigned long	 keep;
+	unsigned long long maxbytes;
+};
+
+struct ckpt;
+
+/*
+ * Open the store of workspace (canonical root) under state, locked with
+ * lockop (LOCK_EX or LOCK_SH). With create, missing directories are made;
+ * without, ENOENT when the workspace has no store. lim may be NULL
+ * (defaults).
+ */
+int	ckpt_open(const char *state, const char *workspace, int create,
+	    int lockop, const struct ckpt_limits *lim, struct ckpt **);
+void	ckpt_close(struct ckpt *);
+
+/* The blobs directory (an fd the store owns), for rewind's sources. */
+int	ckpt_blobs(const struct ckpt *);
+
+/*
+ * With on, blobs ckpt_state stores from here on are not synced (their
+ * writeback is started): the caller fsyncs them (blobs/<hex of sha>) and
+ * the blobs directory before it relies on them (keep.c, for apply).
+ */
+void	ckpt_lazy(struct ckpt *, int on);
+
+/*
+ * Every turn in the store, oldest first (*t an array of *n turns; free
+ * with ckpt_turns_free).
+ */
+int	ckpt_list(struct ckpt *, struct ckpt_turn **t, size_t *n);
+void	ckpt_turns_free(struct ckpt_turn *t, size_t n);
+
+/* Turn id's record into t (ENOENT: none). */
+int	ckpt_load(struct ckpt *, unsigned long id, struct ckpt_turn *t);
+void	ckpt_turn_clear(struct ckpt_turn *t);
+
+/*
+ * Start a turn: a new id, recorded at once (empty), made the current turn
+ * that later writes join (ckpt_for_write). Retention runs.
+ */
+int	ckpt_turn_start(struct ckpt *, const char *label, unsigned long *id);
+
+/* Forget the current turn: the next write starts a turn of its own. */
+int	ckpt_turn_end(struct ckpt *);
+
+/*
+ * The turn a write joins: the current one (read from its record), else a
+ * new one with a fresh id (not recorded until ckpt_save). Clear *t with
+ * ckpt_turn_clear.
+ */
+int	ckpt_for_write(struct ckpt *, struct ckpt_turn *t);
+
+/*
+ * The state of rel beneath rootfd (a final symlink not followed; a
+ * missing path or parent is CKPT_ABSENT; a directory CKPT_DIR with its
+ * mode; a fifo, socket or device CKPT_OTHER). With store, a regular file's
+ * bytes or a link's target go to blobs/ (once per content).
+ */
+int	ckpt_state(struct ckpt *, int rootfd, const char *rel, int store,
+	    struct ckpt_state *st);
+
+/*
+ * Snapshot rel into t before its first change in the turn: when t has no
+ * entry for it, its state is stored (blob) and an entry added with after
+ * = before. So is every missing folder above it (absent before: the write
+ * will make it), so that a rewind removes those folders too when they are
+ * empty again. Returns 1 when added, 0 when t had it already; EINVAL for
+ * a directory or special file.
+ */
+int	ckpt_snapshot(struct ckpt *, struct ckpt_turn *t, int rootfd,
+	    const char *rel);
+
+/*
+ * After the change: the after state of rel, and of the folders above it
+ * that t records as absent before, read again. 0 or -1.
+ */
+int	ckpt_settle(struct ckpt *, struct ckpt_turn *t, int rootfd,
+	    const char *rel);
+
+/* The entry of rel in t, or NULL. */
+struct ckpt_entry *ckpt_find(struct ckpt_turn *t, const char *rel);
+
+/*
+ * Add an entry (path copied) to t. Only for paths t has not got.
+ */
+int	ckpt_add(struct ckpt_turn *t, const char *rel,
+	    const struct ckpt_state *before, const struct ckpt_state *after);
+
+/*
+ * Write t's record (atomically, durable) and remove its .after log (t
+ * holds what it said). A turn recorded for the first time runs
+ * retention.
+ */
+int	ckpt_save(struct ckpt *, struct ckpt_turn *t);
+
+/*
+ * After ckpt_settle of rel, in a turn whose record exists: append the
+ * after states of rel and of the folders above it that t records as
+ * absent before to the .after log (no fsync; see Crash safety). A log
+ * grown past a bound is folded in with ckpt_save instead.
+ */
+int	ckpt_note_after(struct ckpt *, struct ckpt_turn *t, const char *rel);
+
+/*
+ * A turn record as text (checkpoint_record.c): ckpt_format makes it
+ * (*buf the caller's, mem_free), ckpt_parse reads one into t (zeroed
+ * first; EBADMSG for anything but a whole, well-formed record).
+ */
+int	ckpt_format(const struct ckpt_turn *t, char **buf, size_t *len);
+int	ckpt_parse(const char *buf, size_t len, struct ckpt_turn *t);
+
+/*
+ * The .after log (checkpoint_record.c): ckpt_format_after makes the
+ * entries of e[0..n-1]; ckpt_parse_after sets the after state of each
+ * path of t a whole entry names, in order, stopping at the first entry
+ * that is not whole, and returns how many it set.
+ */
+int	ckpt_format_after(struct ckpt_entry *const *e, size_t n, char **buf,
+	    size_t *len);
+size_t	ckpt_parse_after(const char *buf, size_t len, struct ckpt_turn *t);
+
+/* "absent", "file", "link", "other" or "dir". */
+const char *ckpt_kind_name(enum ckpt_kind);
+
+#endif

@@ -1,0 +1,671 @@
+/*
+ * Front end of `arcturn apply` (discard: cmd_discard.c). Exit codes
+ * (cmd.h): 0 ok; 1 refused or partly failed (apply with failures,
+ * declined at the prompt, --expect mismatch, a path with no pending
+ * change); 2 usage or environment (bad options, config, an unusable
+ * session, no terminal to confirm on without --yes).
+ *
+ * apply keeps what it replaces or deletes (keep.h) and, when the session
+ * stays (something failed), says where. On a terminal, an apply that
+ * takes over a second shows its progress on stderr (-q: never).
+ *
+ * apply is a checkpointed turn of its own (keep.h): `arcturn undo` right
+ * after it restores the tree it found, and it says the turn's id. When
+ * the store cannot be opened, nothing is applied (as write does: a change
+ * that could not be undone is not made). When the turn cannot be recorded
+ * afterwards, it says so and the session, with what apply replaced in
+ * its replaced/ area, stays.
+ */
+#include <sys/file.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checkpoint/checkpoint.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/cmd_json.h"
+#include "cli/say.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "policy/config.h"
+#include "policy/roots.h"
+#include "session/changes.h"
+#include "session/conflict.h"
+#include "session/keep.h"
+#include "session/plan.h"
+#include "session/review.h"
+#include "session/session.h"
+#include "session/session_apply.h"
+
+static const struct dryrun_question apply_q = {
+	"Apply %zu file(s) to the workspace?", "[a]pply/[k]eep pending", "ay",
+	"no terminal to confirm on; use --yes to apply %zu file(s) without "
+	    "asking",
+	"Kept %zu pending file(s).\n"
+};
+
+/* --expect: the pending set must be the one whose digest was reviewed. */
+static int
+check_expect(struct dryrun *x, struct changes *c, const char *expect,
+    struct dryrun_err *e)
+{
+	char hex[HASH_HEXLEN + 1];
+
+	if (review_diff(&x->s, x->rootfd, c, NULL, NULL, NULL, hex,
+	    dryrun_list_warn, "apply") < 0)
+		return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+	if (strcasecmp(expect, hex) != 0)
+		return dryrun_fail(e, EXIT_REFUSED, 0, "", "pending changes do "
+		    "not match --expect %s (pending: %s); refused", expect,
+		    hex);
+	return 0;
+}
+
+/*
+ * apply --json: the per-path problems apply_failed hears (a path that
+ * changed since capture is a conflict, anything else a failure), and the
+ * document run_apply makes of them.
+ */
+struct apply_json {
+	cJSON	*conflicts;	/* [{path, reason}] */
+	cJSON	*failed;	/* [{path, message}] */
+	int	 oom;
+	cJSON	*doc;		/* made by run_apply once it applied */
+};
+
+static void
+apply_failed(const char *path, int err, const char *reason, void *arg)
+{
+	struct apply_json *aj = arg;
+	const char *why = err != 0 ? dryrun_strerror(err) : reason;
+	cJSON *o;
+	int conflict;
+
+	say_err("apply: %s: %s", path, why);
+	if (aj == NULL || aj->oom)
+		return;
+	conflict = err == 0 && strstr(reason, "since capture") != NULL;
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    !cJSON_AddItemToArray(conflict ? aj->conflicts : aj->failed, o)) {
+		cJSON_Delete(o);
+		aj->oom = 1;
+		return;
+	}
+	if (cJSON_AddStringToObject(o, "path", path) == NULL ||
+	    cJSON_AddStringToObject(o, conflict ? "reason" : "message",
+	    why) == NULL)
+		aj->oom = 1;
+}
+
+/*
+ * The document: session (NULL: none), count and applied (the selected
+ * changes applied, as the user counts them), turn (0: none), conflicts
+ * and failed (taken from aj), kept (NULL: none). NULL when out of memory.
+ */
+static cJSON *
+apply_doc(const char *session, const struct changes *c, const int *sel,
+    unsigned long turn, struct apply_json *aj, const char *kept)
+{
+	cJSON *o, *a, *f;
+	size_t i, n = 0;
+
+	if (aj->oom || (o = say_doc(NULL)) == NULL)
+		return NULL;
+	if (cmdjson_str(o, "session", session) < 0 ||
+	    (f = cJSON_AddNumberToObject(o, "count", 0)) == NULL ||
+	    cmdjson_num(o, "turn", (double)turn, turn == 0) < 0 ||
+	    (a = cJSON_AddArrayToObject(o, "applied")) == NULL)
+		goto fail;
+	for (i = 0; c != NULL && i < c->n; i++) {
+		if (!sel[i] || !c->v[i].applied || c->v[i].implied)
+			continue;
+		n++;
+		if ((f = cJSON_CreateObject()) == NULL)
+			goto fail;
+		if (!cJSON_AddItemToArray(a, f)) {
+			cJSON_Delete(f);
+			goto fail;
+		}
+		if (cJSON_AddStringToObject(f, "path", c->v[i].path) == NULL ||
+		    cJSON_AddStringToObject(f, "status",
+		    changes_status_name(c->v[i].status)) == NULL)
+			goto fail;
+	}
+	cJSON_SetNumberValue(cJSON_GetObjectItem(o, "count"), (double)n);
+	if (!cJSON_AddItemToObject(o, "conflicts", aj->conflicts))
+		goto fail;
+	aj->conflicts = NULL;
+	if (!cJSON_AddItemToObject(o, "failed", aj->failed))
+		goto fail;
+	aj->failed = NULL;
+	if (cmdjson_str(o, "kept", kept) < 0)
+		goto fail;
+	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
+}
+
+/* Progress on a terminal, after a second, at most ten times a second. */
+struct progress {
+	pthread_mutex_t	 mu;
+	size_t		 done, total;
+	struct timespec	 start, last;
+	int		 shown;
+};
+
+static double
+since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	    (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void
+progress_step(void *arg)
+{
+	struct progress *pr = arg;
+	struct timespec now;
+
+	pthread_mutex_lock(&pr->mu);
+	pr->done++;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (since(&pr->start, &now) >= 1.0 && (!pr->shown ||
+	    since(&pr->last, &now) >= 0.1 || pr->done == pr->total)) {
+		fprintf(stderr, "\rarcturn: apply: %zu/%zu", pr->done >
+		    pr->total ? pr->total : pr->done, pr->total);
+		pr->last = now;
+		pr->shown = 1;
+	}
+	pthread_mutex_unlock(&pr->mu);
+}
+
+/*
+ * path_canon of abs, also where a file stands where the change set makes
+ * a directory (f becomes f/z: ENOTDIR): the part up to that file goes
+ * through path_canon (its symlinks followed), the rest is appended.
+ */
+static int
+canon_to_file(const char *abs, char **out)
+{
+	char *p, *slash, *c;
+	int rc;
+
+	*out = NULL;
+	if ((rc = path_canon(abs, PATH_LEXICAL, NULL, out)) == 0 ||
+	    errno != ENOTDIR)
+		return rc;
+	if ((p = mem_strdup(abs)) == NULL)
+		return -1;
+	while ((slash = strrchr(p, '/')) != NULL && slash != p) {
+		*slash = '\0';
+		if (path_canon(p, PATH_LEXICAL, NULL, &c) == 0) {
+			rc = (*out = path_join(c, abs + (slash - p) + 1)) ==
+			    NULL ? -1 : 0;
+			mem_free(c);
+			break;
+		}
+		if (errno != ENOTDIR)
+			break;
+	}
+	mem_free(p);
+	return *out != NULL ? 0 : -1;
+}
+
+/*
+ * The policy at apply (roots.h): mark refused (changes.h) each selected
+ * change that exec's sandbox would refuse, so that plan_apply leaves it
+ * pending and says why. Sandbox mode off is no policy.
+ */
+static int
+veto(struct dryrun *x, struct changes *c, const int *sel,
+    struct dryrun_err *e)
+{
+	struct policy q = x->p;
+	struct roots r;
+	const char *why;
+	char *abs, *canon;
+	size_t i, j;
+	int rc;
+
+	if (x->p.mode == MODE_OFF)
+		return 0;
+	/* apply writes the workspace: the protected paths are what it asks */
+	q.mode = MODE_WORKSPACE_WRITE;
+	if (roots_build(&q, ROOTS_PROTECT | ROOTS_MISSING, NULL, &r) < 0)
+		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", r.why);
+	for (i = 0; i < c->n; i++) {
+		if (!sel[i] || c->v[i].refuse != NULL)
+			continue;
+		/*
+		 * The path as apply names it, and canonical as the file
+		 * tools check it: a symlink in the real tree must not lead
+		 * a change onto a protected path. (One that leads out of
+		 * the workspace is apply's own refusal, which names it.)
+		 */
+		canon = NULL;
+		if ((abs = path_join(x->p.workspace, c->v[i].path)) == NULL) {
+			roots_free(&r);
+			return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+		}
+		if (canon_to_file(abs, &canon) < 0) {
+			mem_free(abs);
+			if (errno == ENOMEM) {
+				roots_free(&r);
+				return dryrun_fail(e, EXIT_USAGE, errno, "",
+				    NULL);
+			}
+			c->v[i].refuse = "cannot be checked against the "
+			    "policy; refused";
+			continue;
+		}
+		rc = roots_check(&r, abs, &why);
+		if (rc == 0 && roots_check(&r, canon, &why) < 0 &&
+		    strcmp(why, "protected path") == 0)
+			rc = -1;
+		mem_free(abs);
+		mem_free(canon);
+		if (rc < 0)
+			c->v[i].refuse = strcmp(why, "protected path") == 0 ?
+			    "protected path; refused" :
+			    "outside the writable roots; refused";
+	}
+	roots_free(&r);
+	/* a hard link to a refused path would give it a second name */
+	for (i = 0; i < c->n; i++) {
+		if (!sel[i] || c->v[i].refuse != NULL ||
+		    c->v[i].link_to == NULL)
+			continue;
+		j = changes_find(c, c->v[i].link_to);
+		if (j < c->n && strcmp(c->v[j].path, c->v[i].link_to) == 0 &&
+		    c->v[j].refuse != NULL)
+			c->v[i].refuse = c->v[j].refuse;
+	}
+	return 0;
+}
+
+/* The checkpoint store of the session's workspace, made if need be. */
+static int
+open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
+{
+	struct ckpt_limits lim;
+
+	lim.keep = x->p.ckpt_keep ? x->p.ckpt_keep : CKPT_KEEP_DEFAULT;
+	lim.maxbytes = x->p.ckpt_maxbytes;
+	if (ckpt_open(x->p.state, x->s.workspace, 1, LOCK_EX, &lim, ck) < 0)
+		return dryrun_fail(e, EXIT_REFUSED, 0, "", "checkpoint: %s; "
+		    "nothing applied", dryrun_strerror(errno));
+	return 0;
+}
+
+/*
+ * What an earlier apply of the session kept and no turn holds (it was
+ * cut short before its turn): said, and the session stays for it. 1 then
+ * (or when the session cannot tell), else 0.
+ */
+static int
+kept_earlier(struct dryrun *x, FILE *out)
+{
+	char n[KEEP_NAMELEN];
+	int r;
+
+	if ((r = keep_unrecorded(&x->s, n)) == 0)
+		return 0;
+	if (r > 0)
+		fprintf(out, "Content an earlier apply replaced, which no turn "
+		    "holds (the apply was cut short, or undo could not give "
+		    "it back), is kept in %s/overlays/%s/replaced/%s; "
+		    "`arcturn discard --yes` drops it with the session.\n",
+		    x->p.state, x->id, n);
+	return 1;
+}
+
+/*
+ * Apply what sel selects as a checkpointed turn labelled label, and say
+ * how it went (e: the exit status).
+ */
+static void
+run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
+    const char *label, FILE *out, struct apply_json *aj, struct dryrun_err *e)
+{
+	struct plan_result res;
+	struct apply_env env;
+	struct progress pr;
+	struct keep *k = NULL;
+	struct ckpt *ck = NULL;
+	char sn[SESSION_IDMAX + 16], turn[48] = "", where[PATH_MAX + 128] = "";
+	size_t i, kept;
+	unsigned long id = 0;
+	int recorded, whole;
+
+	snprintf(sn, sizeof sn, "session %s", x->id);
+	if (veto(x, c, sel, e) != 0)
+		return;
+	if (open_store(x, &ck, e) != 0)
+		return;
+	/* what a killed apply left, also beside paths it finished */
+	dryrun_sweep(x, "apply");
+	if (keep_open(&x->s, ck, &k) < 0) {
+		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+		ckpt_close(ck);
+		return;
+	}
+	memset(&env, 0, sizeof env);
+	env.keep = keep_keeper(k);
+	/*
+	 * The session's copies themselves, linked in: they go once applied.
+	 * Only with the mark that tells a later dry run to look for one
+	 * left linked (session_apply.h); else apply copies.
+	 */
+	env.give_src = session_apply_begin(&x->s) == 0;
+	memset(&pr, 0, sizeof pr);
+	if (!quiet && isatty(STDERR_FILENO)) {
+		pthread_mutex_init(&pr.mu, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &pr.start);
+		for (i = 0; i < c->n; i++)
+			pr.total += sel[i] != 0;
+		env.progress = progress_step;
+		env.parg = &pr;
+	}
+	if (plan_apply(&x->s, x->rootfd, c, sel, &env, apply_failed, aj,
+	    &res) < 0) {
+		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+		keep_close(k);
+		ckpt_close(ck);
+		return;
+	}
+	if (pr.shown)
+		fputc('\n', stderr);
+	if (env.progress != NULL)
+		pthread_mutex_destroy(&pr.mu);
+	recorded = keep_turn(k, x->rootfd, c, label, &id) == 0;
+	if (!recorded)
+		say_warn("apply: checkpoint: %s: the changes are applied "
+		    "but not recorded: undo cannot restore them",
+		    dryrun_strerror(errno));
+	if (id > 0)
+		snprintf(turn, sizeof turn, " (as turn %lu)", id);
+	kept = keep_count(k);
+	/* all it replaced is in the turn (undo gives it back), or not */
+	whole = recorded && keep_whole(k);
+	if (kept > 0 && (!res.all || !whole)) {
+		snprintf(where, sizeof where, "%s/overlays/%s/replaced/%s",
+		    x->p.state, x->id, keep_name(k));
+		if (aj == NULL)
+			fprintf(out, "Replaced content kept in %s (%zu "
+			    "file(s)).\n", where, kept);
+	}
+	keep_close(k);	/* before the store: it ends the store's lazy mode */
+	ckpt_close(ck);
+	if (aj != NULL && (aj->doc = apply_doc(x->id, c, sel, id, aj,
+	    where[0] != '\0' ? where : NULL)) == NULL)
+		say_err("apply: %s", strerror(ENOMEM));
+	/* unrecorded: what it replaced lives on in the session only */
+	if (res.all && (whole || kept == 0) &&
+	    !kept_earlier(x, aj != NULL ? stderr : out)) {
+		x->open = 0;
+		if (session_remove(&x->s) < 0)
+			say_errno("apply: removing session %s", x->id);
+	} else if (res.all && (res.left = plan_settle(&x->s, c)) < 0)
+		res.settle_err = errno;
+	if (res.left < 0)
+		say_err("apply: %s: dropping applied changes: %s", sn,
+		    strerror(res.settle_err));
+	else if (res.left > 0)
+		say_err("apply: %s: %d applied change(s) could not be dropped "
+		    "from the session", sn, res.left);
+	if (res.failed > 0) {
+		if (aj == NULL)
+			fprintf(out, "Applied %zu, failed %zu. Pending changes "
+			    "kept.\n", res.applied, res.failed);
+		if (!quiet && id > 0)
+			fprintf(out, "The applied changes are turn %lu "
+			    "(arcturn undo takes them back).\n", id);
+		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
+		return;
+	}
+	if (!quiet)
+		fprintf(out, "Applied %zu file(s)%s.\n", res.applied, turn);
+	e->status = 0;
+}
+
+/*
+ * apply --force: name each selected change in conflict (take 0), or,
+ * once the user agreed, make what is there now its base (take 1,
+ * conflict.h), so that it lands; what it replaces goes into the apply's
+ * turn (keep.h), where undo finds it.
+ */
+static int
+take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
+    int take, int quiet, struct dryrun_err *e)
+{
+	struct apply_base now;
+	size_t i;
+	int k;
+
+	for (i = 0; i < c->n; i++) {
+		if (!sel[i])
+			continue;
+		if ((k = conflict_of(&x->s, x->rootfd, c, i, &now)) < 0 ||
+		    (take && k != CONFLICT_NONE &&
+		    conflict_take(&x->s, c->v[i].path, &now) < 0))
+			return dryrun_fail(e, EXIT_USAGE, errno, c->v[i].path,
+			    NULL);
+		if (k != CONFLICT_NONE && !take && !quiet)
+			printf("%s: %s; --force lands over it (your version "
+			    "goes into the apply's turn)\n", c->v[i].path,
+			    k == CONFLICT_UNRECORDED ? "no record at capture" :
+			    conflict_mark(k));
+	}
+	return 0;
+}
+
+/*
+ * A session with nothing pending: sweep what a killed apply left, and
+ * drop it unless it keeps what an earlier apply replaced (said on out).
+ */
+static void
+drop_empty(struct dryrun *x, FILE *out)
+{
+	dryrun_sweep(x, "apply");
+	if (kept_earlier(x, out))
+		return;
+	x->open = 0;
+	(void)session_remove(&x->s);
+}
+
+int
+cmd_apply(struct cli *c)
+{
+	static const struct option opts[] = {
+		{ "yes", no_argument, NULL, 'y' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ "force", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct changes ch = { NULL, 0, 0 };
+	struct apply_json aj = { NULL, NULL, 0, NULL }, *ajp = NULL;
+	struct dryrun x;
+	const char *expect = NULL;
+	int *sel = NULL, yes = 0, force = 0, r, opt, quiet;
+	size_t nsel;
+
+	dryrun_init(&x);
+	while ((opt = cli_getopt(c, "y", opts)) != -1) {
+		switch (opt) {
+		case 'y':
+			yes = 1;
+			break;
+		case 'e':
+			expect = optarg;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		default:
+			cmd_usage("apply");
+			return EXIT_USAGE;
+		}
+	}
+	if (cli_no_dry_run(c, "apply lands the session's changes; arcturn "
+	    "diff shows them") < 0)
+		return EXIT_USAGE;
+	if (force && optind == c->argc) {
+		say_err("apply: --force lands over conflicts only at the paths "
+		    "named: arcturn apply --force PATH...");
+		say_is(SAY_USAGE, NULL);
+		return EXIT_USAGE;
+	}
+	/* with --json, nothing but the document goes to stdout */
+	quiet = c->quiet || c->json;
+	if (c->json) {
+		aj.conflicts = cJSON_CreateArray();
+		aj.failed = cJSON_CreateArray();
+		aj.oom = aj.conflicts == NULL || aj.failed == NULL;
+		ajp = &aj;
+	}
+	if (dryrun_load(&x, c, 0, &e) < 0 ||
+	    (r = dryrun_changes(&x, "apply", LOCK_EX, &ch, &e)) == DRYRUN_ERR)
+		goto out;
+	if (r == DRYRUN_NONE && expect != NULL) {
+		dryrun_fail(&e, EXIT_REFUSED, 0, "", "nothing pending; --expect "
+		    "%s refused", expect);
+		goto out;
+	}
+	if (r == DRYRUN_GOT && expect != NULL &&
+	    check_expect(&x, &ch, expect, &e) != 0)
+		goto out;
+	if (ch.n == 0) {
+		if (!quiet)
+			printf("No pending changes.\n");
+		if (ajp != NULL)
+			aj.doc = apply_doc(r == DRYRUN_GOT ? x.id : NULL, NULL,
+			    NULL, 0, &aj, NULL);
+		if (r == DRYRUN_GOT && optind == c->argc)
+			drop_empty(&x, quiet || ajp != NULL ? stderr : stdout);
+		e.status = 0;
+		goto out;
+	}
+	if ((sel = mem_calloc(ch.n, sizeof *sel)) == NULL) {
+		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		goto out;
+	}
+	if (dryrun_select(&x, &ch, c->argv + optind,
+	    (size_t)(c->argc - optind), sel, &e) != 0)
+		goto out;
+	nsel = plan_count(&ch, sel);
+	/* name the conflicts --force lands over; take them once agreed */
+	if (force && take_conflicts(&x, &ch, sel, 0, quiet, &e) != 0)
+		goto out;
+	/*
+	 * A program cannot answer the question: with --json, --yes or the
+	 * digest it reviewed (--expect, checked above) says go.
+	 */
+	if (c->json && !yes && expect == NULL) {
+		dryrun_fail(&e, EXIT_USAGE, 0, "", "--json needs --yes or "
+		    "--expect DIGEST (a program cannot answer the question)");
+		say_is(SAY_USAGE, NULL);
+		goto out;
+	}
+	if ((yes || c->json || dryrun_ask(&apply_q, nsel, quiet, &e) > 0) &&
+	    (!force || take_conflicts(&x, &ch, sel, 1, 1, &e) == 0))
+		run_apply(&x, &ch, sel, quiet, "apply", stdout, ajp, &e);
+out:
+	dryrun_report("apply", &e);
+	if (aj.doc != NULL || (ajp != NULL && e.status == 0)) {
+		if (say_print(aj.doc) < 0 && e.status == 0)
+			e.status = EXIT_USAGE;
+		aj.doc = NULL;
+	}
+	cJSON_Delete(aj.conflicts);
+	cJSON_Delete(aj.failed);
+	changes_free(&ch);
+	mem_free(sel);
+	dryrun_done(&x);
+	return e.status;
+}
+
+/* The command line as a turn's label: its words, cut with "..." . */
+static void
+cmd_label(char **cmd, char *buf, size_t len)
+{
+	size_t n = 0, i;
+	const char *w;
+	int cut = 0;
+
+	for (i = 0; cmd[i] != NULL && !cut; i++) {
+		w = cmd[i];
+		if (i > 0 && n + 1 < len)
+			buf[n++] = ' ';
+		for (; *w != '\0' && n + 1 < len; w++)
+			buf[n++] = *w;
+		cut = *w != '\0' || (n + 1 >= len && cmd[i + 1] != NULL);
+	}
+	buf[n] = '\0';
+	if (cut && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+int
+dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct changes ch = { NULL, 0, 0 };
+	struct dryrun x;
+	char id[SESSION_IDMAX + 1], label[84];
+	const char *named;
+	int *sel = NULL, rc, ran, r;
+
+	if (session_new_id(id) < 0 || (mem_free(p->session),
+	    (p->session = mem_strdup(id)) == NULL)) {
+		say_errno("exec --checkpoint");
+		policy_free(p);
+		return EXIT_OWN;
+	}
+	/* the command runs as with --dry-run, in a session of its own */
+	rc = dryrun_exec_as(p, cmd, "exec --checkpoint", &ran);
+	if (!ran)
+		return rc;
+	dryrun_init(&x);
+	named = c->session;
+	c->session = id;
+	r = dryrun_load(&x, c, 0, &e);
+	c->session = named;
+	if (r < 0 || (r = dryrun_changes(&x, "exec --checkpoint", LOCK_EX,
+	    &ch, &e)) == DRYRUN_ERR)
+		goto out;
+	if (r == DRYRUN_NONE || ch.n == 0) {
+		if (r == DRYRUN_GOT)
+			drop_empty(&x, stderr);
+		e.status = 0;
+		goto out;
+	}
+	if ((sel = mem_calloc(ch.n, sizeof *sel)) == NULL) {
+		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		goto out;
+	}
+	if (dryrun_select(&x, &ch, NULL, 0, sel, &e) != 0)
+		goto out;
+	cmd_label(cmd, label, sizeof label);
+	/* on stderr: stdout is the command's */
+	run_apply(&x, &ch, sel, c->quiet, label, stderr, NULL, &e);
+	if (e.status != 0 && x.open)
+		say_err("exec --checkpoint: session %s keeps what was not "
+		    "applied (arcturn diff --session %s)", id, id);
+out:
+	dryrun_report("exec --checkpoint", &e);
+	changes_free(&ch);
+	mem_free(sel);
+	dryrun_done(&x);
+	return e.status != 0 ? e.status : rc;
+}

@@ -1,0 +1,223 @@
+/*
+ * Front ends of turn and checkpoints: start a turn, list the turns of
+ * the workspace (text, or one JSON document). Exit codes (cmd.h): 0 ok;
+ * 2 usage or environment. rewind and undo are in cmd_checkpoint.c.
+ */
+#include <sys/file.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "checkpoint/checkpoint.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/cmd_dryrun.h"
+#include "cli/say.h"
+#include "lib/mem.h"
+#include "lib/utc.h"
+
+/* A label, or null when there is none. */
+static cJSON *
+add_label(cJSON *o, const char *label)
+{
+	return label != NULL && *label != '\0' ?
+	    cJSON_AddStringToObject(o, "label", label) :
+	    cJSON_AddNullToObject(o, "label");
+}
+
+static int
+turn_json(unsigned long id, const char *label)
+{
+	cJSON *o;
+
+	if ((o = say_doc(NULL)) == NULL ||
+	    cJSON_AddNumberToObject(o, "turn", (double)id) == NULL ||
+	    add_label(o, label) == NULL) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	return say_print(o);
+}
+
+int
+cmd_turn(struct cli *c)
+{
+	static const struct option opts[] = {
+		{ "label", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct dryrun x;
+	struct ckpt *ck = NULL;
+	const char *label = "";
+	unsigned long id;
+	int ch;
+
+	while ((ch = cli_getopt(c, "", opts)) != -1) {
+		if (ch != 'l') {
+			cmd_usage("turn");
+			return EXIT_USAGE;
+		}
+		label = optarg;
+	}
+	if (optind != c->argc) {
+		cmd_usage("turn");
+		return EXIT_USAGE;
+	}
+	if (cli_no_dry_run(c, "a turn groups real writes, a dry run has "
+	    "none") < 0)
+		return EXIT_USAGE;
+	dryrun_init(&x);
+	if (checkpoint_store(&x, c, 1, LOCK_EX, &ck, &e) == 0) {
+		if (ckpt_turn_start(ck, label, &id) < 0)
+			dryrun_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
+		else if (c->json) {
+			e.status = turn_json(id, label) < 0 ? EXIT_USAGE : 0;
+		} else {
+			e.status = 0;
+			if (!c->quiet && printf("turn %lu\n", id) < 0)
+				dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		}
+	}
+	dryrun_report("turn", &e);
+	ckpt_close(ck);
+	dryrun_done(&x);
+	return e.status;
+}
+
+/* ---- checkpoints ---- */
+
+static void
+iso(time_t t, char buf[UTC_ISO_LEN])
+{
+	if (utc_iso(t, buf) < 0)
+		snprintf(buf, UTC_ISO_LEN, "%lld", (long long)t);
+}
+
+/* A path or label for a terminal: control bytes as \xNN. */
+static int
+put_shown(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f ?
+		    printf("\\x%02x", (unsigned char)*s) < 0 :
+		    putchar(*s) == EOF)
+			return -1;
+	return 0;
+}
+
+static const char *
+change(const struct ckpt_entry *en)
+{
+	if (en->before.kind == CKPT_ABSENT)
+		return en->after.kind == CKPT_ABSENT ? "?" : "A";
+	return en->after.kind == CKPT_ABSENT ? "D" : "M";
+}
+
+static int
+list_text(struct ckpt_turn *t, size_t n)
+{
+	char when[32];
+	size_t i, j;
+
+	for (i = n; i > 0; i--) {
+		iso(t[i - 1].time, when);
+		if (printf("turn %lu  %s  %zu path%s", t[i - 1].id, when,
+		    t[i - 1].n, t[i - 1].n == 1 ? "" : "s") < 0)
+			return -1;
+		if (t[i - 1].label[0] != '\0' && (fputs("  ", stdout) == EOF ||
+		    put_shown(t[i - 1].label) < 0))
+			return -1;
+		if (putchar('\n') == EOF)
+			return -1;
+		for (j = 0; j < t[i - 1].n; j++)
+			if (printf("  %s ", change(&t[i - 1].e[j])) < 0 ||
+			    put_shown(t[i - 1].e[j].path) < 0 ||
+			    putchar('\n') == EOF)
+				return -1;
+	}
+	return 0;
+}
+
+/* One line: the schema, the workspace, the turns newest first. */
+static int
+list_json(const char *ws, struct ckpt_turn *t, size_t n)
+{
+	cJSON *o, *arr, *turn, *paths, *pe;
+	char when[32];
+	size_t i, j;
+
+	if ((o = say_doc(NULL)) == NULL ||
+	    cJSON_AddStringToObject(o, "workspace", ws) == NULL ||
+	    (arr = cJSON_AddArrayToObject(o, "turns")) == NULL)
+		goto fail;
+	for (i = n; i > 0; i--) {
+		iso(t[i - 1].time, when);
+		if ((turn = cJSON_CreateObject()) == NULL)
+			goto fail;
+		cJSON_AddItemToArray(arr, turn);
+		if (cJSON_AddNumberToObject(turn, "id",
+		    (double)t[i - 1].id) == NULL ||
+		    cJSON_AddStringToObject(turn, "time", when) == NULL ||
+		    add_label(turn, t[i - 1].label) == NULL ||
+		    (paths = cJSON_AddArrayToObject(turn, "paths")) == NULL)
+			goto fail;
+		for (j = 0; j < t[i - 1].n; j++) {
+			if ((pe = cJSON_CreateObject()) == NULL)
+				goto fail;
+			cJSON_AddItemToArray(paths, pe);
+			if (cJSON_AddStringToObject(pe, "path",
+			    t[i - 1].e[j].path) == NULL ||
+			    cJSON_AddStringToObject(pe, "before", ckpt_kind_name(
+			    t[i - 1].e[j].before.kind)) == NULL ||
+			    cJSON_AddStringToObject(pe, "after", ckpt_kind_name(
+			    t[i - 1].e[j].after.kind)) == NULL)
+				goto fail;
+		}
+	}
+	return say_print(o);
+fail:
+	cJSON_Delete(o);
+	return say_print(NULL);
+}
+
+int
+cmd_checkpoints(struct cli *c)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct ckpt_turn *t = NULL;
+	struct ckpt *ck = NULL;
+	struct dryrun x;
+	size_t n = 0;
+
+	/* --json is the global option, before or after the command */
+	if (cli_getopt(c, "", NULL) != -1 || optind != c->argc) {
+		cmd_usage("checkpoints");
+		return EXIT_USAGE;
+	}
+	dryrun_init(&x);
+	if (checkpoint_store(&x, c, 0, LOCK_SH, &ck, &e) < 0)
+		goto out;
+	if (ck != NULL && ckpt_list(ck, &t, &n) < 0) {
+		dryrun_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
+		goto out;
+	}
+	errno = 0;
+	if (c->json) {
+		/* say_print said what failed */
+		e.status = list_json(x.p.workspace, t, n) < 0 ? EXIT_USAGE : 0;
+	} else if (list_text(t, n) < 0 || fflush(stdout) == EOF)
+		dryrun_fail(&e, EXIT_USAGE, errno ? errno : EIO, "", NULL);
+	else
+		e.status = 0;
+out:
+	dryrun_report("checkpoints", &e);
+	ckpt_turns_free(t, n);
+	ckpt_close(ck);
+	dryrun_done(&x);
+	return e.status;
+}

@@ -1,0 +1,279 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buildinfo.h"	/* generated per target by the Makefile */
+#include "cli/cmd.h"
+#include "cli/say.h"
+#include "landlock_uapi.h"
+
+#ifdef __linux__
+/*
+ * The binary's one sscanf is cJSON's "%lg", reading a number it printed
+ * back to check its precision: strtod does that. musl's scanf family
+ * would add 4 KB to a binary that must stay within 409,600 bytes (the
+ * release check). Any other format is refused.
+ */
+int
+sscanf(const char *restrict s, const char *restrict fmt, ...)
+{
+	va_list ap;
+	char *end;
+	double d;
+
+	if (strcmp(fmt, "%lg") != 0) {
+		errno = EINVAL;
+		return EOF;
+	}
+	d = strtod(s, &end);
+	if (end == s)
+		return strspn(s, " \t\n\v\f\r") == strlen(s) ? EOF : 0;
+	va_start(ap, fmt);
+	*va_arg(ap, double *) = d;
+	va_end(ap);
+	return 1;
+}
+#endif
+
+int	cmd_mcp(struct cli *);	/* mcp.h (mcp_win.c on Windows) */
+
+struct command {
+	const char	*name;
+	int		(*fn)(struct cli *);
+	const char	*usage;
+	const char	*help;
+};
+
+static const struct command commands[] = {
+	{ "exec", cmd_exec,
+	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run | --checkpoint]\n"
+	  "             [--require-sandbox] [--network on|off] [--allow-unix PATH]...\n"
+	  "             [--cwd DIR] [--explain] [--] CMD [ARG]...",
+	  "Run CMD so that it can write only inside the workspace, the temp dir,\n"
+	  "arcturn's state dir and granted paths. Reads, exec and network stay\n"
+	  "as they were. CMD runs in the current directory, or in the workspace\n"
+	  "when one is named before the command (as git and make do with theirs).\n\n"
+	  "  --cwd DIR           run CMD in DIR: relative to the workspace, or\n"
+	  "                      absolute; it must lie inside the workspace\n"
+	  "  --sandbox MODE      off, workspace-write (default) or read-only\n"
+	  "  --grant PATH        also allow writes beneath PATH (absolute, or ~/...;\n"
+	  "                      a missing one beneath your home is created, 0700)\n"
+	  "  --dry-run           capture every write into the dry-run session\n"
+	  "  --checkpoint        as --dry-run, then apply it all as one undoable turn\n"
+	  "  --require-sandbox   exit 125 instead of running unconfined\n"
+	  "  --network on|off    keep or cut network access (default on)\n"
+	  "  --allow-unix PATH   also allow connecting to the unix socket PATH (or\n"
+	  "                      those beneath it; \"all\": every one), with the\n"
+	  "                      network on\n"
+	  "  --explain           when CMD fails, name where it may write and\n"
+	  "                      --grant (also without it on a terminal)\n\n"
+	  "Exit status: CMD's own, 128+N if killed by signal N, 125 if arcturn\n"
+	  "failed, 126 if CMD could not run, 127 if CMD was not found. Asked for\n"
+	  "JSON, arcturn says how it ended in one line after CMD's own output.\n"
+	  "ARCTURN_BACKEND=helper|helper-landlock|bwrap|none forces a backend." },
+	{ "sandbox", cmd_sandbox,
+	  "sandbox status [--json] | sandbox unstamp [PATH]",
+	  "Show which backend `arcturn exec` would use here, why the others\n"
+	  "were skipped, and which guarantees hold on this machine (--json for\n"
+	  "a machine-readable report). `unstamp` (Windows) restores the\n"
+	  "integrity labels arcturn stamped on writable roots." },
+	{ "write", cmd_write, "write [--dry-run] PATH",
+	  "Write standard input to PATH (into the session under dry run)." },
+	{ "edit", cmd_edit, "edit [--dry-run] PATH --old TEXT --new TEXT [--all]",
+	  "Replace the one occurrence of TEXT (every one with --all)." },
+	{ "read", cmd_read, "read [--dry-run] PATH",
+	  "Print PATH: under dry run (--dry-run, dryRun in the config or\n"
+	  "ARCTURN_DRY_RUN), as the pending session sees it; else the real file." },
+	{ "diff", cmd_diff,
+	  "diff [--full] [--stat] [--name-only] [--name-status]\n"
+	  "             [--color=auto|always|never] [--no-pager] [PATH]...",
+	  "Show every pending change (or those at or beneath PATH) as one\n"
+	  "git-style diff, each file's first 200 body lines unless --full;\n"
+	  "on a terminal through the pager ($PAGER) unless --no-pager." },
+	{ "apply", cmd_apply,
+	  "apply [--yes] [--expect DIGEST] [--force PATH...] [PATH]...",
+	  "Apply pending changes to the workspace, file by file, as one undoable\n"
+	  "turn. --force lands the named paths over conflicts." },
+	{ "discard", cmd_discard, "discard [--yes] [PATH]...",
+	  "Throw away the pending changes of the session (only those of each\n"
+	  "PATH, when given)." },
+	{ "session", cmd_session, "session list|show|rm [--yes] [ID]",
+	  "List, show or remove dry-run sessions (rm asks first, as discard\n"
+	  "does, unless --yes)." },
+	{ "turn", cmd_turn, "turn [--label TEXT]",
+	  "Start a turn: later writes and edits join it, and rewind or undo\n"
+	  "take it back as one. Without it, each write or edit is a turn." },
+	{ "rewind", cmd_rewind, "rewind [TURN] [--force]",
+	  "Restore every path the turns since TURN (default: the last one)\n"
+	  "changed to its state before them. A path changed since is a\n"
+	  "conflict: nothing is restored unless --force. The rewind is a turn\n"
+	  "itself." },
+	{ "undo", cmd_undo, "undo [--force]",
+	  "Rewind the last turn (undo twice: redo)." },
+	{ "checkpoints", cmd_checkpoints, "checkpoints [--json]",
+	  "List the turns of the workspace, newest first, with their paths." },
+	{ "mcp", cmd_mcp, "mcp [--dry-run] [--allow-apply]",
+	  "Serve the workspace to an agent as an MCP server over stdio\n"
+	  "(newline-delimited JSON-RPC): read_file, write_file, edit_file,\n"
+	  "run_command, review_changes, discard_changes, sandbox_status, with\n"
+	  "the policy of the commands above.\n\n"
+	  "  --dry-run       capture writes and commands in the dry-run session\n"
+	  "  --allow-apply   also offer apply_changes (default: a human applies)" },
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void
+usage_all(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: arcturn [-C DIR] [--session ID] [--json] [-q | --quiet] COMMAND ...\n\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "       arcturn %s\n", commands[i].usage);
+	fprintf(f, "       arcturn --version | --help | COMMAND --help\n");
+}
+
+void
+cmd_usage(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			say_usage(commands[i].usage);
+}
+
+/* A usage error among the global options. */
+static int
+bad_usage(const struct cli *cli)
+{
+	usage_all(stderr);
+	say_start("", cli->json);
+	say_is(SAY_USAGE, NULL);
+	return say_finish(EXIT_USAGE);
+}
+
+/* The first line stays `arcturn VERSION`: scripts read it. */
+static int
+version(int json)
+{
+	const char *helper = BUILD_HELPER_SHA256;
+	int abi;
+
+	if (!json) {
+		printf("arcturn %s\n", ARCTURN_VERSION);
+		printf("commit: %s\n", BUILD_COMMIT);
+		printf("target: %s\n", BUILD_TARGET);
+		printf("helper: %s%s\n", *helper ? "landlock-helper sha256 " :
+		    "none", helper);
+		printf("landlock: knows ABI 1 to %d\n", LANDLOCK_ABI_KNOWN);
+	} else {
+		printf("{\"schema\":\"arcturn/version/v1\",\"version\":\"%s\","
+		    "\"commit\":\"%s\",\"target\":\"%s\",\"helper_sha256\":",
+		    ARCTURN_VERSION, BUILD_COMMIT, BUILD_TARGET);
+		if (*helper)
+			printf("\"%s\"", helper);
+		else
+			printf("null");
+		printf(",\"landlock_abis\":[");
+		for (abi = 1; abi <= LANDLOCK_ABI_KNOWN; abi++)
+			printf("%s%d", abi > 1 ? "," : "", abi);
+		printf("]}\n");
+	}
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_USAGE;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "session", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cli cli = { 0 };
+	const struct command *cmd = NULL;
+	size_t i;
+	int c, rc, ver = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:C:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			cli.dir = optarg;
+			break;
+		case 's':
+			cli.session = optarg;
+			break;
+		case 'j':
+			cli.json = 1;
+			break;
+		case 'd':
+			cli.dry_run = 1;
+			break;
+		case 'q':
+			cli.quiet = 1;
+			break;
+		case 'h':
+			usage_all(stdout);
+			return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+		case 'V':
+			ver = 1;	/* after the loop: --json may follow */
+			break;
+		case ':':
+			if (optopt != 0)
+				say_err("option -%c needs a value", optopt);
+			else
+				say_err("option %s needs a value",
+				    argv[optind - 1]);
+			return bad_usage(&cli);
+		default:
+			if (optopt != 0)
+				say_err("unknown option -%c", optopt);
+			else
+				say_err("unknown option %s", argv[optind - 1]);
+			return bad_usage(&cli);
+		}
+	}
+	if (ver)
+		return version(cli.json);
+	say_start("", cli.json);
+	if (optind >= argc) {
+		say_err("no command given (see arcturn --help)");
+		usage_all(stderr);
+		return say_finish(EXIT_USAGE);
+	}
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, argv[optind]) == 0)
+			cmd = &commands[i];
+	if (cmd == NULL) {
+		say_err("unknown command: %s (see arcturn --help)", argv[optind]);
+		say_is(SAY_USAGE, NULL);
+		return say_finish(EXIT_USAGE);
+	}
+	cli.argc = argc - optind;
+	cli.argv = argv + optind;
+	if (cli.argc > 1 && (strcmp(cli.argv[1], "--help") == 0 ||
+	    strcmp(cli.argv[1], "-h") == 0)) {
+		printf("usage: arcturn %s\n\n%s\n", cmd->usage, cmd->help);
+		return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+	}
+	/* getopt state is reset for the command's own parser. */
+	optind = 0;
+	say_start(cmd->name, cli.json);
+	rc = cmd->fn(&cli);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		say_errno("write to standard output");
+		if (rc == 0)
+			rc = strcmp(cmd->name, "exec") == 0 ? EXIT_OWN : EXIT_USAGE;
+	}
+	return say_finish(rc);
+}

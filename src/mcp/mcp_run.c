@@ -1,0 +1,222 @@
+/*
+ * mcp_run: the arcturn binary as a child of the MCP server (mcp.h), with
+ * its input given, its output captured and capped, and a deadline.
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/mem.h"
+#include "mcp/mcp.h"
+
+struct sink {
+	int	 fd;
+	char	*buf;
+	size_t	 len, cap, total;
+	int	*trunc;
+};
+
+static long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Read what is there into s; 0 at EOF (fd closed), 1 for more, -1 error. */
+static int
+sink_read(struct sink *s)
+{
+	char drop[65536];
+	size_t room;
+	ssize_t n;
+	char *p;
+
+	room = s->cap - s->len;
+	p = room > 0 ? s->buf + s->len : drop;
+	n = read(s->fd, p, room > 0 ? (room < sizeof drop ? room :
+	    sizeof drop) : sizeof drop);
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : -1;
+	if (n == 0) {
+		close(s->fd);
+		s->fd = -1;
+		return 0;
+	}
+	s->total += (size_t)n;
+	if (room > 0)
+		s->len += (size_t)n;
+	else
+		*s->trunc = 1;
+	return 1;
+}
+
+static void
+child(const struct mcp_server *srv, struct mcp_run *r, pid_t parent, int in,
+    int out, int err)
+{
+	sigset_t none;
+
+	setpgid(0, 0);
+	/* the server gone (killed): its calls end too, where the OS can */
+	if (mcp_child_tie(parent) < 0)
+		_exit(125);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		_exit(125);
+	execv(srv->self, r->argv);
+	_exit(125);
+}
+
+/* pipe2(O_CLOEXEC) where there is none (macOS): one thread, no race. */
+static int
+cloexec_pipe(int p[2])
+{
+	if (pipe(p) < 0)
+		return -1;
+	if (fcntl(p[0], F_SETFD, FD_CLOEXEC) < 0 ||
+	    fcntl(p[1], F_SETFD, FD_CLOEXEC) < 0) {
+		close(p[0]);
+		close(p[1]);
+		p[0] = p[1] = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int
+mcp_run(const struct mcp_server *srv, struct mcp_run *r)
+{
+	struct sink s[2];
+	struct pollfd pf[3];
+	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
+	int i, n, wst, infd, save, killed = 0;
+	size_t inoff = 0;
+	long deadline, grace = 0, left;
+	pid_t pid, parent;
+
+	r->out = r->err = NULL;
+	r->outlen = r->errlen = r->out_total = r->err_total = 0;
+	r->out_trunc = r->err_trunc = r->timed_out = 0;
+	r->status = -1;
+	r->sig = 0;
+	if ((r->out = mem_alloc(r->cap + 1)) == NULL ||
+	    (r->err = mem_alloc(r->cap + 1)) == NULL ||
+	    cloexec_pipe(pin) < 0 || cloexec_pipe(pout) < 0 ||
+	    cloexec_pipe(perr) < 0)
+		goto fail;
+	parent = getpid();
+	if ((pid = fork()) < 0)
+		goto fail;
+	if (pid == 0)
+		child(srv, r, parent, pin[0], pout[1], perr[1]);
+	setpgid(pid, pid);	/* either side may win the race: both set it */
+	close_fd(&pin[0]);
+	close_fd(&pout[1]);
+	close_fd(&perr[1]);
+	infd = pin[1];
+	if (r->in == NULL || r->inlen == 0)
+		close_fd(&infd);
+	else
+		fcntl(infd, F_SETFL, O_NONBLOCK);
+	fcntl(pout[0], F_SETFL, O_NONBLOCK);
+	fcntl(perr[0], F_SETFL, O_NONBLOCK);
+	s[0] = (struct sink){ pout[0], r->out, 0, r->cap, 0, &r->out_trunc };
+	s[1] = (struct sink){ perr[0], r->err, 0, r->cap, 0, &r->err_trunc };
+	deadline = r->timeout_ms > 0 ? now_ms() + r->timeout_ms : 0;
+	while (s[0].fd >= 0 || s[1].fd >= 0) {
+		n = 0;
+		for (i = 0; i < 2; i++)
+			if (s[i].fd >= 0)
+				pf[n++] = (struct pollfd){ s[i].fd, POLLIN, 0 };
+		if (infd >= 0)
+			pf[n++] = (struct pollfd){ infd, POLLOUT, 0 };
+		left = -1;
+		if (deadline != 0)
+			left = (killed ? grace : deadline) - now_ms();
+		if (left < 0 && deadline != 0)
+			left = 0;
+		if (poll(pf, (nfds_t)n, left > INT32_MAX ? INT32_MAX :
+		    (int)left) < 0 && errno != EINTR)
+			break;
+		if (deadline != 0 && !killed && now_ms() >= deadline) {
+			r->timed_out = killed = 1;
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			grace = now_ms() + 2000;
+			close_fd(&infd);
+			continue;
+		}
+		if (killed && now_ms() >= grace)
+			break;	/* a grandchild holds a pipe: stop reading */
+		for (i = 0; i < 2; i++)
+			if (s[i].fd >= 0 && sink_read(&s[i]) < 0)
+				close_fd(&s[i].fd);
+		if (infd >= 0) {
+			ssize_t w = write(infd, r->in + inoff, r->inlen - inoff);
+
+			if (w > 0)
+				inoff += (size_t)w;
+			else if (w < 0 && errno != EAGAIN && errno != EINTR)
+				close_fd(&infd);	/* EPIPE: it stopped reading */
+			if (inoff == r->inlen)
+				close_fd(&infd);
+		}
+	}
+	close_fd(&infd);
+	close_fd(&s[0].fd);
+	close_fd(&s[1].fd);
+	while (waitpid(pid, &wst, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(wst))
+		r->status = WEXITSTATUS(wst);
+	else if (WIFSIGNALED(wst))
+		r->sig = WTERMSIG(wst);
+	r->outlen = s[0].len;
+	r->errlen = s[1].len;
+	r->out_total = s[0].total;
+	r->err_total = s[1].total;
+	r->out[r->outlen] = '\0';
+	r->err[r->errlen] = '\0';
+	return 0;
+fail:
+	save = errno;
+	close_fd(&pin[0]);
+	close_fd(&pin[1]);
+	close_fd(&pout[0]);
+	close_fd(&pout[1]);
+	close_fd(&perr[0]);
+	close_fd(&perr[1]);
+	mcp_run_free(r);
+	errno = save;
+	return -1;
+}
+
+void
+mcp_run_free(struct mcp_run *r)
+{
+	mem_free(r->out);
+	mem_free(r->err);
+	r->out = r->err = NULL;
+}

@@ -1,0 +1,190 @@
+/*
+ * The MCP server's tool list (mcp.h): each tool's description,
+ * inputSchema and outputSchema, as JSON text parsed when tools/list is
+ * asked. This is the one place the tools' JSON shapes are written down.
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "mcp/mcp.h"
+
+struct tool {
+	const char	*name;
+	int		 apply;		/* listed with --allow-apply only */
+	const char	*json;		/* the rest of the Tool object */
+};
+
+#define PATHS_IN \
+	"\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}," \
+	"\"description\":\"workspace-relative paths (or absolute ones inside" \
+	" the workspace); none: all\"}"
+
+/*
+ * What a refused write_file or edit_file (isError) holds instead of its
+ * result: the paths the policy refused, its code and the way out. A
+ * client such as the TypeScript SDK checks an isError result's
+ * structuredContent against outputSchema too, hence the anyOf.
+ */
+#define DENIED \
+	"\"deniedPaths\":{\"type\":\"array\",\"items\":{\"type\":" \
+	"\"string\"},\"description\":\"refused by the policy (isError)\"}," \
+	"\"code\":{\"type\":\"string\",\"enum\":[\"outside_roots\"," \
+	"\"protected\"]},\"hint\":{\"type\":\"string\"}"
+
+static const struct tool tools[] = {
+	{ "read_file", 0,
+	  "\"description\":\"Read a text file (UTF-8, at most 16 MiB) as "
+	  "arcturn read does: under dry run, as the pending session sees "
+	  "it.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":"
+	  "{\"type\":\"string\"}},\"required\":[\"path\"],"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"},"
+	  "\"bytes\":{\"type\":\"integer\"}},"
+	  "\"required\":[\"path\",\"content\",\"bytes\"]},"
+	  "\"annotations\":{\"readOnlyHint\":true}" },
+	{ "write_file", 0,
+	  "\"description\":\"Create or replace a file with content, as "
+	  "arcturn write does: refused outside the writable roots and on "
+	  "protected paths (isError, naming the rule and the way out; "
+	  "structuredContent holds deniedPaths, code and hint); under dry "
+	  "run captured in the session.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":"
+	  "{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
+	  "\"required\":[\"path\",\"content\"],"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
+	  "\"captured\":{\"type\":\"boolean\",\"description\":\"written "
+	  "into the dry-run session, not the workspace\"},"
+	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
+	  "\"captured\"]},{\"required\":[\"deniedPaths\"]}]},"
+	  "\"annotations\":{\"destructiveHint\":true}" },
+	{ "edit_file", 0,
+	  "\"description\":\"Replace text in a file: each edit's oldText "
+	  "must occur exactly once (edits apply in order). Returns a "
+	  "git-style diff; dryRun previews without writing. Same policy as "
+	  "write_file.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":"
+	  "{\"type\":\"string\"},\"edits\":{\"type\":\"array\",\"minItems\":1,"
+	  "\"items\":{\"type\":\"object\",\"properties\":{\"oldText\":"
+	  "{\"type\":\"string\",\"minLength\":1},\"newText\":"
+	  "{\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"]}},"
+	  "\"dryRun\":{\"type\":\"boolean\",\"default\":false}},"
+	  "\"required\":[\"path\",\"edits\"],\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
+	  "\"captured\":{\"type\":\"boolean\"},\"diff\":{\"type\":\"string\"},"
+	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
+	  "\"captured\",\"diff\"]},{\"required\":[\"deniedPaths\"]}]},"
+	  "\"annotations\":{\"destructiveHint\":true}" },
+	{ "run_command", 0,
+	  "\"description\":\"Run a command (an argv array, no shell) under "
+	  "arcturn exec with the configured policy; under dry run its writes "
+	  "are captured. stdout and stderr are kept up to 1 MiB (1048576 "
+	  "bytes) each; exitCode is arcturn exec's status (128+N: killed by "
+	  "signal N).\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"command\":{\"type\":\"array\",\"minItems\":1,\"items\":"
+	  "{\"type\":\"string\",\"minLength\":1}},"
+	  "\"cwd\":{\"type\":\"string\",\"description\":\"relative to the "
+	  "workspace, or absolute inside it; default: the workspace\"},"
+	  "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
+	  "86400000,\"default\":600000},\"stdin\":{\"type\":\"string\"}},"
+	  "\"required\":[\"command\"],\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"exitCode\":{\"type\":[\"integer\",\"null\"]},"
+	  "\"signal\":{\"type\":[\"integer\",\"null\"],\"description\":"
+	  "\"the signal that ended arcturn exec (a timeout: 9)\"},"
+	  "\"timedOut\":{\"type\":\"boolean\"},"
+	  "\"stdout\":{\"type\":\"string\"},\"stdoutTruncated\":"
+	  "{\"type\":\"boolean\"},\"stdoutBytes\":{\"type\":\"integer\"},"
+	  "\"stderr\":{\"type\":\"string\"},\"stderrTruncated\":"
+	  "{\"type\":\"boolean\"},\"stderrBytes\":{\"type\":\"integer\"},"
+	  "\"outputCap\":{\"type\":\"integer\"},"
+	  "\"confined\":{\"type\":\"boolean\"},\"backend\":{\"type\":\"string\"},"
+	  "\"captured\":{\"type\":\"boolean\"}},"
+	  "\"required\":[\"exitCode\",\"signal\",\"timedOut\",\"stdout\","
+	  "\"stdoutTruncated\",\"stdoutBytes\",\"stderr\",\"stderrTruncated\","
+	  "\"stderrBytes\",\"outputCap\",\"confined\",\"backend\","
+	  "\"captured\"]}" },
+	{ "review_changes", 0,
+	  "\"description\":\"The pending dry-run changes as arcturn diff "
+	  "shows them: the diff (each file's first 200 body lines unless "
+	  "full), the stat, the files and the digest that apply --expect "
+	  "takes (null for a part of the changes, or none).\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{" PATHS_IN ","
+	  "\"full\":{\"type\":\"boolean\",\"default\":false}},"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"diff\":{\"type\":\"string\"},\"stat\":{\"type\":\"string\"},"
+	  "\"digest\":{\"type\":[\"string\",\"null\"]},"
+	  "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	  "\"properties\":{\"path\":{\"type\":\"string\"},\"status\":"
+	  "{\"type\":\"string\",\"enum\":[\"A\",\"M\",\"D\",\"T\"]}},"
+	  "\"required\":[\"path\",\"status\"]}},"
+	  "\"count\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"}},"
+	  "\"required\":[\"diff\",\"stat\",\"digest\",\"files\",\"count\","
+	  "\"truncated\"]},"
+	  "\"annotations\":{\"readOnlyHint\":true}" },
+	{ "discard_changes", 0,
+	  "\"description\":\"Throw away every pending change of the dry-run "
+	  "session (arcturn discard). Discarding some paths only is not "
+	  "supported yet: paths are refused.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{" PATHS_IN "},"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"discarded\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},"
+	  "\"required\":[\"discarded\",\"message\"]},"
+	  "\"annotations\":{\"destructiveHint\":true}" },
+	{ "sandbox_status", 0,
+	  "\"description\":\"Which backend arcturn exec uses here and which "
+	  "guarantees hold (arcturn sandbox status --json).\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{},"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"backend\":{\"type\":\"string\"},\"guarantees\":{\"type\":"
+	  "\"object\"}},\"required\":[\"backend\"]},"
+	  "\"annotations\":{\"readOnlyHint\":true}" },
+	{ "apply_changes", 1,
+	  "\"description\":\"Apply the pending changes to the workspace "
+	  "(arcturn apply --yes --expect DIGEST): expect is review_changes' "
+	  "digest, so that only what was reviewed lands.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"expect\":"
+	  "{\"type\":\"string\"}," PATHS_IN "},\"required\":[\"expect\"],"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"applied\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},"
+	  "\"required\":[\"applied\",\"message\"]},"
+	  "\"annotations\":{\"destructiveHint\":true}" },
+};
+
+#define NTOOLS	(sizeof tools / sizeof tools[0])
+
+cJSON *
+mcp_tools_list(const struct mcp_server *srv)
+{
+	char buf[8192];
+	cJSON *r, *arr, *t;
+	size_t i;
+	int n;
+
+	if ((r = cJSON_CreateObject()) == NULL ||
+	    (arr = cJSON_AddArrayToObject(r, "tools")) == NULL)
+		goto fail;
+	for (i = 0; i < NTOOLS; i++) {
+		if (tools[i].apply && !srv->allow_apply)
+			continue;
+		n = snprintf(buf, sizeof buf, "{\"name\":\"%s\",%s}",
+		    tools[i].name, tools[i].json);
+		if (n < 0 || (size_t)n >= sizeof buf ||
+		    (t = cJSON_Parse(buf)) == NULL)
+			goto fail;
+		cJSON_AddItemToArray(arr, t);
+	}
+	return r;
+fail:
+	cJSON_Delete(r);
+	return NULL;
+}

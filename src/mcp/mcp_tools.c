@@ -1,0 +1,661 @@
+/*
+ * The MCP server's tools (mcp.h): their schemas, their argument checks,
+ * and what each does. read_file and edit_file's read run here through
+ * wsview, as `arcturn read` does; every write, command, review, discard
+ * and apply runs the arcturn binary as a child with the CLI's arguments.
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd_dryrun.h"
+#include "diff/udiff.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/utf8.h"
+#include "mcp/mcp.h"
+#include "mcp/mcp_tools.h"
+#include "session/wsview.h"
+
+/* Fill msg (a JSON-RPC error's message) and return code. */
+int
+mcp_bad(char *msg, size_t msglen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, msglen, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* args[key] as a string: required or not; -1 (msg filled) if it is wrong. */
+int
+mcp_arg_str(const cJSON *args, const char *key, int required,
+    const char **out, char *msg, size_t msglen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+
+	*out = NULL;
+	if (v == NULL && !required)
+		return 0;
+	if (!cJSON_IsString(v))
+		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
+		    "a string", key);
+	*out = v->valuestring;
+	return 0;
+}
+
+/*
+ * args[key] as an array of strings (n of them, NULL-terminated in *out,
+ * which points into args: mem_free the array only), absent: *n = 0.
+ */
+int
+mcp_arg_strv(const cJSON *args, const char *key, int nonempty, char ***out,
+    size_t *n, char *msg, size_t msglen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key), *e;
+	size_t i = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (v == NULL && !nonempty)
+		return 0;
+	if (!cJSON_IsArray(v) || (nonempty && cJSON_GetArraySize(v) == 0))
+		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
+		    "an array of strings%s", key, nonempty ? ", not empty" : "");
+	cJSON_ArrayForEach(e, v)
+		if (!cJSON_IsString(e) || e->valuestring[0] == '\0')
+			return mcp_bad(msg, msglen, -1, "invalid arguments: "
+			    "%s must hold non-empty strings only", key);
+	if ((*out = mem_calloc((size_t)cJSON_GetArraySize(v) + 1,
+	    sizeof **out)) == NULL)
+		return mcp_bad(msg, msglen, -2, "out of memory");
+	cJSON_ArrayForEach(e, v)
+		(*out)[i++] = e->valuestring;
+	*n = i;
+	return 0;
+}
+
+/* A bool argument (absent: 0); -1 when it is not a bool. */
+int
+mcp_arg_bool(const cJSON *args, const char *key, int *out, char *msg,
+    size_t msglen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+
+	*out = 0;
+	if (v == NULL)
+		return 0;
+	if (!cJSON_IsBool(v))
+		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
+		    "a boolean", key);
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+/* Refuse members that the tool's inputSchema does not name. */
+int
+mcp_arg_only(const cJSON *args, const char *const *keys, char *msg,
+    size_t msglen)
+{
+	const cJSON *e;
+	size_t i;
+
+	cJSON_ArrayForEach(e, args) {
+		for (i = 0; keys[i] != NULL; i++)
+			if (strcmp(e->string, keys[i]) == 0)
+				break;
+		if (keys[i] == NULL)
+			return mcp_bad(msg, msglen, -1, "invalid arguments: "
+			    "unknown argument %.100s", e->string);
+	}
+	return 0;
+}
+
+/*
+ * A CallToolResult: structured (taken over) with text as content[0], or
+ * with iserr, text alone.
+ */
+cJSON *
+mcp_result(cJSON *structured, const char *text, int iserr)
+{
+	cJSON *r, *arr, *t;
+
+	if ((r = cJSON_CreateObject()) == NULL ||
+	    (arr = cJSON_AddArrayToObject(r, "content")) == NULL ||
+	    (t = cJSON_CreateObject()) == NULL) {
+		cJSON_Delete(r);
+		cJSON_Delete(structured);
+		return NULL;
+	}
+	cJSON_AddItemToArray(arr, t);
+	if (cJSON_AddStringToObject(t, "type", "text") == NULL ||
+	    cJSON_AddStringToObject(t, "text", text) == NULL ||
+	    (iserr && cJSON_AddTrueToObject(r, "isError") == NULL)) {
+		cJSON_Delete(r);
+		cJSON_Delete(structured);
+		return NULL;
+	}
+	if (structured != NULL)
+		cJSON_AddItemToObject(r, "structuredContent", structured);
+	return r;
+}
+
+/* A tool failure: isError with the one line given. */
+cJSON *
+mcp_fail(const char *fmt, ...)
+{
+	char line[PATH_MAX + 512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	return mcp_result(NULL, line, 1);
+}
+
+/* A structured result whose text is its own JSON. */
+cJSON *
+mcp_json_result(cJSON *o)
+{
+	cJSON *r;
+	char *s;
+
+	if (o == NULL || (s = cJSON_PrintUnformatted(o)) == NULL) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	r = mcp_result(o, s, 0);
+	cJSON_free(s);
+	return r;
+}
+
+int
+mcp_dry(const struct mcp_server *srv)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct cli c;
+	struct dryrun x;
+	int dry;
+
+	memset(&c, 0, sizeof c);
+	c.dir = srv->dir;
+	c.session = srv->session;
+	dryrun_init(&x);
+	dry = dryrun_load(&x, &c, srv->dry_run, &e) < 0 ? srv->dry_run :
+	    x.p.dry_run;
+	dryrun_done(&x);
+	return dry;
+}
+
+/* The line dryrun_report would print for e. */
+static void
+err_line(const char *what, const struct dryrun_err *e, char *buf,
+    size_t size)
+{
+	const char *reason = e->err != 0 ? dryrun_strerror(e->err) : e->reason;
+
+	if (e->bare)
+		snprintf(buf, size, "arcturn: %s", reason);
+	else
+		snprintf(buf, size, "arcturn: %s: %s%s%s", what, e->subject,
+		    e->subject[0] != '\0' ? ": " : "", reason);
+}
+
+/*
+ * Read path as `arcturn read` does (for an edit: as `arcturn edit` does,
+ * the session only under dry run). 0 with *buf, *len, *dry (writes go to
+ * the session); else -1 with line filled.
+ */
+static int
+view_read(const struct mcp_server *srv, const char *what, const char *path,
+    int edit, char **buf, size_t *len, int *dry, char *line, size_t size)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct cli c;
+	struct wsview v = { NULL, -1 };
+	struct dryrun x;
+	char *rel = NULL;
+	int r, g = DRYRUN_NONE, want;
+
+	memset(&c, 0, sizeof c);
+	c.dir = srv->dir;
+	c.session = srv->session;
+	dryrun_init(&x);
+	if (dryrun_load(&x, &c, srv->dry_run, &e) < 0 ||
+	    (r = dryrun_resolve(&x, path, edit && x.p.dry_run, &rel, &e)) < 0)
+		goto out;
+	*dry = x.p.dry_run;
+	want = r == 0 && (x.p.dry_run || (!edit && x.named));
+	if (want && (g = dryrun_open(&x, what, 0, LOCK_SH, &e)) == DRYRUN_ERR)
+		goto out;
+	if (g == DRYRUN_GOT) {
+		if (dryrun_same_ws(&x, &e) < 0 ||
+		    dryrun_root(&x, x.p.workspace, &e) < 0)
+			goto out;
+		v.s = &x.s;
+	} else if (r == 0 && dryrun_root(&x, x.p.workspace, &e) < 0) {
+		e.status = EXIT_REFUSED;
+		goto out;
+	}
+	v.rootfd = x.rootfd;
+	if (wsview_read(&v, rel, MCP_READ_MAX, buf, len) < 0)
+		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+	else
+		e.status = 0;
+out:
+	if (e.status != 0)
+		err_line(what, &e, line, size);
+	mem_free(rel);
+	dryrun_done(&x);
+	return e.status == 0 ? 0 : -1;
+}
+
+static cJSON *
+tool_read(const struct mcp_server *srv, const char *path)
+{
+	char line[PATH_MAX + 512], *buf = NULL, *text;
+	size_t len = 0;
+	cJSON *o, *r;
+	int dry;
+
+	if (view_read(srv, "read", path, 0, &buf, &len, &dry, line,
+	    sizeof line) < 0)
+		return mcp_result(NULL, line, 1);
+	text = utf8_clean(buf, len, 0);
+	mem_free(buf);
+	if (text == NULL)
+		return errno == EILSEQ ? mcp_fail("arcturn: read: %s: not "
+		    "UTF-8 text (a NUL byte or an invalid sequence); read_file "
+		    "returns text only", path) : NULL;
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(o, "path", path) == NULL ||
+	    cJSON_AddStringToObject(o, "content", text) == NULL ||
+	    cJSON_AddNumberToObject(o, "bytes", (double)len) == NULL) {
+		cJSON_Delete(o);
+		mem_free(text);
+		return NULL;
+	}
+	r = mcp_result(o, text, 0);
+	mem_free(text);
+	return r;
+}
+
+/* The argv of a child: arcturn -C DIR [--session ID] then words. */
+char **
+mcp_argv(const struct mcp_server *srv, char *const *words, size_t nwords,
+    char *const *more, size_t nmore)
+{
+	char **v;
+	size_t n = 0;
+
+	if ((v = mem_calloc(nwords + nmore + 6, sizeof *v)) == NULL)
+		return NULL;
+	v[n++] = "arcturn";
+	v[n++] = "-C";
+	v[n++] = srv->dir;
+	if (srv->session != NULL) {
+		v[n++] = "--session";
+		v[n++] = (char *)srv->session;
+	}
+	memcpy(v + n, words, nwords * sizeof *v);
+	n += nwords;
+	if (nmore > 0)
+		memcpy(v + n, more, nmore * sizeof *v);
+	return v;
+}
+
+/*
+ * The error line a failed child printed last (or one saying how it
+ * ended): 1 when it printed one, else 0.
+ */
+int
+mcp_child_line(const char *what, const struct mcp_run *r, char *buf,
+    size_t size)
+{
+	const char *p, *best = NULL;
+	size_t n = 0;
+
+	for (p = r->err; *p != '\0'; p += strcspn(p, "\n"), p += *p == '\n') {
+		n = strcspn(p, "\n");
+		if (strncmp(p, "arcturn: ", 9) == 0 &&
+		    strncmp(p, "arcturn: warning", 16) != 0)
+			best = p;
+	}
+	if (best != NULL) {
+		n = strcspn(best, "\n");
+		snprintf(buf, size, "%.*s", (int)n, best);
+		return 1;
+	}
+	if (r->sig != 0)
+		snprintf(buf, size, "arcturn: %s: killed by signal %d", what,
+		    r->sig);
+	else
+		snprintf(buf, size, "arcturn: %s: failed with exit status %d",
+		    what, r->status);
+	return 0;
+}
+
+/*
+ * What a write child refused by the policy said in its --json error
+ * document (schema/error.json: code outside_roots or protected), as the
+ * isError result's structuredContent: {deniedPaths: [path], code, hint}.
+ * NULL for any other failure (or out of memory: the text still says it).
+ */
+static cJSON *
+denial(const struct mcp_run *r)
+{
+	const cJSON *e, *code, *path, *hint;
+	cJSON *doc, *o = NULL, *a;
+
+	if (r->out == NULL || (doc = cJSON_Parse(r->out)) == NULL)
+		return NULL;
+	e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+	code = cJSON_GetObjectItemCaseSensitive(e, "code");
+	path = cJSON_GetObjectItemCaseSensitive(e, "path");
+	hint = cJSON_GetObjectItemCaseSensitive(e, "hint");
+	if (cJSON_IsString(code) && cJSON_IsString(path) &&
+	    (strcmp(code->valuestring, "outside_roots") == 0 ||
+	    strcmp(code->valuestring, "protected") == 0) &&
+	    ((o = cJSON_CreateObject()) == NULL ||
+	    (a = cJSON_AddArrayToObject(o, "deniedPaths")) == NULL ||
+	    !cJSON_AddItemToArray(a, cJSON_CreateString(path->valuestring)) ||
+	    cJSON_GetArraySize(a) != 1 ||
+	    cJSON_AddStringToObject(o, "code", code->valuestring) == NULL ||
+	    (cJSON_IsString(hint) && cJSON_AddStringToObject(o, "hint",
+	    hint->valuestring) == NULL))) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	cJSON_Delete(doc);
+	return o;
+}
+
+/*
+ * mcp_child; with denials, the child was asked for --json and a policy
+ * refusal adds denial()'s structuredContent to the isError result.
+ */
+static int
+child(const struct mcp_server *srv, const char *what, char *const *words,
+    size_t nwords, char *const *more, size_t nmore, const char *in,
+    size_t inlen, int denials, struct mcp_run *r, cJSON **res)
+{
+	char line[PATH_MAX + 512];
+
+	memset(r, 0, sizeof *r);
+	r->in = in;
+	r->inlen = inlen;
+	r->cap = MCP_READ_MAX;	/* a full diff, a status report */
+	r->timeout_ms = MCP_TIMEOUT_MS;
+	if ((r->argv = mcp_argv(srv, words, nwords, more, nmore)) == NULL) {
+		*res = NULL;
+		return -1;
+	}
+	if (mcp_run(srv, r) < 0) {
+		*res = mcp_fail("arcturn: %s: cannot run %s: %s", what,
+		    srv->self, strerror(errno));
+		mem_free(r->argv);
+		return -1;
+	}
+	mem_free(r->argv);
+	r->argv = NULL;
+	if (r->status == 0)
+		return 0;
+	mcp_child_line(what, r, line, sizeof line);
+	*res = mcp_result(denials ? denial(r) : NULL, line, 1);
+	mcp_run_free(r);
+	return -1;
+}
+
+/*
+ * Run a child with words (and more), stdin in. 0 when it exited 0;
+ * else -1 with *res set to the isError result (NULL: out of memory).
+ */
+int
+mcp_child(const struct mcp_server *srv, const char *what, char *const *words,
+    size_t nwords, char *const *more, size_t nmore, const char *in,
+    size_t inlen, struct mcp_run *r, cJSON **res)
+{
+	return child(srv, what, words, nwords, more, nmore, in, inlen, 0, r,
+	    res);
+}
+
+static cJSON *
+write_result(const char *path, size_t bytes, int dry, const char *diff)
+{
+	cJSON *o;
+
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(o, "path", path) == NULL ||
+	    cJSON_AddNumberToObject(o, "bytes", (double)bytes) == NULL ||
+	    cJSON_AddBoolToObject(o, "captured", dry) == NULL ||
+	    (diff != NULL && cJSON_AddStringToObject(o, "diff", diff) ==
+	    NULL)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
+ * Write content to path through `arcturn write`: the CLI's policy. Its
+ * --json error says what a refusal's structuredContent holds (denial());
+ * the document of a write that worked is not needed.
+ */
+static cJSON *
+put(const struct mcp_server *srv, const char *what, const char *path,
+    const char *content, size_t len, const char *diff)
+{
+	char *w[] = { "write", "--json", "--dry-run", "--", (char *)path };
+	char *wn[] = { "write", "--json", "--", (char *)path };
+	struct mcp_run r;
+	cJSON *res, *o;
+	char *txt;
+	int dry;
+
+	if (child(srv, what, srv->dry_run ? w : wn, srv->dry_run ? 5 : 4,
+	    NULL, 0, content, len, 1, &r, &res) < 0)
+		return res;
+	mcp_run_free(&r);
+	/* the same choice `arcturn write` made */
+	dry = mcp_dry(srv);
+	if ((o = write_result(path, len, dry, diff)) == NULL)
+		return NULL;
+	if (diff != NULL)
+		return mcp_result(o, diff[0] ? diff : "no change", 0);
+	if ((txt = cJSON_PrintUnformatted(o)) == NULL) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	res = mcp_result(o, txt, 0);
+	cJSON_free(txt);
+	return res;
+}
+
+static int
+collect(const void *buf, size_t len, void *arg)
+{
+	struct { char *p; size_t len; } *s = arg;
+	char *q;
+
+	if ((q = mem_realloc(s->p, s->len + len + 1)) == NULL)
+		return -1;
+	memcpy(q + s->len, buf, len);
+	s->p = q;
+	s->len += len;
+	s->p[s->len] = '\0';
+	return 0;
+}
+
+/* Apply edits to buf in memory: each oldText exactly once. */
+static char *
+apply_edits(const cJSON *edits, const char *path, const char *buf,
+    size_t len, size_t *outlen, cJSON **fail)
+{
+	const cJSON *ed, *o, *nw;
+	char *cur, *next, *hit, *again;
+	size_t olen, nlen, k = 0;
+
+	if ((cur = mem_strndup(buf, len)) == NULL)
+		return NULL;
+	*fail = NULL;
+	cJSON_ArrayForEach(ed, edits) {
+		k++;
+		o = cJSON_GetObjectItemCaseSensitive(ed, "oldText");
+		nw = cJSON_GetObjectItemCaseSensitive(ed, "newText");
+		olen = strlen(o->valuestring);
+		nlen = strlen(nw->valuestring);
+		hit = strstr(cur, o->valuestring);
+		/* counted as `arcturn edit` counts: without overlaps */
+		again = hit != NULL ? strstr(hit + olen, o->valuestring) : NULL;
+		if (hit == NULL || again != NULL) {
+			*fail = mcp_fail("arcturn: edit: %s: edit %zu: %s", path,
+			    k, hit == NULL ? "old text not found" : "old text "
+			    "found more than once; add more context");
+			mem_free(cur);
+			return NULL;
+		}
+		if ((next = mem_alloc(len - olen + nlen + 1)) == NULL) {
+			mem_free(cur);
+			return NULL;
+		}
+		memcpy(next, cur, (size_t)(hit - cur));
+		memcpy(next + (hit - cur), nw->valuestring, nlen);
+		strcpy(next + (hit - cur) + nlen, hit + olen);
+		len = len - olen + nlen;
+		mem_free(cur);
+		cur = next;
+	}
+	*outlen = len;
+	return cur;
+}
+
+static cJSON *
+tool_edit(const struct mcp_server *srv, const char *path, const cJSON *edits,
+    int preview)
+{
+	struct { char *p; size_t len; } d = { NULL, 0 };
+	struct udiff_opts uo = { 3, -1, 0 };
+	struct udiff_side a = { UDIFF_FILE, 0100644, NULL, 0 }, b;
+	char line[PATH_MAX + 512], *buf = NULL, *out = NULL, *txt;
+	char hex[HASH_HEXLEN + 1];
+	unsigned char sha[HASH_LEN];
+	size_t len = 0, outlen = 0;
+	cJSON *res = NULL, *o;
+	int dry;
+
+	if (view_read(srv, "edit", path, 1, &buf, &len, &dry, line,
+	    sizeof line) < 0)
+		return mcp_result(NULL, line, 1);
+	if (memchr(buf, '\0', len) != NULL) {
+		mem_free(buf);
+		return mcp_fail("arcturn: edit: %s: holds a NUL byte; edit_file "
+		    "edits text only", path);
+	}
+	if ((out = apply_edits(edits, path, buf, len, &outlen, &res)) == NULL)
+		goto done;
+	a.data = buf;
+	a.len = len;
+	b = a;
+	b.data = out;
+	b.len = outlen;
+	if ((d.p = mem_strdup("")) == NULL ||
+	    udiff_file(path, &a, &b, &uo, collect, &d, NULL, NULL) < 0 ||
+	    (txt = utf8_clean(d.p, d.len, 1)) == NULL)
+		goto done;
+	if (!preview) {
+		/* the write lands only over what was read (wsview.h) */
+		hash_buf(buf, len, sha);
+		hash_hex(sha, hex);
+		if (setenv(WSVIEW_OVER_ENV, hex, 1) == 0)
+			res = put(srv, "edit", path, out, outlen, txt);
+		(void)unsetenv(WSVIEW_OVER_ENV);
+	} else if ((o = write_result(path, outlen, 0, txt)) != NULL &&
+	    cJSON_ReplaceItemInObject(o, "captured", cJSON_CreateFalse()))
+		res = mcp_result(o, txt[0] ? txt : "no change", 0);
+	mem_free(txt);
+done:
+	mem_free(d.p);
+	mem_free(buf);
+	mem_free(out);
+	return res;
+}
+
+static int
+check_edits(const cJSON *edits, char *msg, size_t msglen)
+{
+	const cJSON *e, *o, *n;
+
+	if (!cJSON_IsArray(edits) || cJSON_GetArraySize(edits) == 0)
+		return mcp_bad(msg, msglen, -1, "invalid arguments: edits must "
+		    "be a non-empty array of {oldText, newText}");
+	cJSON_ArrayForEach(e, edits) {
+		o = cJSON_GetObjectItemCaseSensitive(e, "oldText");
+		n = cJSON_GetObjectItemCaseSensitive(e, "newText");
+		if (!cJSON_IsObject(e) || !cJSON_IsString(o) ||
+		    !cJSON_IsString(n) || o->valuestring[0] == '\0')
+			return mcp_bad(msg, msglen, -1, "invalid arguments: "
+			    "each edit is {oldText, newText}, strings, oldText "
+			    "not empty");
+	}
+	return 0;
+}
+
+int
+mcp_tools_call(const struct mcp_server *srv, const char *name,
+    const cJSON *args, cJSON **result, char *msg, size_t msglen)
+{
+	static const char *const k_read[] = { "path", NULL };
+	static const char *const k_write[] = { "path", "content", NULL };
+	static const char *const k_edit[] = { "path", "edits", "dryRun", NULL };
+	const char *path = NULL, *content = NULL;
+	int preview = 0, rc;
+	cJSON *empty = NULL;
+
+	*result = NULL;
+	if (args == NULL)
+		args = empty = cJSON_CreateObject();
+	if (args == NULL)
+		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
+	if (strcmp(name, "read_file") == 0) {
+		if (mcp_arg_only(args, k_read, msg, msglen) < 0 ||
+		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0)
+			goto bad;
+		*result = tool_read(srv, path);
+	} else if (strcmp(name, "write_file") == 0) {
+		if (mcp_arg_only(args, k_write, msg, msglen) < 0 ||
+		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0 ||
+		    mcp_arg_str(args, "content", 1, &content, msg, msglen) < 0)
+			goto bad;
+		*result = put(srv, "write", path, content, strlen(content),
+		    NULL);
+	} else if (strcmp(name, "edit_file") == 0) {
+		if (mcp_arg_only(args, k_edit, msg, msglen) < 0 ||
+		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0 ||
+		    check_edits(cJSON_GetObjectItemCaseSensitive(args, "edits"),
+		    msg, msglen) < 0 ||
+		    mcp_arg_bool(args, "dryRun", &preview, msg, msglen) < 0)
+			goto bad;
+		*result = tool_edit(srv, path, cJSON_GetObjectItemCaseSensitive(
+		    args, "edits"), preview);
+	} else {
+		rc = mcp_tools_call2(srv, name, args, result, msg, msglen);
+		cJSON_Delete(empty);
+		return rc;
+	}
+	cJSON_Delete(empty);
+	if (*result == NULL)
+		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
+	return 0;
+bad:
+	cJSON_Delete(empty);
+	return MCP_EPARAMS;
+}

@@ -1,0 +1,112 @@
+/*
+ * config_check: the inputs that would widen what a command may write
+ * (config_check.h).
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/path.h"
+#include "lib/utf8.h"
+#include "policy/config_check.h"
+
+/* The temp dir, state dir or grant path lies in, or NULL. */
+static const char *
+in_other_root(const struct policy *p, const char *path)
+{
+	size_t i;
+
+	if (path_under(path, p->tmpdir))
+		return p->tmpdir;
+	if (path_under(path, p->state))
+		return p->state;
+	for (i = 0; i < p->grants.n; i++)
+		if (path_under(path, p->grants.v[i]))
+			return p->grants.v[i];
+	return NULL;
+}
+
+int
+config_check_link(const struct policy *p, const char *dir, char *err,
+    size_t errlen)
+{
+	char cur[PATH_MAX], next[PATH_MAX], real[PATH_MAX];
+	char msg[3 * PATH_MAX + 128];
+	const char *q, *root;
+	struct stat st;
+	size_t n;
+
+	if (dir == NULL)
+		return 0;		/* the cwd: an inode, not a path */
+	if (dir[0] == '/')
+		snprintf(cur, sizeof cur, "/");
+	else if (realpath(".", cur) == NULL)
+		return 0;		/* real_dir said what it could */
+	for (; *dir != '\0'; dir = q) {
+		while (*dir == '/')
+			dir++;
+		n = strcspn(dir, "/");
+		q = dir + n;
+		if (n == 0)
+			continue;
+		if ((size_t)snprintf(next, sizeof next, "%s/%.*s",
+		    strcmp(cur, "/") == 0 ? "" : cur, (int)n, dir) >=
+		    sizeof next)
+			return 0;
+		if (lstat(next, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    (root = in_other_root(p, next)) != NULL) {
+			if (err != NULL && errlen > 0) {
+				snprintf(msg, sizeof msg, "workspace: %s: "
+				    "reached through the symlink %s, which lies "
+				    "in the writable root %s; refused (give the "
+				    "real path)", p->workspace, next, root);
+				utf8_one_line(err, errlen, msg);
+			}
+			errno = ELOOP;
+			return -1;
+		}
+		if (realpath(next, real) == NULL)
+			return 0;
+		snprintf(cur, sizeof cur, "%s", real);
+	}
+	return 0;
+}
+
+int
+config_check_inputs(const struct policy *p, char *err, size_t errlen)
+{
+	const char *t = p->tmpdir, *why = NULL, *what = "";
+	char buf[PATH_MAX + 64], msg[2 * PATH_MAX + 192];
+
+	if (strcmp(t, "/") == 0)
+		why = "is the whole file system";
+	else if (p->home != NULL && strcmp(t, p->home) == 0)
+		why = "is the home directory";
+	else if (strcmp(t, p->workspace) == 0)
+		why = "is the workspace";
+	else if (path_under(p->workspace, t)) {
+		why = "holds the workspace ";
+		what = p->workspace;
+	} else if (p->home != NULL && path_under(p->home, t)) {
+		why = "holds the home directory ";
+		what = p->home;
+	} else if (path_under(p->state, t)) {
+		why = "holds arcturn's state dir ";
+		what = p->state;
+	} else if (p->user_config != NULL && path_under(p->user_config, t)) {
+		why = "holds the user config ";
+		what = p->user_config;
+	}
+	if (why == NULL)
+		return 0;
+	snprintf(buf, sizeof buf, "%s%s", why, what);
+	snprintf(msg, sizeof msg, "TMPDIR: %s: %s; refused: a command could "
+	    "write there (point TMPDIR at a directory of its own)", t, buf);
+	utf8_one_line(err, errlen, msg);
+	errno = EINVAL;
+	return -1;
+}

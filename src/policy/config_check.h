@@ -1,0 +1,37 @@
+/*
+ * config_check: the inputs that would widen what a confined command may
+ * write without a word, refused before anything runs. config.h includes
+ * this header: config_check_inputs is part of the config interface.
+ *
+ * Errors: the err/errlen convention (src/STYLE.md): 0, or -1 with errno
+ * and one line in err (err may be NULL).
+ */
+#ifndef ARCTURN_CONFIG_CHECK_H
+#define ARCTURN_CONFIG_CHECK_H
+
+#include <stddef.h>
+
+#include "policy/policy.h"
+
+/*
+ * The temp dir (TMPDIR, else /tmp), checked before any backend: it must
+ * not be /, the home directory, the workspace or a folder above it, nor
+ * hold the home directory, arcturn's state dir or the user config. -1
+ * (EINVAL) with a line naming TMPDIR. Only exec asks: write, edit, diff,
+ * apply and the rest never use the temp dir.
+ */
+int	config_check_inputs(const struct policy *p, char *err, size_t errlen);
+
+/*
+ * The workspace dir as given (-C DIR; NULL: the cwd, nothing to check)
+ * must not be reached through a symlink that lies in the temp dir, the
+ * state dir or a grant: one confined run could swap the link, and the
+ * next run with the same -C would make its target writable. Each
+ * component is looked at as the kernel walks it (relative to the cwd).
+ * -1 (ELOOP) with a line `workspace: WS: reached through the symlink
+ * LINK, ...`. config_load asks, once p's roots are known.
+ */
+int	config_check_link(const struct policy *p, const char *dir, char *err,
+	    size_t errlen);
+
+#endif

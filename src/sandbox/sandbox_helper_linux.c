@@ -1,0 +1,546 @@
+/*
+ * sandbox_helper_linux: the embedded Landlock helper (landlock-helper/),
+ * started from memory or from a verified cache file, for exec and for
+ * exec --dry-run (sandbox_linux.h).
+ */
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helper_sum.h"
+#include "landlock_uapi.h"
+#include "lib/exitcode.h"
+#include "lib/fsx.h"
+#include "lib/hash.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_linux.h"
+#include "sandbox/sandbox_posix.h"
+#include "userns_why.h"
+
+extern const unsigned char helper_bin[], helper_bin_end[];
+extern char **environ;
+
+/*
+ * The cached copy of the helper for kernels that refuse to exec a memfd:
+ * $state/cache/landlock-helper-<sha>, verified on the opened fd before
+ * every exec (rewritten when it does not match).
+ */
+static int
+cache_fd(const char *state, char *err, size_t errlen)
+{
+	unsigned char sum[HASH_LEN];
+	char hex[HASH_HEXLEN + 1], path[PATH_MAX], tmp[PATH_MAX];
+	int fd, tries;
+	size_t len = (size_t)(helper_bin_end - helper_bin);
+
+	(void)mkdir(state, 0700);
+	snprintf(path, sizeof path, "%s/cache", state);
+	(void)mkdir(path, 0700);
+	snprintf(path, sizeof path, "%s/cache/landlock-helper-%.16s", state,
+	    HELPER_SHA256);
+	for (tries = 0; tries < 2; tries++) {
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		/*
+		 * A read lease: refused while anyone has the file open for
+		 * writing, and from now until exec denies writes, an open for
+		 * writing waits for us. So what was hashed is what runs.
+		 */
+		if (fd >= 0 && fcntl(fd, F_SETLEASE, F_RDLCK) < 0) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0) {
+			if (hash_fd(fd, sum) == 0) {
+				hash_hex(sum, hex);
+				if (strcmp(hex, HELPER_SHA256) == 0)
+					return fd;
+			}
+			close(fd);
+		}
+		snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		    O_CLOEXEC, 0500);
+		if (fd < 0 || fsx_write_full(fd, helper_bin, len) < 0 ||
+		    fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+			snprintf(err, errlen, "helper cache: %s: %s", tmp,
+			    strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			unlink(tmp);
+			return -1;
+		}
+	}
+	snprintf(err, errlen, "helper cache: %s: does not verify", path);
+	return -1;
+}
+
+int
+helper_memfd(void)
+{
+	size_t len = (size_t)(helper_bin_end - helper_bin);
+	int fd;
+
+	fd = (int)syscall(SYS_memfd_create, "landlock-helper",
+	    MFD_CLOEXEC | MFD_EXEC);
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_memfd_create, "landlock-helper",
+		    MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fsx_write_full(fd, helper_bin, len) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+helper_exec_fd(const char *state, char *err, size_t errlen)
+{
+	int fd;
+
+	if ((fd = helper_memfd()) >= 0)
+		return fd;
+	return cache_fd(state, err, errlen);
+}
+
+/*
+ * Start the helper with argv: from memory when the kernel lets us exec a
+ * memfd, else from the verified cache file. Returns only on failure, with
+ * one line in err.
+ */
+static int
+exec_helper(const char *state, char **argv, char *err, size_t errlen)
+{
+	char why[256];
+	int fd, e;
+
+	if ((fd = helper_memfd()) >= 0) {
+		fexecve(fd, argv, environ);
+		e = errno;
+		close(fd);
+		snprintf(why, sizeof why, "exec from memory: %s", strerror(e));
+	} else
+		snprintf(why, sizeof why, "memfd_create: %s", strerror(errno));
+	if ((fd = cache_fd(state, err, errlen)) < 0)
+		return EXIT_OWN;
+	fexecve(fd, argv, environ);
+	e = errno;
+	close(fd);
+	snprintf(err, errlen, "cannot start the sandbox helper (%s; from "
+	    "cache: %s)", why, strerror(e));
+	return EXIT_OWN;
+}
+
+/* Dry run: overlayfs on dir with these upper and work dirs. */
+struct ovl {
+	const char	*dir;
+	const char	*upper;
+	const char	*work;
+	const char	*lockfd;	/* -L: the session lock's fd */
+};
+
+size_t
+helper_socket_args(const struct policy *p, char **argv, size_t n)
+{
+	const char *gate = getenv("ARCTURN_UNIX_GATE");
+	size_t i;
+
+	if (gate != NULL && strcmp(gate, "seccomp") == 0)
+		argv[n++] = "-g";
+	if (p->mode == MODE_WORKSPACE_WRITE) {
+		argv[n++] = "-s";
+		argv[n++] = p->workspace;
+		for (i = 0; i < p->grants.n; i++) {
+			argv[n++] = "-s";
+			argv[n++] = p->grants.v[i];
+		}
+	}
+	argv[n++] = "-t";
+	argv[n++] = p->tmpdir;
+	if (p->state != NULL) {
+		argv[n++] = "-t";
+		argv[n++] = p->state;
+	}
+	if (p->network && p->unix_all)
+		argv[n++] = "-A";
+	for (i = 0; p->network && i < p->unix_sockets.n; i++) {
+		argv[n++] = "-a";
+		argv[n++] = p->unix_sockets.v[i];
+	}
+	return n;
+}
+
+int
+helper_socket_check(const struct policy *p)
+{
+	if (p->grants.n + 1 > HELPER_MAXPATHS ||
+	    p->unix_sockets.n > HELPER_MAXPATHS) {
+		errno = E2BIG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The helper's argv for r and cmd (free with mem_free), or NULL with
+ * errno: E2BIG past the helper's limits. mount: 0 none, 1 where it can be
+ * had, 2 required.
+ */
+static char **
+helper_argv(const struct policy *p, const struct roots *r, int mount,
+    const struct ovl *ovl, char **cmd)
+{
+	static const char *const flag[] = { "-w", "-P", "-p" };
+	const struct strlist *l[] = { &r->w, &r->pin, &r->p };
+	const struct strlist *us = &p->unix_sockets;
+	char **argv;
+	size_t n = 0, ncmd, i, k, nl = mount ? 3 : 1;
+
+	for (k = 0; k < nl; k++)
+		if (l[k]->n > HELPER_MAXPATHS) {
+			errno = E2BIG;
+			return NULL;
+		}
+	if (helper_socket_check(p) < 0)
+		return NULL;
+	for (ncmd = 0; cmd[ncmd] != NULL; ncmd++)
+		;
+	argv = mem_calloc(32 + 2 * (r->w.n + r->pin.n + r->p.n +
+	    p->grants.n + us->n) + ncmd + 1, sizeof *argv);
+	if (argv == NULL)
+		return NULL;
+	argv[n++] = "landlock-helper";
+	if (mount)
+		argv[n++] = mount == 2 ? "-M" : "-m";
+	if (!p->network)
+		argv[n++] = "-n";
+	if (ovl != NULL) {
+		argv[n++] = "-o";
+		argv[n++] = (char *)ovl->dir;
+		argv[n++] = "-u";
+		argv[n++] = (char *)ovl->upper;
+		argv[n++] = "-k";
+		argv[n++] = (char *)ovl->work;
+		if (ovl->lockfd != NULL) {
+			argv[n++] = "-L";
+			argv[n++] = (char *)ovl->lockfd;
+		}
+	}
+	for (k = 0; k < nl; k++)
+		for (i = 0; i < l[k]->n; i++) {
+			argv[n++] = (char *)flag[k];
+			argv[n++] = l[k]->v[i];
+		}
+	n = helper_socket_args(p, argv, n);
+	argv[n++] = "--";
+	for (i = 0; i < ncmd; i++)
+		argv[n++] = cmd[i];
+	return argv;
+}
+
+static void
+argv_error(char *err, size_t errlen)
+{
+	if (errno == E2BIG)
+		snprintf(err, errlen, "exec: more than %d writable roots, "
+		    "protected paths or pinned parents: the sandbox helper "
+		    "takes no more", HELPER_MAXPATHS);
+	else
+		snprintf(err, errlen, "exec: %s", strerror(errno));
+}
+
+int
+helper_run(const struct policy *p, const struct roots *r, int mount,
+    char **cmd, char *err, size_t errlen)
+{
+	char **argv;
+	int rc;
+
+	if ((argv = helper_argv(p, r, mount, NULL, cmd)) == NULL) {
+		argv_error(err, errlen);
+		return EXIT_OWN;
+	}
+	rc = exec_helper(p->state, argv, err, errlen);
+	mem_free(argv);
+	return rc;
+}
+
+/*
+ * Why exec --dry-run cannot run here, or NULL when it can: it needs the
+ * helper's mount layer (Landlock, user namespaces, writable id maps) and
+ * a state dir outside the workspace (overlayfs refuses an upper dir
+ * inside its lower one, and the command must not reach the session).
+ * Without probe the user namespace is not tried here (a fork on every
+ * run): the helper, run with -M, fails closed before the command when it
+ * cannot have one.
+ */
+const char *
+helper_overlay_unavailable(const struct policy *p, int probe, char *buf,
+    size_t len)
+{
+	const char *env = getenv("ARCTURN_BACKEND");
+	int abi, e;
+
+	if (p->mode == MODE_READ_ONLY)
+		return "dry run needs a writable workspace (sandbox mode is "
+		    "read-only)";
+	/*
+	 * The overlay would hide the sessions it writes to. Mostly the
+	 * workspace is the home folder (a command started from ~): say
+	 * how to go on.
+	 */
+	if (path_under(p->state, p->workspace)) {
+		snprintf(buf, len, "the workspace %s holds arcturn's state dir "
+		    "%s (is it your home folder?): run it in a project folder "
+		    "(-C PROJECT), or keep the state elsewhere (ARCTURN_HOME)",
+		    p->workspace, p->state);
+		return buf;
+	}
+	if (env != NULL && *env != '\0' && strcmp(env, "helper") != 0) {
+		snprintf(buf, len, "ARCTURN_BACKEND=%s: dry run needs the "
+		    "helper's mount layer", env);
+		return buf;
+	}
+	if ((abi = linux_landlock_abi()) < 1) {
+		snprintf(buf, len, "no Landlock in this kernel (%s)",
+		    strerror(-abi));
+		return buf;
+	}
+	if (probe && (e = linux_userns(1)) != 0) {
+		snprintf(buf, len, "no user namespace, so overlayfs cannot "
+		    "be mounted: ");
+		userns_why(e, buf + strlen(buf), len - strlen(buf));
+		return buf;
+	}
+	if (!linux_idmap_writable())
+		return "user namespaces unusable here (already confined?)";
+	return NULL;
+}
+
+int
+sandbox_overlay_available(const struct policy *p, char *why, size_t len)
+{
+	char buf[1024];
+	const char *w = helper_overlay_unavailable(p, 0, buf, sizeof buf);
+
+	if (w != NULL)
+		snprintf(why, len, "%s", w);
+	return w == NULL;
+}
+
+/* The dry-run command, while arcturn waits for it. */
+static volatile sig_atomic_t overlay_child;
+
+/*
+ * Pass on a signal a process sent us; one from the terminal (^C) reached
+ * the command directly, as it is in the foreground process group too.
+ */
+static void
+pass_on(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)uc;
+	if (overlay_child > 0 && (si->si_code == SI_USER ||
+	    si->si_code == SI_QUEUE || si->si_code == SI_TKILL))
+		(void)kill((pid_t)overlay_child, sig);
+	errno = saved;
+}
+
+/* Passed on while we wait (and given back to the child as they were). */
+static const int spawn_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+    SIGUSR2 };
+#define NSPAWN	(sizeof spawn_sigs / sizeof spawn_sigs[0])
+
+/*
+ * What the spawned child needs. It shares our memory until it execs, so
+ * when the helper cannot be started its one line comes back in err (and
+ * the child exits 125): we speak for it.
+ */
+struct spawn {
+	const char		*state;
+	char			**argv;
+	struct sigaction	 old[NSPAWN];
+	sigset_t		 mask;
+	pid_t			 parent;
+	int			 lockfd;
+	char			 err[512];
+};
+
+/*
+ * The child: our dispositions back; killed when we die (even by SIGKILL),
+ * so that the sandbox's init sees the helper go and ends the command;
+ * the session lock kept open across the exec; then the helper (or err,
+ * 125).
+ */
+static int
+spawn_child(void *arg)
+{
+	struct spawn *sp = arg;
+	size_t i;
+
+	for (i = 0; i < NSPAWN; i++)
+		sigaction(spawn_sigs[i], &sp->old[i], NULL);
+	sigprocmask(SIG_SETMASK, &sp->mask, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+	    getppid() != sp->parent)
+		_exit(EXIT_OWN);
+	if (sp->lockfd >= 0 && fcntl(sp->lockfd, F_SETFD, 0) < 0) {
+		snprintf(sp->err, sizeof sp->err, "exec: session lock: %s",
+		    strerror(errno));
+		_exit(EXIT_OWN);
+	}
+	_exit(exec_helper(sp->state, sp->argv, sp->err, sizeof sp->err));
+}
+
+/*
+ * The child runs on its own stack, in our memory, while we wait for it to
+ * exec (CLONE_VFORK, as posix_spawn does): no page tables to copy, and it
+ * runs at once instead of queueing behind us on this CPU. The stack has
+ * room for the cache path (hash_fd reads 64 KiB at a time) and a guard
+ * page below it, so that an overflow faults instead of writing over our
+ * memory.
+ */
+#define SPAWN_STACK	(256 * 1024)
+#define SPAWN_GUARD	4096
+
+static pid_t
+spawn_helper(struct spawn *sp)
+{
+	char *stk;
+	pid_t pid;
+	int e;
+
+	stk = mmap(NULL, SPAWN_GUARD + SPAWN_STACK, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stk == MAP_FAILED)
+		return -1;
+	if (mprotect(stk, SPAWN_GUARD, PROT_NONE) < 0)
+		pid = -1;
+	else
+		pid = clone(spawn_child, stk + SPAWN_GUARD + SPAWN_STACK,
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, sp);
+	/* the child has exec'd or exited: its stack is ours again */
+	e = errno;
+	munmap(stk, SPAWN_GUARD + SPAWN_STACK);
+	errno = e;
+	return pid;
+}
+
+/*
+ * Wait for pid: its status as exec reports it, or -1 with errno; with
+ * ran, how it ended is sandbox_last_end's.
+ */
+static int
+wait_status(pid_t pid, int ran)
+{
+	int st, rc;
+
+	while ((rc = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	if (rc < 0)
+		return -1;
+	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
+	    128 + WTERMSIG(st) : EXIT_OWN;
+	if (ran)
+		sandbox_end_set(rc, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	return rc;
+}
+
+int
+sandbox_exec_overlay(const struct policy *p, const char *upper,
+    const char *work, int lockfd, char **cmd, void (*during)(void *),
+    void *arg, char *err, size_t errlen)
+{
+	struct sigaction fwd = { .sa_sigaction = pass_on,
+	    .sa_flags = SA_RESTART | SA_SIGINFO };
+	struct spawn sp;
+	sigset_t block;
+	struct policy q = *p;
+	char lockarg[16];
+	struct ovl ovl = { p->workspace, upper, work, NULL };
+	struct roots r;
+	pid_t pid;
+	size_t i;
+	int rc;
+
+	q.mode = MODE_WORKSPACE_WRITE;
+	if (linux_std_fds(err, errlen) < 0 || linux_fds_guard(err, errlen) < 0)
+		return -1;
+	if (roots_build(&q, ROOTS_DEVICES | ROOTS_PROTECT, &posix_roots_ops,
+	    &r) < 0) {
+		snprintf(err, errlen, "%s", r.why);
+		return -1;
+	}
+	if (lockfd >= 0) {
+		snprintf(lockarg, sizeof lockarg, "%d", lockfd);
+		ovl.lockfd = lockarg;
+	}
+	(void)sandbox_setenv("workspace-write,dry-run");
+	memset(&sp, 0, sizeof sp);
+	sp.state = q.state;
+	sp.lockfd = lockfd;
+	sp.parent = getpid();
+	if ((sp.argv = helper_argv(&q, &r, 2, &ovl, cmd)) == NULL) {
+		argv_error(err, errlen);
+		roots_free(&r);
+		return -1;
+	}
+	/*
+	 * Blocked until overlay_child names the child, so none is lost;
+	 * nohup's ignored HUP stays ignored (and the helper then does not
+	 * pass it on either).
+	 */
+	sigemptyset(&block);
+	for (i = 0; i < NSPAWN; i++)
+		sigaddset(&block, spawn_sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &sp.mask);
+	overlay_child = 0;
+	sigemptyset(&fwd.sa_mask);
+	for (i = 0; i < NSPAWN; i++) {
+		sigaction(spawn_sigs[i], NULL, &sp.old[i]);
+		if (sp.old[i].sa_handler != SIG_IGN)
+			sigaction(spawn_sigs[i], &fwd, NULL);
+	}
+	pid = spawn_helper(&sp);
+	mem_free(sp.argv);
+	rc = -1;
+	if (pid < 0) {
+		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, &sp.mask, NULL);
+	} else if (sp.err[0] != '\0') {
+		/* the helper never started: the command did not run */
+		sigprocmask(SIG_SETMASK, &sp.mask, NULL);
+		(void)wait_status(pid, 0);
+		snprintf(err, errlen, "%s", sp.err);
+	} else {
+		overlay_child = pid;
+		sigprocmask(SIG_SETMASK, &sp.mask, NULL);
+		if (during != NULL)
+			during(arg);
+		if ((rc = wait_status(pid, 1)) < 0) {
+			snprintf(err, errlen, "exec: wait: %s", strerror(errno));
+			rc = EXIT_OWN;
+		}
+	}
+	overlay_child = 0;
+	for (i = 0; i < NSPAWN; i++)
+		sigaction(spawn_sigs[i], &sp.old[i], NULL);
+	roots_free(&r);
+	return rc;
+}

@@ -1,0 +1,109 @@
+/*
+ * sandbox_linux: the Linux implementation of sandbox.h, in four files that
+ * share this header (nothing outside them includes it):
+ *
+ *	sandbox_linux.c		choosing and running (sandbox_platform), and
+ *				what the others share: the kernel probes and
+ *				the inherited-fd guard
+ *	sandbox_helper_linux.c	the embedded Landlock helper: exec, and
+ *				exec --dry-run with its overlay
+ *	sandbox_bwrap_linux.c	bubblewrap, when the kernel has no Landlock
+ *	sandbox_probe_linux.c	`arcturn sandbox status`
+ *
+ * Backends in the order sandbox_choose tries them: the helper (with its
+ * mount layer where user namespaces allow), bubblewrap, none.
+ * ARCTURN_BACKEND=helper|helper-landlock|bwrap|none forces one
+ * (helper-landlock: the helper without its mount layer).
+ *
+ * Like every module these never print; each returns an exit status
+ * (exitcode.h) with one line in err, or the values documented below.
+ */
+#ifndef ARCTURN_SANDBOX_LINUX_H
+#define ARCTURN_SANDBOX_LINUX_H
+
+#include <stddef.h>
+
+#include "policy/policy.h"
+#include "policy/roots.h"
+
+/* sandbox_choice.backend on Linux */
+enum { LB_HELPER, LB_HELPER_LANDLOCK, LB_BWRAP, LB_NONE };
+
+/* The kernel's Landlock ABI version, or -errno. */
+int	linux_landlock_abi(void);
+
+/*
+ * 0 when this process can create a user namespace (with mounts: with
+ * mount, IPC and pid namespaces, and make its mount tree private in it),
+ * else an errno. Forks to find out. linux_fresh_proc: 0 when the init of
+ * such a pid namespace can mount a /proc of its own, else an errno.
+ */
+int	linux_userns(int mounts);
+int	linux_fresh_proc(void);
+
+/* 1 when our uid_map can be written (not so inside another arcturn). */
+int	linux_idmap_writable(void);
+
+/*
+ * bwrap on PATH (absolute entries only: a bwrap planted in the workspace
+ * must not become the sandbox): 0 with its path in buf, or -1. And 0 when
+ * bwrap at path can build its sandbox here, else an errno.
+ */
+int	linux_bwrap_path(char *buf, size_t len);
+int	linux_bwrap_unusable(const char *path);
+
+/*
+ * Descriptors of files and directories outside the roots are not passed
+ * on, and a regular file on stdin becomes a pipe fed from it (see the .c).
+ * 0, or -1 with one line in err.
+ */
+int	linux_fds_guard(char *err, size_t errlen);
+
+/*
+ * Standard descriptors, for every confined backend: a directory on 0, 1
+ * or 2 is refused (-1 with one line in err: exit 125), a regular file
+ * open read-only on 1 or 2 becomes /dev/null (see the .c).
+ */
+int	linux_std_fds(char *err, size_t errlen);
+
+/*
+ * sandbox_helper_linux.c. helper_run execs the helper with r and cmd,
+ * mount 1 adding the mount layer where it can be had; returns only on
+ * failure. helper_memfd is an fd holding the helper's bytes (exec'able
+ * unless vm.memfd_noexec forbids it), or -1 with errno.
+ * helper_overlay_unavailable says why exec --dry-run cannot run here, or
+ * NULL when it can; with probe it also tries a user namespace (a fork).
+ */
+int	helper_run(const struct policy *p, const struct roots *r, int mount,
+	    char **cmd, char *err, size_t errlen);
+int	helper_memfd(void);
+const char *helper_overlay_unavailable(const struct policy *p, int probe,
+	    char *buf, size_t len);
+
+/*
+ * The helper's unix socket arguments for p (gate.h in the helper): the
+ * command may reach sockets beneath the workspace (workspace-write) and
+ * each grant (-s), never those beneath the temp or state dir (-t) that it
+ * did not bind itself, and, with the network on, those unixSockets and
+ * --allow-unix name (-a, or -A for all); -g with ARCTURN_UNIX_GATE=seccomp
+ * (the gate even where Landlock has RESOLVE_UNIX). helper_socket_args
+ * appends them at argv[n] (room for 2 * (grants + unix sockets) + 9) and
+ * returns the new n; helper_socket_check is 0, or -1 with E2BIG past the
+ * helper's limits. helper_exec_fd: an fd of the helper's bytes to exec
+ * (close-on-exec), from memory or the verified cache file; -1 with one
+ * line in err.
+ */
+size_t	helper_socket_args(const struct policy *p, char **argv, size_t n);
+int	helper_socket_check(const struct policy *p);
+int	helper_exec_fd(const char *state, char *err, size_t errlen);
+
+/*
+ * sandbox_bwrap_linux.c: run cmd under bwrap with r, the helper as the
+ * init of bwrap's pid namespace (the gate, signals, lifetime). Waits and
+ * ends as the command did; returns only when it did not start (an exit
+ * status and one line in err).
+ */
+int	bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
+	    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,275 @@
+/*
+ * sandbox_posix: the part of the Linux and macOS backends that is plain
+ * POSIX (sandbox_posix.h).
+ */
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/exitcode.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_posix.h"
+
+static int
+status(int e)
+{
+	return e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC;
+}
+
+static int
+say(char **cmd, int e, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: %s", cmd[0], e == ENOENT ?
+	    "command not found" : strerror(e));
+	return status(e);
+}
+
+int
+posix_exec(char **cmd, char *err, size_t errlen)
+{
+	execvp(cmd[0], cmd);
+	return say(cmd, errno, err, errlen);
+}
+
+/* 0 when path is a file we may execute, else -1 with errno. */
+static int
+runnable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -1;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	return access(path, X_OK);
+}
+
+int
+posix_which(const char *name, int abs_only, char *buf, size_t len)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	int e = ENOENT;
+	size_t n;
+
+	if (*name == '\0') {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strchr(name, '/') != NULL) {
+		if ((size_t)snprintf(buf, len, "%s", name) >= len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		return runnable(buf);
+	}
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p = end + 1) {
+		n = strcspn(p, ":");
+		end = p + n;
+		if ((abs_only && (n == 0 || p[0] != '/')) ||
+		    (size_t)snprintf(buf, len, "%.*s%s%s", (int)n, p,
+		    n == 0 ? "" : "/", name) >= len)
+			;
+		else if (runnable(buf) == 0)
+			return 0;
+		else if (errno == EACCES)
+			e = EACCES;
+		if (*end == '\0')
+			break;
+	}
+	errno = e;
+	return -1;
+}
+
+int
+posix_check(char **cmd, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+
+	if (posix_which(cmd[0], 0, buf, sizeof buf) == 0)
+		return 0;
+	return say(cmd, errno, err, errlen);
+}
+
+static int
+sys_mkdir(const char *path, mode_t mode, void *arg)
+{
+	(void)arg;
+	return mkdir(path, mode);
+}
+
+const struct roots_ops posix_roots_ops = { .mkdir = sys_mkdir };
+
+/* The child posix_child waits for. */
+static volatile sig_atomic_t wait_child;
+
+/* Pass on a signal a process sent us; a terminal's reached it already. */
+static void
+wait_pass(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)uc;
+	if (wait_child > 0 && (si->si_code == SI_USER ||
+	    si->si_code == SI_QUEUE
+#ifdef SI_TKILL
+	    || si->si_code == SI_TKILL
+#endif
+	    ))
+		(void)kill((pid_t)wait_child, sig);
+	errno = saved;
+}
+
+static const int wait_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+    SIGUSR2 };
+#define NWAITSIG	(sizeof wait_sigs / sizeof wait_sigs[0])
+
+int
+posix_child(int (*fn)(void *, int), void *arg, int *st, char *line,
+    size_t size, char *err, size_t errlen)
+{
+	struct sigaction old[NWAITSIG], fwd;
+	sigset_t block, mask;
+	size_t len = 0, i;
+	ssize_t n;
+	int pfd[2], rc;
+	pid_t pid;
+
+	line[0] = '\0';
+	if (pipe(pfd) < 0 || fcntl(pfd[0], F_SETFD, FD_CLOEXEC) < 0 ||
+	    fcntl(pfd[1], F_SETFD, FD_CLOEXEC) < 0) {
+		snprintf(err, errlen, "exec: pipe: %s", strerror(errno));
+		return -1;
+	}
+	memset(&fwd, 0, sizeof fwd);
+	fwd.sa_sigaction = wait_pass;
+	fwd.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&block);
+	sigprocmask(SIG_BLOCK, &block, &mask);
+	for (i = 0; i < NWAITSIG; i++)
+		sigaction(wait_sigs[i], NULL, &old[i]);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		close(pfd[0]);
+		_exit(fn(arg, pfd[1]));
+	}
+	close(pfd[1]);
+	if (pid < 0) {
+		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		close(pfd[0]);
+		return -1;
+	}
+	wait_child = pid;
+	for (i = 0; i < NWAITSIG; i++)
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(wait_sigs[i], &fwd, NULL);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	/* what the child says before its exec (EOF once it has exec'd) */
+	while (len + 1 < size &&
+	    ((n = read(pfd[0], line + len, size - 1 - len)) > 0 ||
+	    (n < 0 && errno == EINTR)))
+		if (n > 0)
+			len += (size_t)n;
+	line[len] = '\0';
+	close(pfd[0]);
+	while ((rc = waitpid(pid, st, 0)) < 0 && errno == EINTR)
+		;
+	wait_child = 0;
+	for (i = 0; i < NWAITSIG; i++)
+		sigaction(wait_sigs[i], &old[i], NULL);
+	if (rc < 0) {
+		snprintf(err, errlen, "exec: wait: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* What the child of sandbox_run_wait runs. */
+struct wait_job {
+	const struct policy		*p;
+	const struct sandbox_choice	*ch;
+	char				**argv;
+	pid_t				 parent;
+};
+
+/*
+ * The child: sandbox_run, which replaces it where the backend allows. A
+ * backend that returns after the command (a Linux sweep) ends the child
+ * as the command ended, so that the parent sees a signal as one.
+ */
+static int
+wait_run(void *arg, int fd)
+{
+	struct wait_job *j = arg;
+	struct sandbox_end end;
+	struct rlimit none = { 0, 0 };
+	char err[1024];
+	sigset_t s;
+	int rc;
+
+#ifdef __linux__
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return EXIT_OWN;
+#endif
+	if (getppid() != j->parent)
+		return EXIT_OWN;
+	err[0] = '\0';
+	/* not found or not runnable is arcturn's to say, whatever the backend */
+	if ((rc = posix_check(j->argv, err, sizeof err)) == 0)
+		rc = sandbox_run(j->p, j->ch, j->argv, err, sizeof err);
+	if (err[0] != '\0')
+		(void)!write(fd, err, strlen(err));
+	sandbox_last_end(&end);
+	if (end.ran && end.sig > 0) {
+		(void)setrlimit(RLIMIT_CORE, &none);
+		signal(end.sig, SIG_DFL);
+		sigemptyset(&s);
+		sigaddset(&s, end.sig);
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+		kill(getpid(), end.sig);
+	}
+	return rc;
+}
+
+int
+sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
+    char **argv, struct sandbox_end *end, char *err, size_t errlen)
+{
+	struct wait_job j = { p, ch, argv, getpid() };
+	char line[1024];
+	int st, rc;
+
+	memset(end, 0, sizeof *end);
+	if (posix_child(wait_run, &j, &st, line, sizeof line, err,
+	    errlen) < 0)
+		return EXIT_OWN;
+	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
+	    128 + WTERMSIG(st) : EXIT_OWN;
+	if (line[0] != '\0')
+		snprintf(err, errlen, "%s", line);
+	/* a line and 125 to 127: the command never started */
+	if (line[0] == '\0' || WIFSIGNALED(st) || rc < EXIT_OWN ||
+	    rc > EXIT_NOTFOUND) {
+		end->ran = 1;
+		end->status = rc;
+		end->sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	}
+	return rc;
+}

@@ -1,0 +1,93 @@
+/*
+ * keep: where an apply keeps what it replaces or deletes, so that nothing
+ * of the user's exists nowhere at any instant (apply.h, struct
+ * apply_keeper). One keep is one apply's set of kept objects; today it
+ * lives in the session's own replaced/ area and goes with the session:
+ *
+ *   overlays/<id>/replaced/<N>/<P>	the object that stood at the
+ *					workspace path P when apply N
+ *					of this session replaced or
+ *					deleted it (N = 1, 2, ...)
+ *   overlays/<id>/replaced/<N>.turn	all of <N> is in a recorded turn
+ *
+ * And it is the apply's checkpoint turn (checkpoint.h): with a store,
+ * put first snapshots the object into the store's blobs (a regular
+ * file's bytes, a symlink's target) and notes its state as the path's
+ * before; keep_turn then records the turn, so that `arcturn undo` right
+ * after an apply restores the tree it found. Those blobs are stored
+ * unsynced (ckpt_lazy, from keep_open to keep_close): the keeper's sync
+ * fsyncs each, then the blobs directory, and apply calls it before it
+ * replaces anything a put kept (one round per batch of items).
+ *
+ * Calling sequence, under the session's LOCK_EX and the store's LOCK_EX:
+ *
+ *	keep_open(s, ck, &k);			(makes nothing yet; ck may
+ *						 be NULL: no turn)
+ *	env.keep = keep_keeper(k);		(apply_run, from any thread)
+ *	plan_apply(...);
+ *	keep_turn(k, rootfd, &c, "apply", &id);
+ *	keep_count(k), keep_name(k)		(what the front end names)
+ *	keep_close(k);
+ *
+ * A put makes replaced/ and replaced/<N> on first use. It keeps an
+ * object by hard-linking it (the inode itself: what anybody writes into
+ * it later is kept too), or, where that fails (another file system,
+ * protected_hardlinks), by copying it: a regular file's bytes (fsynced;
+ * the copy's hash is reported), a symlink's target, a fifo; a socket or
+ * device is kept as nothing but its name in the result. Mirror
+ * directories are 0700. A put whose snapshot cannot be stored fails
+ * (the item is not applied: nothing is replaced that undo could not
+ * give back).
+ *
+ * The turn keep_turn records (a turn of its own; the current turn of
+ * `arcturn turn` ends, as with rewind) holds every path the apply
+ * changed, each once: before = what put kept of it, else what the change
+ * list saw there (absent, or a directory and its mode); after = what is
+ * there now. Paths whose state did not change, and fifos, sockets and
+ * devices (no checkpoint kind holds them), are left out.
+ *
+ * Functions return 0 or -1 with errno.
+ */
+#ifndef ARCTURN_KEEP_H
+#define ARCTURN_KEEP_H
+
+#include <stddef.h>
+
+#include "apply/apply.h"
+#include "checkpoint/checkpoint.h"
+#include "session/changes.h"
+#include "session/session.h"
+
+struct keep;
+
+int	keep_open(struct session *, struct ckpt *, struct keep **);
+const struct apply_keeper *keep_keeper(struct keep *);
+
+/* How many paths are kept (put minus drop), and the N of replaced/<N>. */
+size_t	keep_count(const struct keep *);
+const char *keep_name(const struct keep *);
+
+/*
+ * Record the apply's turn for the changes of c (those marked applied,
+ * and every path put kept) beneath rootfd, labelled label. *id is its
+ * id, 0 when nothing changed (nothing recorded) or there is no store.
+ */
+int	keep_turn(struct keep *, int rootfd, const struct changes *c,
+	    const char *label, unsigned long *id);
+
+/*
+ * Whether the turn keep_turn recorded holds every file put kept (a file
+ * that is a fifo now cannot be given back by a turn), and replaced/<N>
+ * is marked so: replaced/<N>.turn, synced. keep_unrecorded: the N of a
+ * replaced/<N> without that mark (an apply cut short before its turn,
+ * or one whose turn could not hold all it kept) in name and 1; 0 when
+ * there is none. Its session must not go with it unasked.
+ */
+#define KEEP_NAMELEN	16
+int	keep_whole(const struct keep *);
+int	keep_unrecorded(struct session *, char name[KEEP_NAMELEN]);
+
+/* Sync the names made in replaced/<N>; free. */
+void	keep_close(struct keep *);
+
+#endif
