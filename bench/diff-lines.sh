@@ -20,14 +20,16 @@ if [ ! -x /usr/bin/time ]; then
 fi
 
 make -s BUILD="$build" "$build/obj/diff/diff.o" "$build/obj/diff/udiff.o" \
-	"$build/obj/lib/mem.o" "$build/obj/lib/hash.o" >/dev/null
+	"$build/obj/lib/mem.o" "$build/obj/lib/hash.o" "$build/obj/lib/sha256.o" \
+	>/dev/null
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 musl-gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Isrc -I.deps/musl/include -o "$tmp/difflines" bench/difflines.c \
 	"$build/obj/diff/diff.o" "$build/obj/diff/udiff.o" "$build/obj/lib/mem.o" \
-	"$build/obj/lib/hash.o" .deps/musl/lib/libbearssl.a -static
+	"$build/obj/lib/hash.o" "$build/obj/lib/sha256.o" .deps/musl/lib/libbearssl.a \
+	-static
 
 awk -v n="$lines" 'BEGIN { for (i = 0; i < n; i++)
 	printf "old line %d: the quick brown fox %07d jumps\n", i, (i * 7919) % 1000003 }' >"$tmp/a"
