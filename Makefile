@@ -26,7 +26,7 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-trun
 XWARN    =
 EXTRA_CFLAGS =
 # The Linux binary is built for size, as the helper is: each release file
-# stays at most 400 KB with the helper in it (release/build.sh checks).
+# stays at most 512 KiB with the helper in it (release/build.sh checks).
 # No unwind tables (C, nothing unwinds) and no compiler ident. -Os is on
 # the link lines too: zig cc links in debug mode without it, and its lld
 # then merges no strings (27 KB of .comment alone in the aarch64 binary).

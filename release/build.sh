@@ -31,7 +31,7 @@ case $key in ''|/*) ;; *) key=$PWD/$key ;; esac
 cd "$(dirname "$0")/.."
 top=$PWD
 out=release/out
-max=409600	# each Linux binary, stripped, helper included (400 KB)
+max=524288	# each Linux binary, stripped, helper included (512 KiB)
 
 die() { echo "release: $*" >&2; exit 1; }
 

@@ -14,8 +14,7 @@
 /*
  * The binary's one sscanf is cJSON's "%lg", reading a number it printed
  * back to check its precision: strtod does that. musl's scanf family
- * would add 4 KB to a binary that must stay within 409,600 bytes (the
- * release check). Any other format is refused.
+ * would add 4 KB for nothing. Any other format is refused.
  */
 int
 sscanf(const char *restrict s, const char *restrict fmt, ...)

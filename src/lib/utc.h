@@ -2,7 +2,7 @@
  * utc: a time as ISO 8601 in UTC, "YYYY-MM-DDTHH:MM:SSZ", the form of
  * meta.json's "created" and of checkpoint turns. Formatted from gmtime_r's
  * fields rather than with strftime, which would link the time zone code
- * (4 KB of the 400 KB the Linux binary may take) for nothing.
+ * (4 KB) for nothing.
  */
 #ifndef ARCTURN_UTC_H
 #define ARCTURN_UTC_H
