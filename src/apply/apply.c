@@ -154,6 +154,24 @@ give(struct apply_item *it, int pfd, int srcfd, char *tmp, struct stat *tst)
  * FILE's copy is left unsynced, open in *tfd; one given (*given) is the
  * source itself.
  */
+/* The write check on the file an APPLY_LINK item links to: 1 no. */
+static int
+link_denied(const struct apply_env *env, const char *link, int lpfd,
+    const char *lname)
+{
+	struct policy_verdict v;
+	char *lex;
+	int rc;
+
+	if (env == NULL || env->roots == NULL)
+		return 0;
+	if ((lex = path_join(env->ws, link)) == NULL)
+		return 1;
+	rc = policy_may_write(env->roots, lex, lpfd, lname, &v);
+	mem_free(lex);
+	return rc != 0;
+}
+
 static int
 make_new(struct apply_item *it, const struct apply_env *env, int rootfd,
     int pfd, int srcfd, const char *target, char *tmp, struct stat *tst,
@@ -184,6 +202,11 @@ make_new(struct apply_item *it, const struct apply_env *env, int rootfd,
 		/* The file it links to must hold this file's bytes by now. */
 		if ((lpfd = fsx_open_parent(rootfd, it->link, 0, &lname)) < 0)
 			return -1;
+		/* a second name for a file no writer may write: refused */
+		if (link_denied(env, it->link, lpfd, lname)) {
+			errno = EACCES;
+			goto out;
+		}
 		if ((lr = mem_alloc(sizeof *lr)) == NULL ||
 		    apply_read_real(lpfd, lname, lr) < 0)
 			goto out;
