@@ -52,7 +52,7 @@ CORE_MODS  = lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem lib/path \
              lib/readall lib/sha256 lib/utc lib/utf8 \
              policy/config policy/config_check policy/config_file \
              policy/caches policy/gitconfig policy/gitctl policy/grants \
-             policy/roots policy/strlist \
+             policy/roots policy/strlist policy/writecheck \
              diff/diff diff/udiff apply/apply apply/apply_swap \
              checkpoint/checkpoint checkpoint/checkpoint_record \
              checkpoint/checkpoint_state \

@@ -18,6 +18,8 @@
 #include "lib/hash.h"
 #include "lib/mem.h"
 #include "lib/os.h"
+#include "lib/path.h"
+#include "policy/writecheck.h"
 
 #define PERM(m)		((m) & 07777)
 #define SWEPT_MAX	16
@@ -152,6 +154,24 @@ give(struct apply_item *it, int pfd, int srcfd, char *tmp, struct stat *tst)
  * FILE's copy is left unsynced, open in *tfd; one given (*given) is the
  * source itself.
  */
+/* The write check on the file an APPLY_LINK item links to: 1 no. */
+static int
+link_denied(const struct apply_env *env, const char *link, int lpfd,
+    const char *lname)
+{
+	struct policy_verdict v;
+	char *lex;
+	int rc;
+
+	if (env == NULL || env->roots == NULL)
+		return 0;
+	if ((lex = path_join(env->ws, link)) == NULL)
+		return 1;
+	rc = policy_may_write(env->roots, lex, lpfd, lname, &v);
+	mem_free(lex);
+	return rc != 0;
+}
+
 static int
 make_new(struct apply_item *it, const struct apply_env *env, int rootfd,
     int pfd, int srcfd, const char *target, char *tmp, struct stat *tst,
@@ -182,6 +202,11 @@ make_new(struct apply_item *it, const struct apply_env *env, int rootfd,
 		/* The file it links to must hold this file's bytes by now. */
 		if ((lpfd = fsx_open_parent(rootfd, it->link, 0, &lname)) < 0)
 			return -1;
+		/* a second name for a file no writer may write: refused */
+		if (link_denied(env, it->link, lpfd, lname)) {
+			errno = EACCES;
+			goto out;
+		}
 		if ((lr = mem_alloc(sizeof *lr)) == NULL ||
 		    apply_read_real(lpfd, lname, lr) < 0)
 			goto out;
@@ -365,6 +390,33 @@ not_base(struct apply_item *it, const struct prep *p)
 }
 
 /*
+ * The write check (writecheck.h) on the folder opened for it, when env
+ * carries a policy: 1 refused (it says why), 0 go on.
+ */
+static int
+denied(struct apply_item *it, const struct apply_env *env, int pfd,
+    const char *name)
+{
+	struct policy_verdict v;
+	char *lex, why[128];
+	int rc;
+
+	if (env == NULL || env->roots == NULL)
+		return 0;
+	if ((lex = path_join(env->ws, it->path)) == NULL) {
+		apply_fail(it, errno);
+		return 1;
+	}
+	rc = policy_may_write(env->roots, lex, pfd, name, &v);
+	mem_free(lex);
+	if (rc == 0)
+		return 0;
+	snprintf(why, sizeof why, "%s; refused", policy_reason(&v));
+	apply_refuse(it, why);
+	return 1;
+}
+
+/*
  * Stage one of an item: reach its directory (prev's when it is the same
  * one), check the real path against the base, keep what will be replaced
  * or deleted, make the new object under a temp name, unsynced. READY: the
@@ -389,8 +441,13 @@ check_one(int rootfd, struct apply_item *it, struct swept *sw,
 			return DONE;
 		}
 		p->own = 1;
+		if (denied(it, env, p->pfd, p->name))
+			return DONE;
 		sweep(p->pfd, sw);
 	}
+	/* the same folder as the item before: asked for this name */
+	if (!p->own && denied(it, env, p->pfd, p->name))
+		return DONE;
 
 	if (it->kind == APPLY_FILE || it->kind == APPLY_LINK) {
 		if ((p->srcfd = open_src(it)) < 0) {

@@ -79,6 +79,8 @@
 
 #include "lib/hash.h"
 
+struct roots;
+
 enum apply_kind {
 	APPLY_FILE,	/* create or replace a regular file from src */
 	APPLY_SYMLINK,	/* create or replace a symlink; target read from src */
@@ -156,6 +158,15 @@ struct apply_env {
 	void	(*progress)(void *arg);	/* after each item, any thread */
 	void	*parg;
 	int	 give_src;
+	/*
+	 * The write check (writecheck.h): with roots set, each item's
+	 * folder, as opened, is asked policy_may_write with the lexical
+	 * path ws/path (ws: the canonical workspace root) before anything
+	 * in it is touched; a no is a refusal whose reason is
+	 * policy_reason()'s phrase + "; refused".
+	 */
+	const struct roots *roots;
+	const char *ws;
 };
 
 struct apply_item {

@@ -227,7 +227,7 @@ canon_to_file(const char *abs, char **out)
  * pending and says why. Sandbox mode off is no policy.
  */
 static int
-veto(struct dryrun *x, struct changes *c, const int *sel,
+veto(struct dryrun *x, struct changes *c, const int *sel, struct roots *rp,
     struct dryrun_err *e)
 {
 	struct policy q = x->p;
@@ -243,6 +243,8 @@ veto(struct dryrun *x, struct changes *c, const int *sel,
 	q.mode = MODE_WORKSPACE_WRITE;
 	if (roots_build(&q, ROOTS_PROTECT | ROOTS_MISSING, NULL, &r) < 0)
 		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", r.why);
+	if (rp != NULL)
+		*rp = r;
 	for (i = 0; i < c->n; i++) {
 		if (!sel[i] || c->v[i].refuse != NULL)
 			continue;
@@ -255,12 +257,16 @@ veto(struct dryrun *x, struct changes *c, const int *sel,
 		canon = NULL;
 		if ((abs = path_join(x->p.workspace, c->v[i].path)) == NULL) {
 			roots_free(&r);
+			if (rp != NULL)
+				memset(rp, 0, sizeof *rp);
 			return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
 		}
 		if (canon_to_file(abs, &canon) < 0) {
 			mem_free(abs);
 			if (errno == ENOMEM) {
 				roots_free(&r);
+				if (rp != NULL)
+					memset(rp, 0, sizeof *rp);
 				return dryrun_fail(e, EXIT_USAGE, errno, "",
 				    NULL);
 			}
@@ -279,7 +285,8 @@ veto(struct dryrun *x, struct changes *c, const int *sel,
 			    "protected path; refused" :
 			    "outside the writable roots; refused";
 	}
-	roots_free(&r);
+	if (rp == NULL)
+		roots_free(&r);
 	/* a hard link to a refused path would give it a second name */
 	for (i = 0; i < c->n; i++) {
 		if (!sel[i] || c->v[i].refuse != NULL ||
@@ -339,23 +346,28 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 {
 	struct plan_result res;
 	struct apply_env env;
+	struct roots r;
 	struct progress pr;
 	struct keep *k = NULL;
 	struct ckpt *ck = NULL;
 	char sn[SESSION_IDMAX + 16], turn[48] = "", where[PATH_MAX + 128] = "";
 	size_t i, kept;
 	unsigned long id = 0;
-	int recorded, whole;
+	int recorded, whole, rc;
 
 	snprintf(sn, sizeof sn, "session %s", x->id);
-	if (veto(x, c, sel, e) != 0)
+	memset(&r, 0, sizeof r);
+	if (veto(x, c, sel, &r, e) != 0)
 		return;
-	if (open_store(x, &ck, e) != 0)
+	if (open_store(x, &ck, e) != 0) {
+		roots_free(&r);
 		return;
+	}
 	/* what a killed apply left, also beside paths it finished */
 	dryrun_sweep(x, "apply");
 	if (keep_open(&x->s, ck, &k) < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+		roots_free(&r);
 		ckpt_close(ck);
 		return;
 	}
@@ -367,6 +379,11 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	 * left linked (session_apply.h); else apply copies.
 	 */
 	env.give_src = session_apply_begin(&x->s) == 0;
+	/* and the engine asks the write check on each folder it opens */
+	if (x->p.mode != MODE_OFF) {
+		env.roots = &r;
+		env.ws = x->p.workspace;
+	}
 	memset(&pr, 0, sizeof pr);
 	if (!quiet && isatty(STDERR_FILENO)) {
 		pthread_mutex_init(&pr.mu, NULL);
@@ -376,8 +393,10 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		env.progress = progress_step;
 		env.parg = &pr;
 	}
-	if (plan_apply(&x->s, x->rootfd, c, sel, &env, apply_failed, aj,
-	    &res) < 0) {
+	rc = plan_apply(&x->s, x->rootfd, c, sel, &env, apply_failed, aj,
+	    &res);
+	roots_free(&r);
+	if (rc < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
 		keep_close(k);
 		ckpt_close(ck);

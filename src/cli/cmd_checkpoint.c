@@ -37,6 +37,7 @@
 #include "lib/mem.h"
 #include "lib/path.h"
 #include "policy/roots.h"
+#include "policy/writecheck.h"
 #include "session/plan.h"
 
 struct ckpt_hold {
@@ -276,37 +277,47 @@ snap_all(struct ckpt *ck, int rootfd, struct rw_path *p, size_t n,
  * what is there (so the rewind can be rewound). Returns the number of
  * conflicts; -1 (e filled) on an error.
  */
+/*
+ * The write check (writecheck.h) on p's folder as it is now, opened
+ * beneath the workspace: NULL yes, else why not. A folder that does not
+ * exist (the rewind makes it) is asked on the path alone here; the
+ * engine asks again on the folder it opens (apply_env.roots).
+ */
+static const char *
+may_write(const struct roots *r, int rootfd, const char *ws,
+    struct rw_path *p)
+{
+	struct policy_verdict v;
+	const char *name;
+	char *abs;
+	int fd, rc;
+
+	if ((abs = path_join(ws, p->path)) == NULL)
+		return "cannot be checked against the policy";
+	if ((fd = fsx_open_parent(rootfd, p->path, 0, &name)) < 0) {
+		if (errno == EXDEV) {
+			mem_free(abs);
+			return "resolves outside the workspace (symlink)";
+		}
+		v.why = POLICY_DENIED;
+		rc = roots_deny(r, abs, &v.d);
+	} else {
+		rc = policy_may_write(r, abs, fd, name, &v);
+		close(fd);
+	}
+	mem_free(abs);
+	return rc == 0 ? NULL : policy_reason(&v);
+}
+
 static int
 check_paths(struct dryrun *x, struct ckpt *ck, struct rw_path *p, size_t n,
-    int force, struct dryrun_err *e)
+    int force, const struct roots *r, struct dryrun_err *e)
 {
-	struct roots r;
-	const char *why;
-	char *abs;
 	size_t i, bad = 0;
-	int conflicts = 0, on = x->p.mode != MODE_OFF;
+	int conflicts = 0;
 
-	if (on && roots_build(&x->p, ROOTS_PROTECT | ROOTS_MISSING |
-	    ROOTS_DEVICES | ROOTS_GIT, NULL, &r) < 0)
-		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", r.why), -1;
-	for (i = 0; i < n; i++) {
-		if (on) {
-			if ((abs = path_join(x->p.workspace, p[i].path)) ==
-			    NULL) {
-				roots_free(&r);
-				return dryrun_fail(e, EXIT_USAGE, errno, "",
-				    NULL), -1;
-			}
-			if (roots_check(&r, abs, &why) < 0) {
-				p[i].why = why;
-				mem_free(abs);
-				continue;
-			}
-			mem_free(abs);
-		}
-	}
-	if (on)
-		roots_free(&r);
+	for (i = 0; r != NULL && i < n; i++)
+		p[i].why = may_write(r, x->rootfd, x->p.workspace, &p[i]);
 	if (snap_all(ck, x->rootfd, p, n, &bad) < 0)
 		return dryrun_fail(e, EXIT_REFUSED, errno, p[bad].path,
 		    NULL), -1;
@@ -601,6 +612,8 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 	struct apply_item *it = NULL;
 	struct rw_item *v = NULL;
 	struct ckpt *ck = NULL;
+	struct apply_env env;
+	struct roots r, *rp = NULL;
 	struct dryrun x;
 	unsigned char *how = NULL;
 	char label[64];
@@ -610,6 +623,7 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 	int conflicts, refused = 0;
 
 	dryrun_init(&x);
+	memset(&env, 0, sizeof env);
 	if (checkpoint_store(&x, c, 0, LOCK_EX, &ck, &e) < 0)
 		goto out;
 	if (ck == NULL || ckpt_list(ck, &t, &nt) < 0) {
@@ -631,9 +645,20 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 		    "lists them)", from);
 		goto out;
 	}
+	/* the write check's roots: the engine asks them again (env) */
+	if (x.p.mode != MODE_OFF) {
+		if (roots_build(&x.p, ROOTS_PROTECT | ROOTS_MISSING |
+		    ROOTS_DEVICES | ROOTS_GIT, NULL, &r) < 0) {
+			dryrun_fail(&e, EXIT_USAGE, 0, "", "%s", r.why);
+			goto out;
+		}
+		rp = &r;
+		env.roots = rp;
+		env.ws = x.p.workspace;
+	}
 	if (dryrun_root(&x, x.p.workspace, &e) < 0 ||
 	    collect(t, nt, from, &p, &n) < 0 ||
-	    (conflicts = check_paths(&x, ck, p, n, force, &e)) < 0) {
+	    (conflicts = check_paths(&x, ck, p, n, force, rp, &e)) < 0) {
 		if (p == NULL && e.reason[0] == '\0')
 			dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
 		goto out;
@@ -664,7 +689,7 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 		for (end = k + 1; end < ni && v[end].phase == v[k].phase; end++)
 			;
 		plan_run_phase(x.rootfd, it + k, end - k, v[k].phase ==
-		    RW_DEL || v[k].phase == RW_FILES, NULL);
+		    RW_DEL || v[k].phase == RW_FILES, &env);
 	}
 	for (k = 0; k < ni; k++)
 		failed += it[k].failed != 0;
@@ -693,6 +718,8 @@ rewind_run(struct cli *c, const char *what, unsigned long from, int force)
 	if (!c->json && !c->quiet && id && printf(" (as turn %lu)\n", id) < 0)
 		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
 out:
+	if (rp != NULL)
+		roots_free(rp);
 	dryrun_report(what, &e);
 	mem_free(how);
 	mem_free(it);

@@ -22,6 +22,7 @@
 #include "lib/path.h"
 #include "policy/config.h"
 #include "policy/roots.h"
+#include "policy/writecheck.h"
 #include "sandbox/sandbox.h"
 #include "session/changes.h"
 #include "session/changes_base.h"
@@ -456,6 +457,8 @@ is_dir(int dirfd, const char *name, void *arg)
 /* Where sweep_dir is, for naming what it leaves. */
 struct sweep_at {
 	const char	*cmd;
+	const struct roots *r;	/* the write check's roots, or NULL */
+	const char	*ws;
 	char		 path[PATH_MAX];
 	size_t		 len;
 	int		 cut;	/* levels beneath path not in it */
@@ -472,6 +475,30 @@ sweep_left(const char *name, void *arg)
 	    a->len > 0 ? "/" : "", name);
 }
 
+/*
+ * The write check (writecheck.h) on the real folder rfd, which the sweep
+ * reached at a->path: may temp names be removed in it? Asked for a temp
+ * name; a path cut short is not asked, and not swept.
+ */
+static int
+sweep_may(int rfd, const struct sweep_at *a)
+{
+	static const char probe[] = FSX_TMP_PREFIX "0000000000000000";
+	struct policy_verdict v;
+	char lex[PATH_MAX + sizeof probe + 2];
+	int n;
+
+	if (a->r == NULL)
+		return 1;
+	if (a->cut > 0)
+		return 0;
+	n = snprintf(lex, sizeof lex, "%s/%.*s%s%s", a->ws, (int)a->len,
+	    a->path, a->len > 0 ? "/" : "", probe);
+	if (n < 0 || (size_t)n >= sizeof lex)
+		return 0;
+	return policy_may_write(a->r, lex, rfd, probe, &v) == 0;
+}
+
 static void
 sweep_dir(int ufd, int rfd, int depth, struct sweep_at *a)
 {
@@ -479,6 +506,12 @@ sweep_dir(int ufd, int rfd, int depth, struct sweep_at *a)
 	size_t n = 0, i, len = a->len, nl;
 	int u, r, fit;
 
+	/* a folder no writer may write (.git/hooks), nor below it */
+	if (!sweep_may(rfd, a)) {
+		close(ufd);
+		close(rfd);
+		return;
+	}
 	(void)fsx_sweep(rfd, sweep_left, a);
 	if (depth < SWEEP_DEPTH && fsx_list(ufd, is_dir, NULL, &names,
 	    &n) == 0) {
@@ -514,6 +547,8 @@ sweep_dir(int ufd, int rfd, int depth, struct sweep_at *a)
 void
 dryrun_sweep(const struct dryrun *x, const char *cmd)
 {
+	struct policy q = x->p;
+	struct roots roots;
 	struct sweep_at a;
 	int u, r;
 
@@ -526,7 +561,22 @@ dryrun_sweep(const struct dryrun *x, const char *cmd)
 	a.cmd = cmd;
 	a.len = 0;
 	a.cut = 0;
+	a.r = NULL;
+	a.ws = x->p.workspace;
+	if (x->p.mode != MODE_OFF) {
+		q.mode = MODE_WORKSPACE_WRITE;
+		if (roots_build(&q, ROOTS_PROTECT | ROOTS_MISSING, NULL,
+		    &roots) < 0) {
+			/* unchecked: no sweep */
+			close(u);
+			close(r);
+			return;
+		}
+		a.r = &roots;
+	}
 	sweep_dir(u, r, 0, &a);
+	if (a.r != NULL)
+		roots_free(&roots);
 }
 
 void

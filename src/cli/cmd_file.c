@@ -42,6 +42,7 @@
 #include "lib/path.h"
 #include "lib/utf8.h"
 #include "policy/roots.h"
+#include "policy/writecheck.h"
 #include "session/shadow.h"
 #include "session/wsview.h"
 
@@ -76,90 +77,90 @@ view_open(struct dryrun *x, const char *what, int inside, int want,
 	return 0;
 }
 
-/* The policy on one path (roots.h): what was checked, for put. */
+/* The policy on one path (roots.h, writecheck.h): what put asks. */
 struct guard {
-	int	 on;		/* a policy applies (sandbox mode not off) */
-	char	*parent;	/* the canonical folder checked */
-	int	 raced;		/* the folder opened is another one */
+	int		 on;		/* a policy applies (mode not off) */
+	struct dryrun	*x;
+	struct roots	 r;		/* built when on */
+	char		*abs;		/* the path as named, absolute */
+	int		 refused;	/* policy_may_write said no: v */
+	struct policy_verdict v;
 };
+
+
+static void
+guard_free(struct guard *g)
+{
+	if (g->on)
+		roots_free(&g->r);
+	mem_free(g->abs);
+	g->abs = NULL;
+	g->on = 0;
+}
 
 /*
  * Refuse (EXIT_REFUSED, `what: path: RULE; WAY OUT`, dryrun_denied) a
  * path the policy does not let a command write: rel as begin resolved it
- * (workspace-relative when inside, else absolute), canonical.
+ * (workspace-relative when inside, else absolute). This answers early,
+ * on the path; the decision is guard_dir's, on the folder opened.
  */
 static int
 guard_check(struct dryrun *x, const char *path, const char *rel,
     int inside, struct guard *g, struct dryrun_err *e)
 {
 	struct roots_denial d;
-	struct roots r;
 	char *abs;
-	int rc;
 
 	memset(g, 0, sizeof *g);
 	if (x->p.mode == MODE_OFF)
 		return 0;
-	g->on = 1;
+	g->x = x;
 	if ((abs = inside ? path_join(x->p.workspace, rel) :
 	    mem_strdup(rel)) == NULL)
 		return dryrun_fail(e, EXIT_USAGE, errno, path, NULL);
 	if (roots_build(&x->p, ROOTS_PROTECT | ROOTS_MISSING | ROOTS_DEVICES |
-	    ROOTS_GIT, NULL, &r) < 0) {
+	    ROOTS_GIT, NULL, &g->r) < 0) {
 		mem_free(abs);
-		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", r.why);
+		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", g->r.why);
 	}
-	if ((rc = roots_deny(&r, abs, &d)) < 0)
-		dryrun_denied(e, &x->p, &r, &d, path, abs);
-	roots_free(&r);
-	if (rc < 0) {
-		mem_free(abs);
+	g->on = 1;
+	g->abs = abs;
+	if (roots_deny(&g->r, abs, &d) < 0) {
+		dryrun_denied(e, &x->p, &g->r, &d, path, abs);
 		return e->status;
 	}
-	*strrchr(abs, '/') = '\0';
-	g->parent = abs;
 	return 0;
 }
 
 /*
- * wsview_write's check: dirfd must be the folder guard_check checked,
- * reached from / without a symlink (a folder on the way that a command
- * replaced meanwhile would make it another one).
+ * wsview_write's check, on the real folder it opened beneath the
+ * workspace: the one write check (policy_may_write), lexical, canonical
+ * and the identity of dirfd.
  */
 static int
 guard_dir(int dirfd, const char *name, void *arg)
 {
 	struct guard *g = arg;
-	struct stat a, b;
-	const char *p, *q;
-	char comp[NAME_MAX + 1];
-	int fd, sub;
-	size_t n;
 
-	if ((fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -1;
-	for (p = g->parent; fd >= 0 && *p != '\0'; p = q) {
-		while (*p == '/')
-			p++;
-		q = p + strcspn(p, "/");
-		if ((n = (size_t)(q - p)) == 0 || n > NAME_MAX)
-			continue;
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		sub = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		close(fd);
-		fd = sub;
-	}
-	if (fd < 0 || fstat(fd, &a) < 0 || fstat(dirfd, &b) < 0 ||
-	    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
-		fsx_close(fd);
-		g->raced = 1;
-		errno = EXDEV;
-		return -1;
-	}
-	close(fd);
-	return 0;
+	if (policy_may_write(&g->r, g->abs, dirfd, name, &g->v) == 0)
+		return 0;
+	g->refused = 1;
+	errno = EACCES;
+	return -1;
+}
+
+/* Word guard_dir's no: roots' refusals as guard_check words them. */
+static void
+guard_say(struct guard *g, const char *path, struct dryrun_err *e)
+{
+	if (g->v.why == POLICY_DENIED)
+		dryrun_denied(e, &g->x->p, &g->r, &g->v.d, path, g->abs);
+	else if (g->v.why == POLICY_MOVED)
+		dryrun_fail(e, EXIT_REFUSED, 0, path, "a folder on its way "
+		    "changed while it was written; refused");
+	else
+		dryrun_fail(e, EXIT_REFUSED, g->v.err, path, "%s; refused",
+		    policy_reason(&g->v));
 }
 
 /*
@@ -176,9 +177,8 @@ put(const struct wsview *v, const char *rel, const void *buf, size_t len,
 	rc = fd >= 0 ? wsview_write_fd_checked(v, rel, fd, chk, g) :
 	    wsview_write_checked(v, rel, buf, len, chk, g);
 	if (rc < 0) {
-		if (g->raced)
-			dryrun_fail(e, EXIT_REFUSED, 0, path, "a folder on its "
-			    "way changed while it was written; refused");
+		if (g->refused)
+			guard_say(g, path, e);
 		else
 			dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
 	} else
@@ -307,7 +307,7 @@ int
 cmd_write(struct cli *c)
 {
 	struct dryrun_err e = { .status = EXIT_USAGE };
-	struct guard g = { 0, NULL, 0 };
+	struct guard g = { 0 };
 	struct ckpt_hold *h = NULL;
 	struct wsview v;
 	struct dryrun x;
@@ -362,7 +362,7 @@ cmd_write(struct cli *c)
 		    cmdjson_num(o, "turn", (double)turn, turn == 0) == 0);
 out:
 	dryrun_report("write", &e);
-	mem_free(g.parent);
+	guard_free(&g);
 	mem_free(rel);
 	dryrun_done(&x);
 	return e.status;
@@ -447,7 +447,7 @@ cmd_edit(struct cli *c)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct dryrun_err e = { .status = EXIT_USAGE };
-	struct guard g = { 0, NULL, 0 };
+	struct guard g = { 0 };
 	struct ckpt_hold *h = NULL;
 	struct wsview v;
 	struct dryrun x;
@@ -520,9 +520,8 @@ cmd_edit(struct cli *c)
 	if (wsview_replace_if(&v, rel, buf, len, out, outlen,
 	    g.on ? guard_dir : NULL, &g) == 0)
 		e.status = 0;
-	else if (g.raced)
-		dryrun_fail(&e, EXIT_REFUSED, 0, path, "a folder on its way "
-		    "changed while it was written; refused");
+	else if (g.refused)
+		guard_say(&g, path, &e);
 	else if (errno == ECANCELED) {
 		dryrun_fail(&e, EXIT_REFUSED, 0, path,
 		    "changed while editing; not written");
@@ -541,7 +540,7 @@ cmd_edit(struct cli *c)
 		    cmdjson_num(o, "turn", (double)turn, turn == 0) == 0);
 out:
 	dryrun_report("edit", &e);
-	mem_free(g.parent);
+	guard_free(&g);
 	mem_free(rel);
 	mem_free(buf);
 	mem_free(out);

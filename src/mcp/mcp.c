@@ -280,6 +280,27 @@ request(struct state *st, const char *method, const cJSON *id,
 		send_result(st, id, res);
 }
 
+/*
+ * Whether the JSON text holds the escape \u0000 (a backslash that is not
+ * itself escaped): cJSON would end the string there, and a path
+ * "a\u0000.bak" would name "a".
+ */
+static int
+nul_escape(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 6 <= len; i++) {
+		if (s[i] != '\\')
+			continue;
+		if (s[i + 1] == 'u' && s[i + 2] == '0' && s[i + 3] == '0' &&
+		    s[i + 4] == '0' && s[i + 5] == '0')
+			return 1;
+		i++;	/* the escaped character: "\\u0000" is no NUL */
+	}
+	return 0;
+}
+
 /* One line from the client. */
 static void
 handle(struct state *st, const char *line, size_t len)
@@ -303,6 +324,14 @@ handle(struct state *st, const char *line, size_t len)
 		return;
 	}
 	id = cJSON_GetObjectItemCaseSensitive(m, "id");
+	if (nul_escape(line, len)) {
+		send_error(st, id != NULL && (cJSON_IsString(id) ||
+		    cJSON_IsNumber(id)) ? id : NULL, MCP_EPARAMS,
+		    "invalid params: a string holds \\u0000 (NUL), which "
+		    "no path or text may hold here");
+		cJSON_Delete(m);
+		return;
+	}
 	method = cJSON_GetObjectItemCaseSensitive(m, "method");
 	ver = cJSON_GetObjectItemCaseSensitive(m, "jsonrpc");
 	if (method == NULL && id != NULL &&

@@ -609,6 +609,23 @@ check_edits(const cJSON *edits, char *msg, size_t msglen)
 	return 0;
 }
 
+/*
+ * A path argument: no control character (a NUL never gets here: mcp.c
+ * refuses a request that holds one), so that what the tool is given is
+ * what the client meant.
+ */
+static int
+plain_path(const char *path, char *msg, size_t msglen)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)path; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return mcp_bad(msg, msglen, -1, "invalid arguments: "
+			    "path holds a control character (0x%02x)", *p);
+	return 0;
+}
+
 int
 mcp_tools_call(const struct mcp_server *srv, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen)
@@ -627,12 +644,14 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	if (strcmp(name, "read_file") == 0) {
 		if (mcp_arg_only(args, k_read, msg, msglen) < 0 ||
-		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0)
+		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0 ||
+		    plain_path(path, msg, msglen) < 0)
 			goto bad;
 		*result = tool_read(srv, path);
 	} else if (strcmp(name, "write_file") == 0) {
 		if (mcp_arg_only(args, k_write, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0 ||
+		    plain_path(path, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "content", 1, &content, msg, msglen) < 0)
 			goto bad;
 		*result = put(srv, "write", path, content, strlen(content),
@@ -640,6 +659,7 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 	} else if (strcmp(name, "edit_file") == 0) {
 		if (mcp_arg_only(args, k_edit, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0 ||
+		    plain_path(path, msg, msglen) < 0 ||
 		    check_edits(cJSON_GetObjectItemCaseSensitive(args, "edits"),
 		    msg, msglen) < 0 ||
 		    mcp_arg_bool(args, "dryRun", &preview, msg, msglen) < 0)

@@ -184,11 +184,10 @@ void	roots_free(struct roots *r);
  * is a writable root or lies beneath one. roots_protected: 1 when path is
  * a protected path (p or absent) or lies beneath one.
  *
- * roots_check is the one policy question every writer asks (exec's
- * backends answer it with their own means; write, edit and apply ask it
- * here; so will rewind, undo and the MCP tools): may a command write
- * path? 0 yes; -1 no, with *why "outside the writable roots" or
- * "protected path" (static strings). Build r with ROOTS_PROTECT and
+ * roots_check answers on a path string: may a command write path? 0
+ * yes; -1 no, with *why "outside the writable roots" or "protected path"
+ * (static strings). A writer decides with policy_may_write
+ * (writecheck.h), which asks this on the folder it actually opened. Build r with ROOTS_PROTECT and
  * ROOTS_MISSING for it, so that a protected path that does not exist yet
  * is refused too.
  */

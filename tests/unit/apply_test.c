@@ -1130,8 +1130,8 @@ tk_sync(void *arg)
 
 static const struct apply_keeper tkeeper = { tk_put, tk_drop, tk_sync,
     NULL };
-static const struct apply_env tenv = { &tkeeper, NULL, NULL, 0 };
-static const struct apply_env tgive = { &tkeeper, NULL, NULL, 1 };
+static const struct apply_env tenv = { &tkeeper, NULL, NULL, 0, NULL, NULL };
+static const struct apply_env tgive = { &tkeeper, NULL, NULL, 1, NULL, NULL };
 
 /* What kept/ holds for rel: 1 a file with data, 0 nothing, -1 other. */
 static int
