@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# Escapes of issue 25 that arcturn closes before any backend starts, so
+# that they hold on every backend: a grant that holds the workspace, the
+# state dir or the user config (item 6); the caller's session keyring
+# (item 5); core dumps, setuid/setgid bits and file capabilities left by a
+# root command, control characters in `diff` on a terminal (item 10).
+# Each attack runs under helper, helper-landlock and bwrap (those this
+# machine has), as root and as the unprivileged user tests/run uses, next
+# to a control that shows the channel works without arcturn.
+
+load common
+load exec_helpers
+
+setup_file() { probe_machine; }
+setup() {
+	common_setup
+	UC=$HOME/.config/arcturn/config.json
+}
+
+# ---------------------------------------------------------------------
+# Item 6: a grant that holds the workspace lets the command rename the
+# workspace away and put its own (with a hostile .git/config) in its
+# place; one that holds the state dir or the user config, the same with
+# those. exec refuses such a grant (125) before anything runs.
+
+# The attack, as a script: move the parent's child DIR aside, make a new
+# one with a file in it.
+REPLACE='mv "$1" "$1.old" && mkdir "$1" && echo pwned > "$1/mark"'
+
+# control: without arcturn the rename-and-replace works on a copy
+replace_works_outside() {
+	mkdir -p "$T/copy/ws"
+	run -0 sh -c "$REPLACE" sh "$T/copy/ws"
+	assert_equal "$(cat "$T/copy/ws/mark")" pwned
+}
+
+t_grant_holds_workspace() {
+	use_backend "$1"
+	replace_works_outside
+	echo keep >"$WS/f"
+	run --separate-stderr arcturn exec --grant "$T" -- sh -c "$REPLACE" sh "$WS"
+	assert_equal "$status" 125
+	assert_equal "$stderr" "arcturn: exec: grant: $T: holds the workspace $WS; refused: a command could move it aside and put its own in its place (grant narrower folders beside it instead)"
+	assert_equal "$(cat "$WS/f")" keep
+	[ ! -e "$WS.old" ] && [ ! -e "$WS/mark" ]
+	# the workspace itself as a grant: refused the same way
+	run --separate-stderr arcturn exec --grant "$WS" -- true
+	assert_equal "$status" 125
+	assert_equal "$stderr" "arcturn: exec: grant: $WS: is the workspace; refused: a command could move it aside and put its own in its place (grant narrower folders beside it instead)"
+	# a grant beside it still works
+	mkdir "$T/beside"
+	run -0 arcturn exec --grant "$T/beside" -- sh -c 'echo in > "$1/f"' sh "$T/beside"
+	assert_equal "$(cat "$T/beside/f")" in
+}
+
+t_grant_config_holds_workspace() {
+	use_backend "$1"
+	mkdir -p "${UC%/*}"
+	printf '{"grants": ["%s"]}\n' "$T" >"$UC"
+	run --separate-stderr arcturn exec -- sh -c "$REPLACE" sh "$WS"
+	assert_equal "$status" 125
+	assert_equal "$stderr" "arcturn: exec: grant: $T: holds the workspace $WS; refused: a command could move it aside and put its own in its place (grant narrower folders beside it instead)"
+	[ ! -e "$WS.old" ]
+	# sandbox status warns the same, and still reports
+	run -0 --separate-stderr arcturn sandbox status
+	assert_equal "$stderr" "arcturn: warning: exec refuses to run: grant: $T: holds the workspace $WS; refused: a command could move it aside and put its own in its place (grant narrower folders beside it instead)"
+	# read-only mode writes no grant: nothing to refuse
+	run -0 arcturn exec --sandbox read-only -- true
+}
+
+t_grant_holds_state() {
+	use_backend "$1"
+	mkdir -p "$T/st/arcturn"
+	export ARCTURN_HOME=$T/st/arcturn
+	run -0 arcturn exec -- true	# the state dir exists now
+	[ -d "$T/st/arcturn" ]
+	run --separate-stderr arcturn exec --grant "$T/st" -- sh -c "$REPLACE" sh "$T/st/arcturn"
+	assert_equal "$status" 125
+	assert_equal "$stderr" "arcturn: exec: grant: $T/st: holds arcturn's state dir $T/st/arcturn; refused: a command could move it aside and put its own in its place (grant narrower folders beside it instead)"
+	[ ! -e "$T/st/arcturn.old" ]
+	# the default state dir ~/.arcturn: a grant of ~ holds it
+	unset ARCTURN_HOME
+	run --separate-stderr arcturn exec --grant '~' -- sh -c "$REPLACE" sh "$HOME/.arcturn"
+	assert_equal "$status" 125
+	assert_equal "$stderr" "arcturn: exec: grant: $HOME: holds arcturn's state dir $HOME/.arcturn; refused: a command could move it aside and put its own in its place (grant narrower folders beside it instead)"
+	[ ! -e "$HOME/.arcturn.old" ]
+}
+
+t_grant_holds_config() {
+	use_backend "$1"
+	# a missing grant beneath home (made only for a run) is checked too
+	[ ! -e "$HOME/.config" ]
+	run --separate-stderr arcturn exec --grant '~/.config' -- true
+	assert_equal "$status" 125
+	assert_equal "$stderr" "arcturn: exec: grant: $HOME/.config: holds the user config $UC; refused: a command could move it aside and put its own in its place (grant narrower folders beside it instead)"
+	[ ! -e "$HOME/.config" ]	# refused before it was made
+	mkdir -p "${UC%/*}"
+	echo '{}' >"$UC"
+	run --separate-stderr arcturn exec --grant "$HOME/.config/arcturn" -- \
+	    sh -c 'echo "{\"sandbox\": \"off\"}" > "$1"' sh "$UC"
+	assert_equal "$status" 125
+	assert_equal "$(cat "$UC")" '{}'
+	# control: the same write without arcturn goes through
+	run -0 sh -c 'echo "{\"sandbox\": \"off\"}" > "$1"' sh "$T/uc-copy"
+}
+
+@test "helper: a grant holding the workspace is refused (125), one beside it works" { t_grant_holds_workspace helper; }
+@test "helper-landlock: a grant holding the workspace is refused (125), one beside it works" { t_grant_holds_workspace helper-landlock; }
+@test "bwrap: a grant holding the workspace is refused (125), one beside it works" { t_grant_holds_workspace bwrap; }
+@test "helper: a config grant holding the workspace is refused; status warns" { t_grant_config_holds_workspace helper; }
+@test "bwrap: a config grant holding the workspace is refused; status warns" { t_grant_config_holds_workspace bwrap; }
+@test "helper: a grant holding the state dir (ARCTURN_HOME or ~/.arcturn) is refused" { t_grant_holds_state helper; }
+@test "helper-landlock: a grant holding the state dir is refused" { t_grant_holds_state helper-landlock; }
+@test "bwrap: a grant holding the state dir (ARCTURN_HOME or ~/.arcturn) is refused" { t_grant_holds_state bwrap; }
+@test "helper: a grant holding the user config is refused, a missing one too" { t_grant_holds_config helper; }
+@test "bwrap: a grant holding the user config is refused, a missing one too" { t_grant_holds_config bwrap; }
