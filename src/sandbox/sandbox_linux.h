@@ -60,6 +60,15 @@ int	linux_bwrap_unusable(const char *path);
 int	linux_fds_guard(char *err, size_t errlen);
 
 /*
+ * sandbox_limits_linux.c: for every confined command, called in the
+ * process that starts the backend before it does (the exec-only chain
+ * keeps both across execve): a new anonymous session keyring, so that the
+ * caller's keys are out of reach, and RLIMIT_CORE 0, hard too. Adds no
+ * fork nor exec. 0, or -1 with one line in err (exit 125).
+ */
+int	linux_limits(char *err, size_t errlen);
+
+/*
  * Standard descriptors, for every confined backend: a directory on 0, 1
  * or 2 is refused (-1 with one line in err: exit 125), a regular file
  * open read-only on 1 or 2 becomes /dev/null (see the .c).

@@ -114,3 +114,54 @@ t_grant_holds_config() {
 @test "bwrap: a grant holding the state dir (ARCTURN_HOME or ~/.arcturn) is refused" { t_grant_holds_state bwrap; }
 @test "helper: a grant holding the user config is refused, a missing one too" { t_grant_holds_config helper; }
 @test "bwrap: a grant holding the user config is refused, a missing one too" { t_grant_holds_config bwrap; }
+
+# ---------------------------------------------------------------------
+# Item 5: the caller's session keyring. The test joins a new session
+# keyring of its own (keyctl session -), puts a key there, and checks
+# that a plain child reads it (control) and a confined one can neither
+# read, update, revoke nor link it; the key is unchanged afterwards. A
+# command's own keyring works.
+
+need_keyctl() {
+	command -v keyctl >/dev/null || skip "keyctl missing (Debian: keyutils)"
+}
+
+t_keyring() {
+	use_backend "$1"
+	need_keyctl
+	cat >"$T/k.sh" <<'SH'
+id=$(keyctl add user arcturn-test s3cret @s) || exit 1
+echo "control: $(sh -c "keyctl print $id")"
+"$ARCTURN_BIN" exec $XF -- sh -c '
+	for op in "print $1" "update $1 pwned" "revoke $1" "link $1 @s" \
+	    "setperm $1 0x3f3f0000" "unlink $1 @u"; do
+		if keyctl $op >/dev/null 2>&1; then echo "ESCAPED: $op"; else echo "refused: $op"; fi
+	done' sh "$id"
+echo "rc=$?"
+echo "after: $(keyctl print "$id")"
+SH
+	XF=${2:-} run keyctl session - sh "$T/k.sh"
+	echo "$output"
+	assert_success
+	assert_line "control: s3cret"
+	assert_line "rc=0"
+	refute_output --partial ESCAPED
+	[ "$(grep -c '^refused: ' <<<"$output")" -eq 6 ]
+	assert_line "after: s3cret"
+}
+
+t_own_keyring() {
+	use_backend "$1"
+	need_keyctl
+	run -0 arcturn exec -- sh -c 'id=$(keyctl add user mine v1 @s) &&
+	    keyctl update "$id" v2 && keyctl print "$id"'
+	assert_output v2
+}
+
+@test "helper: the caller's session keyring is out of reach" { t_keyring helper; }
+@test "helper-landlock: the caller's session keyring is out of reach" { t_keyring helper-landlock; }
+@test "bwrap: the caller's session keyring is out of reach" { t_keyring bwrap; }
+@test "helper: the caller's session keyring is out of reach in a dry run" { t_keyring helper --dry-run; }
+@test "helper: the command's own session keyring works" { t_own_keyring helper; }
+@test "helper-landlock: the command's own session keyring works" { t_own_keyring helper-landlock; }
+@test "bwrap: the command's own session keyring works" { t_own_keyring bwrap; }
