@@ -129,6 +129,8 @@ exec_helper(const char *state, char **argv, char *err, size_t errlen)
 	char why[256];
 	int fd, e;
 
+	if (linux_nosuid(err, errlen) < 0)
+		return EXIT_OWN;
 	if ((fd = helper_memfd()) >= 0) {
 		fexecve(fd, argv, environ);
 		e = errno;

@@ -165,3 +165,94 @@ t_own_keyring() {
 @test "helper: the command's own session keyring works" { t_own_keyring helper; }
 @test "helper-landlock: the command's own session keyring works" { t_own_keyring helper-landlock; }
 @test "bwrap: the command's own session keyring works" { t_own_keyring bwrap; }
+
+# ---------------------------------------------------------------------
+# Item 10: a crashing command dumps no core (RLIMIT_CORE hard 0, which it
+# cannot raise); root's command leaves no setuid/setgid file nor file
+# capability behind (refused: EPERM), in the workspace or the temp dir.
+
+t_core_limit() {
+	use_backend "$1"
+	# control: outside arcturn the hard limit can be above 0
+	run -0 sh -c 'ulimit -H -c unlimited 2>/dev/null || ulimit -H -c 1 2>/dev/null; ulimit -H -c'
+	refute_output 0
+	run -0 arcturn exec ${2:-} -- sh -c 'ulimit -H -c; ulimit -S -c'
+	assert_output "0
+0"
+	run arcturn exec ${2:-} -- sh -c 'ulimit -c 1'
+	assert_failure
+	run -0 arcturn exec ${2:-} -- sh -c 'ulimit -H -c'
+	assert_output 0
+}
+
+@test "helper: the command's core dump limit is 0, hard too" { t_core_limit helper; }
+@test "helper: the command's core dump limit is 0 in a dry run" { t_core_limit helper --dry-run; }
+@test "helper-landlock: the command's core dump limit is 0, hard too" { t_core_limit helper-landlock; }
+@test "bwrap: the command's core dump limit is 0, hard too" { t_core_limit bwrap; }
+
+# The ways root could make a setuid/setgid file or give one capabilities.
+suid_ops() {
+	local d=$1
+	printf '%s\n' "cp /bin/true '$d/s1' && chmod u+s '$d/s1'" \
+	    "cp /bin/true '$d/s2' && chmod g+s '$d/s2'" \
+	    "cp /bin/true '$d/s3' && chmod 4755 '$d/s3'" \
+	    "python3 -c 'import os; os.close(os.open(\"$d/s4\", os.O_CREAT | os.O_WRONLY, 0o6755))'" \
+	    "python3 -c 'import os; open(\"$d/s5\", \"w\").close(); os.chmod(\"$d/s5\", 0o4755)'" \
+	    "python3 -c 'import os; fd = os.open(\"$d/s6\", os.O_CREAT | os.O_WRONLY, 0o755); os.fchmod(fd, 0o2755)'" \
+	    "install -m 4755 /bin/true '$d/s7'"
+	if command -v setcap >/dev/null; then
+		echo "cp /bin/true '$d/c1' && setcap cap_net_raw+ep '$d/c1'"
+	fi
+}
+
+# Nothing with a setuid/setgid bit or a capability beneath DIR.
+no_suid_left() {
+	assert_equal "$(find "$1" -perm /6000 -type f)" ""
+	if command -v getcap >/dev/null; then
+		assert_equal "$(getcap -r "$1" 2>/dev/null)" ""
+	fi
+}
+
+t_setuid() {
+	use_backend "$1"
+	is_root || skip "setuid files and file capabilities of another owner are root's"
+	local ops=()
+	mapfile -t ops < <(suid_ops "$T/ctl")
+	# control: each works as root without arcturn
+	mkdir "$T/ctl"
+	local op n=0
+	for op in "${ops[@]}"; do
+		sh -c "$op"
+		n=$((n + 1))
+	done
+	[ "$(find "$T/ctl" -perm /6000 -type f | wc -l)" -eq 7 ]
+	if command -v setcap >/dev/null; then
+		[ -n "$(getcap "$T/ctl/c1")" ]
+	fi
+	XFLAGS=()
+	[ -z "${2:-}" ] || XFLAGS=("$2")
+	mapfile -t ops < <(suid_ops "$WS")
+	DENIED='Operation not permitted|Operation not supported' try_all "${ops[@]}"
+	no_suid_left "$WS"
+	mapfile -t ops < <(suid_ops "$TMPDIR")
+	DENIED='Operation not permitted|Operation not supported' try_all "${ops[@]}"
+	no_suid_left "$TMPDIR"
+	# everyday modes still work
+	must_work 'cp /bin/true x && chmod 755 x && chmod +t . && chmod -t . && install -m 700 /bin/true y && mkdir -m 755 d && cp -a y z && cp -p y w && tar -cf t.tar x y && mkdir e && tar -C e -xpf t.tar && ./x'
+	# a dry run's changes land (apply runs as arcturn, unfiltered)
+	[ -z "${2:-}" ] || run -0 arcturn apply --yes
+	no_suid_left "$WS"
+	assert_equal "$(stat -c %a "$WS/x")" 755
+}
+
+@test "helper: root's command cannot leave setuid/setgid files or file capabilities" { t_setuid helper; }
+@test "helper: the same in a dry run" { t_setuid helper --dry-run; }
+@test "helper-landlock: root's command cannot leave setuid/setgid files or file capabilities" { t_setuid helper-landlock; }
+@test "bwrap: root's command cannot leave setuid/setgid files or file capabilities" { t_setuid bwrap; }
+
+@test "an unprivileged command keeps its own setuid bit (nothing to gain)" {
+	is_root && skip "the unprivileged user's case"
+	use_backend helper-landlock
+	run -0 arcturn exec -- sh -c 'cp /bin/true s && chmod u+s s && stat -c %a s'
+	assert_output 4755
+}
