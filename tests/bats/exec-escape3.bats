@@ -256,3 +256,33 @@ t_setuid() {
 	run -0 arcturn exec -- sh -c 'cp /bin/true s && chmod u+s s && stat -c %a s'
 	assert_output 4755
 }
+
+# `arcturn diff` on a terminal shows control characters in content as
+# \xNN, so that cursor movement in a file cannot hide a line from the
+# reviewer; through a pipe it stays raw, and `git apply` takes it.
+@test "diff escapes control characters on a terminal, stays raw through a pipe" {
+	printf 'keep\nold\n' >f
+	printf 'keep\nrm -rf ~ #\033[1A\033[2Kharmless\n' >"$T/new"
+	ARCTURN_DRY_RUN=1 arcturn write f <"$T/new"
+	# piped: the bytes as they are, and git apply rebuilds the file
+	run -0 --separate-stderr arcturn diff
+	printf '%s\n' "$output" >"$T/d.patch"
+	grep -q $'\033\\[1A' "$T/d.patch"
+	mkdir "$T/copy"
+	printf 'keep\nold\n' >"$T/copy/f"
+	(cd "$T/copy" && git apply "$T/d.patch")
+	cmp "$T/copy/f" "$T/new"
+	local digest
+	digest=$(grep '^digest: ' "$T/d.patch")
+	# control: on a terminal the raw bytes would move the cursor; now
+	# they are shown, and the digest is the same
+	run -0 python3 -c "$ON_PTY_PY" "$ARCTURN_BIN" diff --no-pager --color=never
+	assert_line '+rm -rf ~ #\x1b[1A\x1b[2Kharmless'
+	[[ $output != *$'\033'* ]]
+	assert_line "$digest"
+	# with colours (ours stay codes) and through the pager
+	PAGER=cat run -0 python3 -c "$ON_PTY_PY" "$ARCTURN_BIN" diff --color=always
+	assert_output --partial 'rm -rf ~ #\x1b[1A\x1b[2Kharmless'
+	assert_output --partial $'\033[32m'
+	[[ $output != *$'\033[1A'* ]]
+}
