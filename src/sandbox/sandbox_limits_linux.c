@@ -82,9 +82,10 @@ struct nosuid_rule {
 
 /*
  * Where a mode can carry the bits: chmod and its kin, open with O_CREAT,
- * mknod. openat2 (its mode is in a struct) and io_uring (which opens and
- * sets xattrs by itself) get ENOSYS, so libc falls back to what is
- * checked here. Setting an extended attribute gets EOPNOTSUPP, as on a
+ * mknod. io_uring (which opens and sets xattrs by itself) gets ENOSYS.
+ * openat2 passes: its mode is in a struct seccomp cannot read, and the
+ * helper's unix socket gate, which this filter covers too, needs it
+ * (RESOLVE_IN_ROOT); only a filter on the command alone could refuse it. Setting an extended attribute gets EOPNOTSUPP, as on a
  * file system without them: seccomp cannot read the name, and
  * security.capability is one; cp, install and tar then carry on without
  * ACLs and xattrs, as they do on such a file system.
@@ -97,7 +98,7 @@ static const struct nosuid_rule native[] = {
 	{ 90, R_MODE, 1, 0 }, { 91, R_MODE, 1, 0 }, { 268, R_MODE, 2, 0 },
 	{ 452, R_MODE, 2, 0 }, { 2, R_OPEN, 1, 2 }, { 257, R_OPEN, 2, 3 },
 	{ 85, R_MODE, 1, 0 }, { 133, R_MODE, 1, 0 }, { 259, R_MODE, 2, 0 },
-	{ 437, R_NOSYS, 0, 0 }, { 425, R_NOSYS, 0, 0 },
+	{ 425, R_NOSYS, 0, 0 },
 	{ 188, R_NOXATTR, 0, 0 }, { 189, R_NOXATTR, 0, 0 }, { 190, R_NOXATTR, 0, 0 },
 	{ 463, R_NOXATTR, 0, 0 },
 };
@@ -105,7 +106,7 @@ static const struct nosuid_rule compat[] = {
 	{ 15, R_MODE, 1, 0 }, { 94, R_MODE, 1, 0 }, { 306, R_MODE, 2, 0 },
 	{ 452, R_MODE, 2, 0 }, { 5, R_OPEN, 1, 2 }, { 295, R_OPEN, 2, 3 },
 	{ 8, R_MODE, 1, 0 }, { 14, R_MODE, 1, 0 }, { 297, R_MODE, 2, 0 },
-	{ 437, R_NOSYS, 0, 0 }, { 425, R_NOSYS, 0, 0 },
+	{ 425, R_NOSYS, 0, 0 },
 	{ 226, R_NOXATTR, 0, 0 }, { 227, R_NOXATTR, 0, 0 }, { 228, R_NOXATTR, 0, 0 },
 	{ 463, R_NOXATTR, 0, 0 },
 };
@@ -114,7 +115,7 @@ static const struct nosuid_rule compat[] = {
 static const struct nosuid_rule native[] = {
 	{ 52, R_MODE, 1, 0 }, { 53, R_MODE, 2, 0 }, { 452, R_MODE, 2, 0 },
 	{ 56, R_OPEN, 2, 3 }, { 33, R_MODE, 2, 0 },
-	{ 437, R_NOSYS, 0, 0 }, { 425, R_NOSYS, 0, 0 },
+	{ 425, R_NOSYS, 0, 0 },
 	{ 5, R_NOXATTR, 0, 0 }, { 6, R_NOXATTR, 0, 0 }, { 7, R_NOXATTR, 0, 0 },
 	{ 463, R_NOXATTR, 0, 0 },
 };
