@@ -21,9 +21,12 @@ cd "$(dirname "$0")/.."
 # stops or slows apply at a chosen system call (tests/bats/dryrun-*.bats),
 # curl, golang, default-jdk-headless, cargo, rustc, python3-pip and
 # python3-venv are the clients and toolchains run under exec against
-# loopback servers (tests/bats/compat.bats; node and npm: below).
+# loopback servers (tests/bats/compat.bats; node and npm: below);
+# keyutils (keyctl) and libcap2-bin (setcap) drive the keyring and file
+# capability escapes (tests/bats/exec-escape3.bats).
 pkgs="make gcc libc6-dev musl-tools dpkg-dev xz-utils patch git python3
 	bubblewrap bats bats-assert bats-support bats-file attr util-linux
+	keyutils libcap2-bin
 	mingw-w64 wine wine64 qemu-user-static openssh-client tmux
 	mandoc bash-completion zsh fish clang libclang-rt-dev strace
 	curl golang default-jdk-headless cargo rustc python3-pip python3-venv"

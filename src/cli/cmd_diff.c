@@ -144,7 +144,7 @@ json(struct dryrun *x, const struct changes *c, const char *digest)
  */
 static int
 render(struct dryrun *x, struct changes *c, enum view v, int full,
-    int color, int part)
+    int color, int tty, int part)
 {
 	struct udiff_opts o;
 	char hex[HASH_HEXLEN + 1];
@@ -155,6 +155,7 @@ render(struct dryrun *x, struct changes *c, enum view v, int full,
 	o.ctx = 3;
 	o.cap = v == V_DIFF && !full ? CAP_DEFAULT : -1;
 	o.color = v == V_DIFF ? color : 0;
+	o.escape = v == V_DIFF && tty;	/* raw for git apply through a pipe */
 	if (review_diff(&x->s, x->rootfd, c, &o, v == V_DIFF ? dryrun_stdout :
 	    NULL, NULL, hex, dryrun_list_warn, "diff") < 0)
 		return -1;
@@ -324,7 +325,7 @@ cmd_diff(struct cli *c)
 	struct dryrun x;
 	const char *when = NULL;
 	enum view v = V_DIFF;
-	int full = 0, color, r, opt, paging = 1;
+	int full = 0, color, r, opt, paging = 1, tty;
 
 	dryrun_init(&x);
 	while ((opt = cli_getopt(c, "", opts)) != -1) {
@@ -359,6 +360,7 @@ cmd_diff(struct cli *c)
 	}
 	if (c->json)
 		v = V_JSON;
+	tty = isatty(STDOUT_FILENO);	/* before stdout goes to the spool */
 	if (dryrun_load(&x, c, 0, &e) < 0 ||
 	    (r = dryrun_changes(&x, "diff", LOCK_SH, &ch, &e)) == DRYRUN_ERR)
 		goto out;
@@ -383,7 +385,7 @@ cmd_diff(struct cli *c)
 		    isatty(STDOUT_FILENO) && spool_start(&sp) < 0)
 			say_warn("diff: no spool file for the pager (%s); not "
 			    "paged", strerror(errno));
-		r = render(&x, &ch, v, full, color, optind < c->argc);
+		r = render(&x, &ch, v, full, color, tty, optind < c->argc);
 		if (spool_end(&sp) < 0 && r == 0)
 			r = -1;
 		if (r == -2)

@@ -49,6 +49,7 @@ struct rend {
 	long		 ctx;
 	long		 cap;
 	int		 color;
+	int		 escape;
 	int		 showing;	/* out still gets text */
 	int		 failed;
 	int		 ferrno;
@@ -119,6 +120,49 @@ static void
 putstr(struct rend *r, int w, const char *s)
 {
 	put(r, w, s, strlen(s));
+}
+
+/*
+ * Content (a body line, a hunk header's function text). With escape, a
+ * control byte other than tab and newline (a CR right before a newline
+ * too), DEL and a C1 control (U+0080..U+009F) go out as \xNN, so that an
+ * escape sequence in a file cannot move the cursor over what a reviewer
+ * reads on a terminal; the digest takes the raw bytes either way.
+ */
+static void
+put_text(struct rend *r, int w, const char *p, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	char e[16];
+	size_t i, s = 0, k;
+
+	if (!r->escape) {
+		put(r, w, p, n);
+		return;
+	}
+	if ((w & DIG) && r->dig != NULL)
+		hash_update(r->dig, p, n);
+	w &= ~DIG;
+	for (i = 0; i < n; i++) {
+		if (u[i] == 0xc2 && i + 1 < n && u[i + 1] >= 0x80 &&
+		    u[i + 1] <= 0x9f)
+			k = 2;
+		else if ((u[i] >= 0x20 && u[i] != 0x7f) || u[i] == '\t' ||
+		    u[i] == '\n' || (u[i] == '\r' && i + 1 < n &&
+		    u[i + 1] == '\n'))
+			continue;
+		else
+			k = 1;
+		put(r, w, p + s, i - s);
+		if (k == 2)
+			snprintf(e, sizeof e, "\\xc2\\x%02x", u[i + 1]);
+		else
+			snprintf(e, sizeof e, "\\x%02x", u[i]);
+		putstr(r, w, e);
+		i += k - 1;
+		s = i + 1;
+	}
+	put(r, w, p + s, n - s);
 }
 
 static int
@@ -323,21 +367,21 @@ ws_color(struct rend *r, const char *p, size_t len)
 			break;
 		if (w < i) {
 			putstr(r, COLOR, C_WS);
-			put(r, COLOR, p + w, i - w);
+			put_text(r, COLOR, p + w, i - w);
 			putstr(r, COLOR, C_RESET);
-			put(r, COLOR, p + i, 1);
+			put_text(r, COLOR, p + i, 1);
 		} else
-			put(r, COLOR, p + w, i - w + 1);
+			put_text(r, COLOR, p + w, i - w + 1);
 		w = i + 1;
 	}
 	if (tw > w) {
 		putstr(r, COLOR, C_NEW);
-		put(r, COLOR, p + w, tw - w);
+		put_text(r, COLOR, p + w, tw - w);
 		putstr(r, COLOR, C_RESET);
 	}
 	if (tw != len) {
 		putstr(r, COLOR, C_WS);
-		put(r, COLOR, p + tw, len - tw);
+		put_text(r, COLOR, p + tw, len - tw);
 		putstr(r, COLOR, C_RESET);
 	}
 }
@@ -358,7 +402,7 @@ body_line(struct rend *r, int sign, const char *p, size_t len, int dry)
 	if (dry)
 		return eol ? 1 : 2;
 	put(r, PLAIN | DIG, &s, 1);
-	put(r, PLAIN | DIG, p, len);
+	put_text(r, PLAIN | DIG, p, len);
 	if (!eol)
 		put(r, PLAIN | DIG, "\n", 1);
 	if (r->color && r->showing && !r->failed) {
@@ -366,19 +410,19 @@ body_line(struct rend *r, int sign, const char *p, size_t len, int dry)
 			r->lno_pre++;
 			r->lno_post++;
 			put(r, COLOR, " ", 1);
-			put(r, COLOR, p, tl - cr);
+			put_text(r, COLOR, p, tl - cr);
 			putstr(r, COLOR, C_RESET);
 		} else if (sign == '-') {
 			r->lno_pre++;
 			putstr(r, COLOR, C_OLD "-");
-			put(r, COLOR, p, tl - cr);
+			put_text(r, COLOR, p, tl - cr);
 			putstr(r, COLOR, C_RESET);
 		} else {
 			r->lno_post++;
 			if (r->eof_pre > 0 && r->eof_pre <= r->lno_pre &&
 			    r->eof_post <= r->lno_post && blank(p, len)) {
 				putstr(r, COLOR, C_WS "+");
-				put(r, COLOR, p, tl - cr);
+				put_text(r, COLOR, p, tl - cr);
 				putstr(r, COLOR, C_RESET);
 			} else {
 				putstr(r, COLOR, C_NEW "+" C_RESET);
@@ -448,7 +492,7 @@ hunk(struct rend *r, const struct diff_text *o, const struct diff_text *n,
 		if (r->funclen > 0) {
 			putstr(r, ALL, " ");
 			putstr(r, COLOR, C_RESET);
-			put(r, ALL, r->func, r->funclen);
+			put_text(r, ALL, r->func, r->funclen);
 			putstr(r, COLOR, C_RESET);
 		}
 		putstr(r, ALL, "\n");
@@ -684,6 +728,7 @@ udiff_file(const char *path, const struct udiff_side *old,
 	r->ctx = opts != NULL && opts->ctx >= 0 ? opts->ctx : 3;
 	r->cap = opts != NULL ? opts->cap : -1;
 	r->color = opts != NULL && opts->color;
+	r->escape = opts != NULL && opts->escape;
 	if ((r->qa = udiff_quote("a/", path)) == NULL ||
 	    (r->qb = udiff_quote("b/", path)) == NULL)
 		goto out;

@@ -38,6 +38,9 @@ struct udiff_opts {
 	int		 ctx;	/* context lines, 3 */
 	long		 cap;	/* body line cap (200), < 0: none */
 	int		 color;	/* 1: ANSI colours as git uses them */
+	int		 escape; /* 1 (a terminal): control characters in
+				   content as \xNN; the digest still takes
+				   the raw bytes */
 };
 
 struct udiff_stats {

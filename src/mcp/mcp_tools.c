@@ -543,7 +543,7 @@ tool_edit(const struct mcp_server *srv, const char *path, const cJSON *edits,
     int preview)
 {
 	struct { char *p; size_t len; } d = { NULL, 0 };
-	struct udiff_opts uo = { 3, -1, 0 };
+	struct udiff_opts uo = { 3, -1, 0, 0 };
 	struct udiff_side a = { UDIFF_FILE, 0100644, NULL, 0 }, b;
 	char line[PATH_MAX + 512], *buf = NULL, *out = NULL, *txt;
 	char hex[HASH_HEXLEN + 1];

@@ -76,6 +76,60 @@ config_check_link(const struct policy *p, const char *dir, char *err,
 	return 0;
 }
 
+/*
+ * What path is or holds among the places a confined command must not be
+ * able to move aside and replace: the workspace, (with home) the home
+ * directory, arcturn's state dir, the user config. NULL when none; *what
+ * is the place it holds ("" when path is the place).
+ */
+static const char *
+holds_own(const struct policy *p, const char *path, int home,
+    const char **what)
+{
+	*what = "";
+	if (strcmp(path, p->workspace) == 0)
+		return "is the workspace";
+	if (path_under(p->workspace, path)) {
+		*what = p->workspace;
+		return "holds the workspace ";
+	}
+	if (home && p->home != NULL && path_under(p->home, path)) {
+		*what = p->home;
+		return "holds the home directory ";
+	}
+	if (path_under(p->state, path)) {
+		*what = p->state;
+		return "holds arcturn's state dir ";
+	}
+	if (p->user_config != NULL && path_under(p->user_config, path)) {
+		*what = p->user_config;
+		return "holds the user config ";
+	}
+	return NULL;
+}
+
+/* The first grant (made or still to make) that holds one, or 0. */
+static int
+check_grants(const struct policy *p, const struct strlist *l, char *err,
+    size_t errlen)
+{
+	char msg[3 * PATH_MAX + 192];
+	const char *why, *what;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if ((why = holds_own(p, l->v[i], 0, &what)) == NULL)
+			continue;
+		snprintf(msg, sizeof msg, "grant: %s: %s%s; refused: a command "
+		    "could move it aside and put its own in its place (grant "
+		    "narrower folders beside it instead)", l->v[i], why, what);
+		utf8_one_line(err, errlen, msg);
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
 int
 config_check_inputs(const struct policy *p, char *err, size_t errlen)
 {
@@ -86,23 +140,13 @@ config_check_inputs(const struct policy *p, char *err, size_t errlen)
 		why = "is the whole file system";
 	else if (p->home != NULL && strcmp(t, p->home) == 0)
 		why = "is the home directory";
-	else if (strcmp(t, p->workspace) == 0)
-		why = "is the workspace";
-	else if (path_under(p->workspace, t)) {
-		why = "holds the workspace ";
-		what = p->workspace;
-	} else if (p->home != NULL && path_under(p->home, t)) {
-		why = "holds the home directory ";
-		what = p->home;
-	} else if (path_under(p->state, t)) {
-		why = "holds arcturn's state dir ";
-		what = p->state;
-	} else if (p->user_config != NULL && path_under(p->user_config, t)) {
-		why = "holds the user config ";
-		what = p->user_config;
-	}
+	else
+		why = holds_own(p, t, 1, &what);
+	if (why == NULL && p->mode != MODE_WORKSPACE_WRITE)
+		return 0;	/* grants are writable in this mode only */
 	if (why == NULL)
-		return 0;
+		return check_grants(p, &p->grants, err, errlen) < 0 ||
+		    check_grants(p, &p->grants_new, err, errlen) < 0 ? -1 : 0;
 	snprintf(buf, sizeof buf, "%s%s", why, what);
 	snprintf(msg, sizeof msg, "TMPDIR: %s: %s; refused: a command could "
 	    "write there (point TMPDIR at a directory of its own)", t, buf);

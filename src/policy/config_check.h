@@ -17,8 +17,12 @@
  * The temp dir (TMPDIR, else /tmp), checked before any backend: it must
  * not be /, the home directory, the workspace or a folder above it, nor
  * hold the home directory, arcturn's state dir or the user config. -1
- * (EINVAL) with a line naming TMPDIR. Only exec asks: write, edit, diff,
- * apply and the rest never use the temp dir.
+ * (EINVAL) with a line naming TMPDIR. Then, in workspace-write mode, each
+ * grant (p->grants and p->grants_new): it must not be the workspace nor
+ * hold it, the state dir or the user config (a command could rename the
+ * folder away and make its own there, .git and config included); -1
+ * (EINVAL) with a line `grant: PATH: holds ...`. Only exec asks: write,
+ * edit, diff, apply and the rest run no command.
  */
 int	config_check_inputs(const struct policy *p, char *err, size_t errlen);
 

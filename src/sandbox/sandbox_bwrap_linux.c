@@ -232,6 +232,8 @@ bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
 	if ((pid = fork()) == 0) {
 		for (i = 0; i < NFWD; i++)
 			sigaction(fwd_sigs[i], &old[i], NULL);
+		if (linux_nosuid(err, errlen) < 0)
+			_exit(EXIT_OWN);
 		execv(path, argv);
 		_exit(127);
 	}

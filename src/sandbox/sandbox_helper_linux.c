@@ -129,6 +129,8 @@ exec_helper(const char *state, char **argv, char *err, size_t errlen)
 	char why[256];
 	int fd, e;
 
+	if (linux_nosuid(err, errlen) < 0)
+		return EXIT_OWN;
 	if ((fd = helper_memfd()) >= 0) {
 		fexecve(fd, argv, environ);
 		e = errno;
@@ -480,7 +482,8 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	int rc;
 
 	q.mode = MODE_WORKSPACE_WRITE;
-	if (linux_std_fds(err, errlen) < 0 || linux_fds_guard(err, errlen) < 0)
+	if (linux_std_fds(err, errlen) < 0 || linux_fds_guard(err, errlen) < 0 ||
+	    linux_limits(err, errlen) < 0)
 		return -1;
 	if (roots_build(&q, ROOTS_DEVICES | ROOTS_PROTECT, &posix_roots_ops,
 	    &r) < 0) {

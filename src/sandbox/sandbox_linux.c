@@ -499,7 +499,8 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
 	 * protected paths it cannot express.
 	 */
 	if (linux_std_fds(err, errlen) < 0 ||
-	    (b != LB_HELPER_LANDLOCK && linux_fds_guard(err, errlen) < 0))
+	    (b != LB_HELPER_LANDLOCK && linux_fds_guard(err, errlen) < 0) ||
+	    linux_limits(err, errlen) < 0)
 		return EXIT_OWN;
 	flags = b == LB_BWRAP ? ROOTS_PROTECT | ROOTS_MAKE : b == LB_HELPER ?
 	    ROOTS_DEVICES | ROOTS_PROTECT | ROOTS_MAKE : ROOTS_DEVICES;

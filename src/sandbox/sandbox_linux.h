@@ -60,6 +60,31 @@ int	linux_bwrap_unusable(const char *path);
 int	linux_fds_guard(char *err, size_t errlen);
 
 /*
+ * sandbox_limits_linux.c: for every confined command, called in the
+ * process that starts the backend before it does (the exec-only chain
+ * keeps both across execve): a new anonymous session keyring, so that the
+ * caller's keys are out of reach, and RLIMIT_CORE 0, hard too. Adds no
+ * fork nor exec. 0, or -1 with one line in err (exit 125).
+ */
+int	linux_limits(char *err, size_t errlen);
+
+/*
+ * For root's command: a seccomp filter that refuses (EPERM) a mode with
+ * the setuid or setgid bit in chmod, fchmod, fchmodat(2), open/openat/
+ * creat with O_CREAT and mknod(at); every set*xattr fails with
+ * EOPNOTSUPP (file capabilities are an xattr, and tools carry on as on a
+ * file system without xattrs); io_uring_setup gets ENOSYS. Not covered:
+ * openat2 with O_CREAT (its mode is in a struct; the helper's gate needs
+ * openat2).
+ * Such a file would be real outside: the mount layer maps 0 to 0. It
+ * stays for good, so it is installed in the process that execs the
+ * backend and nowhere else (arcturn's own sweep and apply after the
+ * command may restore such modes). Other users: nothing (0). 0, or -1
+ * with one line in err (exit 125).
+ */
+int	linux_nosuid(char *err, size_t errlen);
+
+/*
  * Standard descriptors, for every confined backend: a directory on 0, 1
  * or 2 is refused (-1 with one line in err: exit 125), a regular file
  * open read-only on 1 or 2 becomes /dev/null (see the .c).

@@ -26,7 +26,7 @@
 #define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 
 /* What the digest is over: every section whole, 3 lines of context. */
-static const struct udiff_opts digest_opts = { 3, -1, 0 };
+static const struct udiff_opts digest_opts = { 3, -1, 0, 0 };
 
 static int
 out_null(const void *buf, size_t len, void *arg)

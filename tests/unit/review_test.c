@@ -292,7 +292,7 @@ t_empty_digest(void)
 static void
 t_diff_session(void)
 {
-	struct udiff_opts o = { 3, 200, 0 };
+	struct udiff_opts o = { 3, 200, 0, 0 };
 	struct changes c;
 	struct session s;
 	struct buf b = { "", 0, 0, 0 };

@@ -428,7 +428,7 @@ static void
 digest_of(struct changes *c, long cap, int color, char *hex,
     struct cap *out)
 {
-	struct udiff_opts o = { 3, cap, color };
+	struct udiff_opts o = { 3, cap, color, 0 };
 
 	out->len = 0;
 	out->buf[0] = '\0';
@@ -1144,7 +1144,7 @@ t_alloc_faults(void)
 {
 	struct changes c;
 	struct cap *out = mem_alloc(sizeof *out);
-	struct udiff_opts o = { 3, 200, 0 };
+	struct udiff_opts o = { 3, 200, 0, 0 };
 	long n;
 	int rc;
 

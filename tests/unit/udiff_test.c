@@ -155,7 +155,7 @@ static char *
 render(const struct fix *f, long cap, int color, size_t *len,
     struct udiff_stats *st, struct hash_ctx *dig)
 {
-	struct udiff_opts o = { 3, cap, color };
+	struct udiff_opts o = { 3, cap, color, 0 };
 	struct sbuf s = { NULL, 0, 0, 0, -1 };
 
 	if (udiff_file(f->path, &f->old, &f->new, &o, sb_out, &s, dig,
@@ -409,7 +409,7 @@ static void
 t_aggregate(void)
 {
 	struct sbuf s = { NULL, 0, 0, 0, -1 };
-	struct udiff_opts o = { 3, -1, 0 };
+	struct udiff_opts o = { 3, -1, 0, 0 };
 	struct fix sub[NFX];
 	size_t i, n = 0, wlen;
 	char *want, p[PATH_MAX], cmd[3 * PATH_MAX];
@@ -688,7 +688,7 @@ static void
 t_alloc_failures(void)
 {
 	static const int pick[] = { 4, 31, 32, 40, 23, 19 };
-	struct udiff_opts o = { 3, 200, 1 };
+	struct udiff_opts o = { 3, 200, 1, 0 };
 	struct hash_ctx h;
 	size_t i;
 	long n;
@@ -724,7 +724,7 @@ t_alloc_failures(void)
 static void
 t_out_fails(void)
 {
-	struct udiff_opts o = { 3, -1, 0 };
+	struct udiff_opts o = { 3, -1, 0, 0 };
 	int k, r, done = 0;
 
 	for (k = 0; !done && k < 100; k++) {
@@ -743,6 +743,46 @@ t_out_fails(void)
 		free(s.p);
 	}
 	CHECK(done && k > 2);	/* the big file takes several writes */
+	exit(0);
+}
+
+/*
+ * escape (a terminal): control characters in content come out as \xNN,
+ * colour codes and CRLF stay, and the digest is the raw one.
+ */
+static void
+t_escape(void)
+{
+	static const char oldt[] = "keep\nold\n";
+	static const char newt[] = "keep\nx\033[1A\033[2Ky\rz\302\233w\tt\r\n";
+	struct udiff_side a = { UDIFF_FILE, 0100644, oldt, sizeof oldt - 1 };
+	struct udiff_side b = { UDIFF_FILE, 0100644, newt, sizeof newt - 1 };
+	struct udiff_opts raw = { 3, -1, 0, 0 }, esc = { 3, -1, 0, 1 };
+	struct udiff_opts cesc = { 3, -1, 1, 1 };
+	struct sbuf r = { NULL, 0, 0, 0, -1 }, e = { NULL, 0, 0, 0, -1 };
+	struct sbuf c = { NULL, 0, 0, 0, -1 };
+	struct hash_ctx hr, he;
+	unsigned char dr[HASH_LEN], de[HASH_LEN];
+	static const char want[] =
+	    "+x\\x1b[1A\\x1b[2Ky\\x0dz\\xc2\\x9bw\tt\r\n";
+
+	hash_init(&hr);
+	hash_init(&he);
+	CHECK(udiff_file("f", &a, &b, &raw, sb_out, &r, &hr, NULL) == 0);
+	CHECK(udiff_file("f", &a, &b, &esc, sb_out, &e, &he, NULL) == 0);
+	CHECK(udiff_file("f", &a, &b, &cesc, sb_out, &c, NULL, NULL) == 0);
+	hash_final(&hr, dr);
+	hash_final(&he, de);
+	CHECK(memcmp(dr, de, HASH_LEN) == 0);
+	CHECK(memmem(r.p, r.n, "+x\033[1A", 6) != NULL);
+	CHECK(memmem(e.p, e.n, want, sizeof want - 1) != NULL);
+	CHECK(memchr(e.p, '\033', e.n) == NULL);
+	/* with colours: the codes are ours, the content's are escaped */
+	CHECK(memmem(c.p, c.n, "\\x1b[1A", 7) != NULL);
+	CHECK(memmem(c.p, c.n, "\033[32m", 5) != NULL);
+	free(r.p);
+	free(e.p);
+	free(c.p);
 	exit(0);
 }
 
@@ -807,6 +847,7 @@ main(void)
 	TEST(t_quote);
 	TEST(t_alloc_failures);
 	TEST(t_out_fails);
+	TEST(t_escape);
 	sh("rm -rf '%s'", tmpdir);
 	return tap_done();
 }

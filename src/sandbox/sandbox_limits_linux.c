@@ -1,0 +1,225 @@
+/*
+ * sandbox_limits_linux: what every confined command gets from the
+ * process that starts its backend, whichever backend that is
+ * (sandbox_linux.h): a session keyring of its own, no core dumps, and,
+ * for root, no setuid/setgid bits nor extended attributes.
+ */
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox_linux.h"
+
+#define KEYCTL_JOIN_SESSION_KEYRING	1	/* <linux/keyctl.h> */
+
+int
+linux_limits(char *err, size_t errlen)
+{
+	struct rlimit rl = { 0, 0 };
+
+	/*
+	 * A new anonymous session keyring: the caller's (Kerberos caches,
+	 * fscrypt and ecryptfs keys) is no longer possessed, so its keys
+	 * answer only to their user permissions (view). ENOSYS (no keys in
+	 * this kernel) and EPERM (a seccomp profile refuses keyctl, for the
+	 * command too) leave nothing to share.
+	 */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&
+	    errno != ENOSYS && errno != EPERM) {
+		snprintf(err, errlen, "exec: session keyring: %s",
+		    strerror(errno));
+		return -1;
+	}
+	/* a crash dumps nothing, and the command cannot raise it again */
+	if (setrlimit(RLIMIT_CORE, &rl) < 0) {
+		snprintf(err, errlen, "exec: core dump limit: %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Kernel UAPI, defined here: musl-gcc sees no kernel headers. */
+struct nosuid_insn {
+	uint16_t	code;
+	uint8_t		jt;
+	uint8_t		jf;
+	uint32_t	k;
+};
+
+struct nosuid_prog {
+	unsigned short		 len;
+	struct nosuid_insn	*filter;
+};
+
+#define LD_ABS		0x20		/* BPF_LD | BPF_W | BPF_ABS */
+#define JEQ_K		0x15		/* BPF_JMP | BPF_JEQ | BPF_K */
+#define JGE_K		0x35		/* BPF_JMP | BPF_JGE | BPF_K */
+#define JSET_K		0x45		/* BPF_JMP | BPF_JSET | BPF_K */
+#define RET_K		0x06		/* BPF_RET | BPF_K */
+#define RET_ALLOW	0x7fff0000U	/* SECCOMP_RET_ALLOW */
+#define RET_ERRNO(e)	(0x00050000U | (e))
+#define DATA_NR		0
+#define DATA_ARCH	4
+#define DATA_ARG(i)	(16 + 8 * (i))	/* low word on little endian */
+#define SUID_BITS	06000		/* S_ISUID | S_ISGID */
+#define CREATE_FLAGS	(0100 | 020000000)	/* O_CREAT | __O_TMPFILE */
+
+enum { R_MODE, R_OPEN, R_NOSYS, R_NOXATTR };
+
+struct nosuid_rule {
+	uint32_t	nr;
+	uint8_t		kind;
+	uint8_t		a;	/* R_MODE: the mode; R_OPEN: the flags */
+	uint8_t		b;	/* R_OPEN: the mode */
+};
+
+/*
+ * Where a mode can carry the bits: chmod and its kin, open with O_CREAT,
+ * mknod. io_uring (which opens and sets xattrs by itself) gets ENOSYS.
+ * openat2 passes: its mode is in a struct seccomp cannot read, and the
+ * helper's unix socket gate, which this filter covers too, needs it
+ * (RESOLVE_IN_ROOT); only a filter on the command alone could refuse it. Setting an extended attribute gets EOPNOTSUPP, as on a
+ * file system without them: seccomp cannot read the name, and
+ * security.capability is one; cp, install and tar then carry on without
+ * ACLs and xattrs, as they do on such a file system.
+ */
+#if defined(__x86_64__)
+#define ARCH_NATIVE	0xc000003eU	/* AUDIT_ARCH_X86_64 */
+#define ARCH_COMPAT	0x40000003U	/* AUDIT_ARCH_I386 */
+#define X32_BIT		0x40000000U
+static const struct nosuid_rule native[] = {
+	{ 90, R_MODE, 1, 0 }, { 91, R_MODE, 1, 0 }, { 268, R_MODE, 2, 0 },
+	{ 452, R_MODE, 2, 0 }, { 2, R_OPEN, 1, 2 }, { 257, R_OPEN, 2, 3 },
+	{ 85, R_MODE, 1, 0 }, { 133, R_MODE, 1, 0 }, { 259, R_MODE, 2, 0 },
+	{ 425, R_NOSYS, 0, 0 },
+	{ 188, R_NOXATTR, 0, 0 }, { 189, R_NOXATTR, 0, 0 }, { 190, R_NOXATTR, 0, 0 },
+	{ 463, R_NOXATTR, 0, 0 },
+};
+static const struct nosuid_rule compat[] = {
+	{ 15, R_MODE, 1, 0 }, { 94, R_MODE, 1, 0 }, { 306, R_MODE, 2, 0 },
+	{ 452, R_MODE, 2, 0 }, { 5, R_OPEN, 1, 2 }, { 295, R_OPEN, 2, 3 },
+	{ 8, R_MODE, 1, 0 }, { 14, R_MODE, 1, 0 }, { 297, R_MODE, 2, 0 },
+	{ 425, R_NOSYS, 0, 0 },
+	{ 226, R_NOXATTR, 0, 0 }, { 227, R_NOXATTR, 0, 0 }, { 228, R_NOXATTR, 0, 0 },
+	{ 463, R_NOXATTR, 0, 0 },
+};
+#elif defined(__aarch64__)
+#define ARCH_NATIVE	0xc00000b7U	/* AUDIT_ARCH_AARCH64 */
+static const struct nosuid_rule native[] = {
+	{ 52, R_MODE, 1, 0 }, { 53, R_MODE, 2, 0 }, { 452, R_MODE, 2, 0 },
+	{ 56, R_OPEN, 2, 3 }, { 33, R_MODE, 2, 0 },
+	{ 425, R_NOSYS, 0, 0 },
+	{ 5, R_NOXATTR, 0, 0 }, { 6, R_NOXATTR, 0, 0 }, { 7, R_NOXATTR, 0, 0 },
+	{ 463, R_NOXATTR, 0, 0 },
+};
+#endif
+
+#ifdef ARCH_NATIVE
+#define NRULES(t)	(sizeof (t) / sizeof (t)[0])
+#define MAXINSN		256
+
+static size_t
+emit(struct nosuid_insn *f, size_t n, uint16_t code, uint32_t k, uint8_t jt,
+    uint8_t jf)
+{
+	f[n].code = code;
+	f[n].jt = jt;
+	f[n].jf = jf;
+	f[n].k = k;
+	return n + 1;
+}
+
+/* One architecture's rules: returns the new length. */
+static size_t
+emit_rules(struct nosuid_insn *f, size_t n, const struct nosuid_rule *r,
+    size_t nr, int x32)
+{
+	size_t i;
+
+	n = emit(f, n, LD_ABS, DATA_NR, 0, 0);
+	if (x32) {	/* the x32 ABI: not checked here, so not offered */
+		n = emit(f, n, JGE_K, 0x40000000U, 0, 1);
+		n = emit(f, n, RET_K, RET_ERRNO(ENOSYS), 0, 0);
+	}
+	for (i = 0; i < nr; i++) {
+		switch (r[i].kind) {
+		case R_MODE:
+			n = emit(f, n, JEQ_K, r[i].nr, 0, 4);
+			n = emit(f, n, LD_ABS, DATA_ARG(r[i].a), 0, 0);
+			n = emit(f, n, JSET_K, SUID_BITS, 0, 1);
+			n = emit(f, n, RET_K, RET_ERRNO(EPERM), 0, 0);
+			n = emit(f, n, RET_K, RET_ALLOW, 0, 0);
+			break;
+		case R_OPEN:
+			n = emit(f, n, JEQ_K, r[i].nr, 0, 6);
+			n = emit(f, n, LD_ABS, DATA_ARG(r[i].a), 0, 0);
+			n = emit(f, n, JSET_K, CREATE_FLAGS, 0, 3);
+			n = emit(f, n, LD_ABS, DATA_ARG(r[i].b), 0, 0);
+			n = emit(f, n, JSET_K, SUID_BITS, 0, 1);
+			n = emit(f, n, RET_K, RET_ERRNO(EPERM), 0, 0);
+			n = emit(f, n, RET_K, RET_ALLOW, 0, 0);
+			break;
+		default:
+			n = emit(f, n, JEQ_K, r[i].nr, 0, 1);
+			n = emit(f, n, RET_K, RET_ERRNO(r[i].kind == R_NOSYS ?
+			    ENOSYS : EOPNOTSUPP), 0, 0);
+		}
+	}
+	return emit(f, n, RET_K, RET_ALLOW, 0, 0);
+}
+
+int
+linux_nosuid(char *err, size_t errlen)
+{
+	struct nosuid_insn f[MAXINSN];
+	struct nosuid_prog prog;
+	size_t n = 0, at;
+
+	if (geteuid() != 0)
+		return 0;
+	n = emit(f, n, LD_ABS, DATA_ARCH, 0, 0);
+	at = n;
+	n = emit(f, n, JEQ_K, ARCH_NATIVE, 0, 0);
+#ifdef X32_BIT
+	n = emit_rules(f, n, native, NRULES(native), 1);
+#else
+	n = emit_rules(f, n, native, NRULES(native), 0);
+#endif
+	f[at].jf = (uint8_t)(n - at - 1);
+#ifdef ARCH_COMPAT
+	at = n;
+	n = emit(f, n, JEQ_K, ARCH_COMPAT, 0, 0);
+	n = emit_rules(f, n, compat, NRULES(compat), 0);
+	f[at].jf = (uint8_t)(n - at - 1);
+#endif
+	/* any other ABI: nothing of it is checked, so none of it runs */
+	n = emit(f, n, RET_K, RET_ERRNO(ENOSYS), 0, 0);
+	prog.len = (unsigned short)n;
+	prog.filter = f;
+	/* root has CAP_SYS_ADMIN, except in some containers: then nnp */
+	if (prctl(PR_SET_SECCOMP, 2, &prog, 0, 0) == 0 ||
+	    (errno == EACCES && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	    prctl(PR_SET_SECCOMP, 2, &prog, 0, 0) == 0))
+		return 0;
+	snprintf(err, errlen, "exec: seccomp filter against setuid bits: %s",
+	    strerror(errno));
+	return -1;
+}
+#else
+int
+linux_nosuid(char *err, size_t errlen)
+{
+	if (geteuid() != 0)
+		return 0;
+	snprintf(err, errlen, "exec: no seccomp filter against setuid bits "
+	    "for this architecture");
+	return -1;
+}
+#endif
