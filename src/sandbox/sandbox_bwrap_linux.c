@@ -26,11 +26,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "landlock_uapi.h"
 #include "lib/exitcode.h"
 #include "lib/mem.h"
 #include "sandbox/sandbox_linux.h"
 #include "sandbox/sandbox_posix.h"
+#include "uapi/landlock_uapi.h"
 
 /* Capabilities root keeps under bwrap (Docker's default set, no mknod). */
 static const char *const caps[] = {

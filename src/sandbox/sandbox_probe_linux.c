@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "landlock_uapi.h"
+#include "landlock-helper/userns_why.h"
 #include "lib/fsx.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_linux.h"
-#include "userns_why.h"
+#include "uapi/landlock_uapi.h"
 
 static void
 bwrap_version(const char *path, char *buf, size_t len)
