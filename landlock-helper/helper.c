@@ -180,7 +180,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { 0 };
-	int netns = 0, pidns = 0, resolve, gate, ctl, proc;
+	int netns = 0, pidns = 0, resolve, gate, netoff, ctl, proc;
 	pid_t init;
 
 	if (parse(argc, argv, &o) < 0)
@@ -198,26 +198,28 @@ main(int argc, char **argv)
 	/* The order is helper.h's; each step says why it comes there. */
 	proc_start(&o);
 	if (o.init)	/* bubblewrap built the sandbox: be its init */
-		proc_supervise(&o, PROC_BWRAP, -1, 1);
+		proc_supervise(&o, PROC_BWRAP, -1, 1, 0);
 	if (o.mount)
 		pidns = mount_layer(&o, &netns);
 	say_dryrun(0);
 	resolve = ll_resolve_unix();
 	gate = o.gate || !resolve;
+	/* no network namespace: Landlock has TCP, seccomp the rest */
+	netoff = o.nonet && !netns;
 	if (pidns) {
 		if ((init = proc_init(&ctl)) > 0)
 			proc_wait(init, ctl);
 		proc = proc_fresh();
 		caps_drop(gate);
 		ll_confine(&o, netns, resolve, proc);
-		proc_supervise(&o, PROC_NS, ctl, gate);
+		proc_supervise(&o, PROC_NS, ctl, gate, netoff);
 	}
 	caps_drop(gate);
 	ll_confine(&o, netns, resolve, 0);
 	if (gate)
-		proc_supervise(&o, PROC_PLAIN, -1, 1);
+		proc_supervise(&o, PROC_PLAIN, -1, 1, netoff);
 	/* the kernel decides about sockets: become the command */
-	return proc_exec(o.cmd);
+	return proc_exec(o.cmd, netoff);
 usage:
 	fprintf(stderr, "usage: landlock-helper [-m | -M | -I] [-n] [-g] "
 	    "[-o DIR -u UPPER -k WORK] [-L FD] [-c FD] [-w PATH]... "

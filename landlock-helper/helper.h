@@ -13,6 +13,7 @@
  *	gate_calls.c	the calls made for the command (gate_calls.h)
  *	gate.c		the gate's supervisor and policy (gate.h)
  *	gate_filter.c	the command's seccomp filter (gate_filter.h)
+ *	netoff.c	--network off without a namespace (netoff.h)
  *	say.c		failure reporting: say, fail (say.h)
  *	userns_why.c	why there is no user namespace (arcturn links it)
  *	opts.h		the policy as parsed from argv
@@ -46,11 +47,12 @@
  *  6. The command's own process (proc_supervise's spawn), in this order:
  *     caps_drop_ptrace (the command must not trace its supervisor); its
  *     own Landlock layer (ll_nest: it can neither trace nor signal the
- *     layer above); the seccomp filter last, because the filter hands
- *     socket calls to a supervisor that must already be confined, and a
- *     filter installed earlier would catch the helper's own set-up calls;
- *     then exec. Without the gate, the helper itself becomes the command
- *     (proc_exec): the TIOCSTI filter, then exec.
+ *     layer above); the seccomp filters last (with --network off and
+ *     no network namespace, netoff.h's first), because the gate's filter
+ *     hands socket calls to a supervisor that must already be confined,
+ *     and a filter installed earlier would catch the helper's own set-up
+ *     calls; then exec. Without the gate, the helper itself becomes the command
+ *     (proc_exec): the filters, then exec.
  *
  * Nothing runs CMD before step 6, and any failure up to it exits 125:
  * the command never runs half confined.

@@ -23,6 +23,7 @@
 #include "gate_filter.h"
 #include "gate_worker.h"
 #include "landlock.h"
+#include "netoff.h"
 #include "proc.h"
 #include "say.h"
 #include "uapi/tiocsti.h"
@@ -141,6 +142,7 @@ struct spawn {
 	char	**cmd;
 	int	  gate;		/* install the gate's filter */
 	int	  nest;		/* a Landlock layer of its own (below) */
+	int	  netoff;	/* the network-off socket filter */
 	int	  listener;	/* out: the gate's listener, or -1 */
 	int	  outer;	/* out: another gate already supervises */
 };
@@ -156,6 +158,8 @@ command_main(void *arg)
 		caps_drop_ptrace();
 	if (sp->nest && ll_abi() > 0 && ll_nest() < 0)
 		fail("landlock: the command's own layer", NULL);
+	if (sp->netoff && netoff_install() < 0)
+		fail("seccomp: network off", NULL);
 	if (sp->gate) {
 		if ((sp->listener = gate_install()) < 0) {
 			/* one listener per process: arcturn inside arcturn */
@@ -193,7 +197,8 @@ spawn_command(struct spawn *sp)
 }
 
 _Noreturn void
-proc_supervise(const struct opts *o, int mode, int ctl, int gate)
+proc_supervise(const struct opts *o, int mode, int ctl, int gate,
+    int netoff)
 {
 	/*
 	 * Tracing the supervisor is refused by its being undumpable and the
@@ -204,7 +209,8 @@ proc_supervise(const struct opts *o, int mode, int ctl, int gate)
 	 * ours (bwrap is the backend for kernels without Landlock), and a
 	 * layer would forbid the mounts a nested bwrap needs.
 	 */
-	struct spawn sp = { o->cmd, gate, gate && mode != PROC_BWRAP, -1, 0 };
+	struct spawn sp = { o->cmd, gate, gate && mode != PROC_BWRAP, netoff,
+	    -1, 0 };
 	struct signalfd_siginfo si;
 	struct pollfd pf[3];
 	pid_t cmd, p;
@@ -345,9 +351,11 @@ proc_init(int *ctl)
 }
 
 int
-proc_exec(char **cmd)
+proc_exec(char **cmd, int netoff)
 {
 	restore_signals();
+	if (netoff && netoff_install() < 0)
+		fail("seccomp: network off", NULL);
 	seccomp_tiocsti();
 	return exec_cmd(cmd);
 }

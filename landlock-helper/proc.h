@@ -74,20 +74,22 @@ int	proc_fresh(void);
  * is already confined. The command's own process drops CAP_SYS_PTRACE
  * (with gate), takes a Landlock layer of its own (ll_nest, with gate and
  * not under bubblewrap), installs the seccomp filter (the gate's, else
- * the TIOCSTI one) and execs. mode PROC_NS: init of our pid namespace,
+ * the TIOCSTI one), with netoff the network-off filter too (netoff.h),
+ * and execs. mode PROC_NS: init of our pid namespace,
  * reporting to the helper on ctl; PROC_BWRAP: init of bubblewrap's,
  * reporting on o->statusfd; PROC_PLAIN: the helper itself, with no pid
  * namespace, ending as the command did.
  */
 enum { PROC_NS, PROC_PLAIN, PROC_BWRAP };
 _Noreturn void	proc_supervise(const struct opts *o, int mode, int ctl,
-		    int gate);
+		    int gate, int netoff);
 
 /*
  * Become the command (no supervisor: the kernel decides about sockets):
- * the signal state of proc_start, the TIOCSTI filter, exec. Returns only
+ * the signal state of proc_start, the TIOCSTI filter (and with netoff
+ * the network-off filter), exec. Returns only
  * when the command did not start: 126, or 127 when it was not found.
  */
-int	proc_exec(char **cmd);
+int	proc_exec(char **cmd, int netoff);
 
 #endif
