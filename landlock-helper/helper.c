@@ -4,7 +4,7 @@
  *	landlock-helper [-m | -M] [-n] [-g] [-o DIR -u UPPER -k WORK]
  *	    [-L FD] [-w PATH]... [-P PATH]... [-p PATH]...
  *	    [-s PATH]... [-t PATH]... [-a PATH]... [-A] -- CMD [ARG]...
- *	landlock-helper -I [-c FD] [-g] [-s PATH]... [-t PATH]...
+ *	landlock-helper -I [-c FD] [-K SERIAL]... [-g] [-s PATH]... [-t PATH]...
  *	    [-a PATH]... [-A] -- CMD [ARG]...
  *
  *	-w PATH	writable root (a directory, or a single file such as a device)
@@ -33,7 +33,9 @@
  *	-g	the seccomp gate even where Landlock has RESOLVE_UNIX
  *	-I	run as pid 1 of a pid namespace someone else made (bubblewrap,
  *		which built the rest of the sandbox); -c FD: write the
- *		command's wait status there (an int) when it ends
+ *		command's wait status there (an int) when it ends; -K SERIAL
+ *		(at most 2): the user's keyrings, looked up by arcturn
+ *		outside bubblewrap's user namespace (keys.h)
  *
  * arcturn embeds this program and starts it with the whole policy on argv
  * (computed by its roots module: canonical paths, at most HELPER_MAXPATHS
@@ -51,6 +53,7 @@
 #include <sys/syscall.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +64,7 @@
 
 #include "caps.h"
 #include "helper.h"
+#include "keys.h"
 #include "landlock.h"
 #include "mount.h"
 #include "opts.h"
@@ -68,14 +72,14 @@
 #include "say.h"
 
 static int
-number(const char *s, int *v)
+number(const char *s, int *v, long max)
 {
 	char *end;
 	long n;
 
 	errno = 0;
 	n = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || n < 0 || n > 1 << 20)
+	if (errno != 0 || end == s || *end != '\0' || n < 0 || n > max)
 		return -1;
 	*v = (int)n;
 	return 0;
@@ -138,11 +142,16 @@ parse(int argc, char **argv, struct opts *o)
 			o->work = v;
 			break;
 		case 'L':
-			if (number(v, &o->lockfd) < 0)
+			if (number(v, &o->lockfd, 1 << 20) < 0)
 				return -1;
 			break;
 		case 'c':
-			if (number(v, &o->statusfd) < 0)
+			if (number(v, &o->statusfd, 1 << 20) < 0)
+				return -1;
+			break;
+		case 'K':
+			if (o->nkeyrings == 2 || number(v,
+			    &o->keyrings[o->nkeyrings++], INT32_MAX) < 0)
 				return -1;
 			break;
 		case 'w':
@@ -180,7 +189,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { 0 };
-	int netns = 0, pidns = 0, resolve, gate, netoff, ctl, proc;
+	int netns = 0, pidns = 0, resolve, gate, filters, ctl, proc;
 	pid_t init;
 
 	if (parse(argc, argv, &o) < 0)
@@ -197,32 +206,33 @@ main(int argc, char **argv)
 
 	/* The order is helper.h's; each step says why it comes there. */
 	proc_start(&o);
+	keys_lookup(&o);
 	if (o.init)	/* bubblewrap built the sandbox: be its init */
-		proc_supervise(&o, PROC_BWRAP, -1, 1, 0);
+		proc_supervise(&o, PROC_BWRAP, -1, 1, PROC_KEYS);
 	if (o.mount)
 		pidns = mount_layer(&o, &netns);
 	say_dryrun(0);
 	resolve = ll_resolve_unix();
 	gate = o.gate || !resolve;
 	/* no network namespace: Landlock has TCP, seccomp the rest */
-	netoff = o.nonet && !netns;
+	filters = PROC_KEYS | (o.nonet && !netns ? PROC_NETOFF : 0);
 	if (pidns) {
 		if ((init = proc_init(&ctl)) > 0)
 			proc_wait(init, ctl);
 		proc = proc_fresh();
 		caps_drop(gate);
 		ll_confine(&o, netns, resolve, proc);
-		proc_supervise(&o, PROC_NS, ctl, gate, netoff);
+		proc_supervise(&o, PROC_NS, ctl, gate, filters);
 	}
 	caps_drop(gate);
 	ll_confine(&o, netns, resolve, 0);
 	if (gate)
-		proc_supervise(&o, PROC_PLAIN, -1, 1, netoff);
+		proc_supervise(&o, PROC_PLAIN, -1, 1, filters);
 	/* the kernel decides about sockets: become the command */
-	return proc_exec(o.cmd, netoff);
+	return proc_exec(o.cmd, filters);
 usage:
 	fprintf(stderr, "usage: landlock-helper [-m | -M | -I] [-n] [-g] "
-	    "[-o DIR -u UPPER -k WORK] [-L FD] [-c FD] [-w PATH]... "
+	    "[-o DIR -u UPPER -k WORK] [-L FD] [-c FD] [-K SERIAL]... [-w PATH]... "
 	    "[-P PATH]... [-p PATH]... [-s PATH]... [-t PATH]... "
 	    "[-a PATH]... [-A] -- CMD [ARG]...\n");
 	return 125;

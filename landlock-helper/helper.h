@@ -14,6 +14,7 @@
  *	gate.c		the gate's supervisor and policy (gate.h)
  *	gate_filter.c	the command's seccomp filter (gate_filter.h)
  *	netoff.c	--network off without a namespace (netoff.h)
+ *	keys.c		the user's keyrings kept from the command (keys.h)
  *	say.c		failure reporting: say, fail (say.h)
  *	userns_why.c	why there is no user namespace (arcturn links it)
  *	opts.h		the policy as parsed from argv
@@ -24,7 +25,10 @@
  *  1. proc_start, before anything else: the signal state the command is
  *     to inherit, read before the helper changes it (nohup's ignored
  *     signals stay ignored), and gate_clock, the time before which a
- *     socket must be older to count as "there before the command".
+ *     socket must be older to count as "there before the command";
+ *     then keys_lookup, before any user namespace hides them: the
+ *     serials of the user's keyrings, which the command must not name
+ *     (under bwrap, -I, arcturn looked them up outside and passed -K).
  *  2. The mount layer (mount_layer), while the helper still has every
  *     capability it was given: unshare of the user, mount, IPC, pid (and
  *     with -n network) namespaces, then every mount read-only but the
@@ -47,12 +51,12 @@
  *  6. The command's own process (proc_supervise's spawn), in this order:
  *     caps_drop_ptrace (the command must not trace its supervisor); its
  *     own Landlock layer (ll_nest: it can neither trace nor signal the
- *     layer above); the seccomp filters last (with --network off and
- *     no network namespace, netoff.h's first), because the gate's filter
- *     hands socket calls to a supervisor that must already be confined,
- *     and a filter installed earlier would catch the helper's own set-up
- *     calls; then exec. Without the gate, the helper itself becomes the command
- *     (proc_exec): the filters, then exec.
+ *     layer above); the seccomp filters last: keys.h's, netoff.h's (with
+ *     --network off and no network namespace), then the gate's, which
+ *     hands socket calls to a supervisor that must already be confined
+ *     (installed earlier, a filter would catch the helper's own set-up
+ *     calls); then exec. Without the gate the helper itself becomes the
+ *     command (proc_exec): the filters, then exec.
  *
  * Nothing runs CMD before step 6, and any failure up to it exits 125:
  * the command never runs half confined.

@@ -33,6 +33,8 @@ struct opts {
 					   by someone else (bwrap) */
 	int		 statusfd;	/* -c: the command's wait status goes
 					   here (with -I); or -1 */
+	int		 keyrings[2];	/* -K: serials of the user's */
+	int		 nkeyrings;	/* keyrings (with -I), keys.h */
 	const char	*ovl;		/* -o: overlay on this path ... */
 	const char	*upper;		/* -u: ... with this upper dir */
 	const char	*work;		/* -k: ... and this work dir */

@@ -22,6 +22,7 @@
 #include "gate.h"
 #include "gate_filter.h"
 #include "gate_worker.h"
+#include "keys.h"
 #include "landlock.h"
 #include "netoff.h"
 #include "proc.h"
@@ -122,6 +123,16 @@ seccomp_tiocsti(void)
 		fail("seccomp", NULL);
 }
 
+/* The seccomp filters the command gets besides the gate's or TIOCSTI's. */
+static void
+extra_filters(int filters)
+{
+	if ((filters & PROC_NETOFF) && netoff_install() < 0)
+		fail("seccomp: network off", NULL);
+	if ((filters & PROC_KEYS) && keys_install() < 0)
+		fail("seccomp: user keyrings", NULL);
+}
+
 static int
 exec_cmd(char **cmd)
 {
@@ -142,7 +153,7 @@ struct spawn {
 	char	**cmd;
 	int	  gate;		/* install the gate's filter */
 	int	  nest;		/* a Landlock layer of its own (below) */
-	int	  netoff;	/* the network-off socket filter */
+	int	  filters;	/* PROC_NETOFF, PROC_KEYS (proc.h) */
 	int	  listener;	/* out: the gate's listener, or -1 */
 	int	  outer;	/* out: another gate already supervises */
 };
@@ -158,8 +169,7 @@ command_main(void *arg)
 		caps_drop_ptrace();
 	if (sp->nest && ll_abi() > 0 && ll_nest() < 0)
 		fail("landlock: the command's own layer", NULL);
-	if (sp->netoff && netoff_install() < 0)
-		fail("seccomp: network off", NULL);
+	extra_filters(sp->filters);
 	if (sp->gate) {
 		if ((sp->listener = gate_install()) < 0) {
 			/* one listener per process: arcturn inside arcturn */
@@ -198,7 +208,7 @@ spawn_command(struct spawn *sp)
 
 _Noreturn void
 proc_supervise(const struct opts *o, int mode, int ctl, int gate,
-    int netoff)
+    int filters)
 {
 	/*
 	 * Tracing the supervisor is refused by its being undumpable and the
@@ -209,7 +219,7 @@ proc_supervise(const struct opts *o, int mode, int ctl, int gate,
 	 * ours (bwrap is the backend for kernels without Landlock), and a
 	 * layer would forbid the mounts a nested bwrap needs.
 	 */
-	struct spawn sp = { o->cmd, gate, gate && mode != PROC_BWRAP, netoff,
+	struct spawn sp = { o->cmd, gate, gate && mode != PROC_BWRAP, filters,
 	    -1, 0 };
 	struct signalfd_siginfo si;
 	struct pollfd pf[3];
@@ -351,11 +361,10 @@ proc_init(int *ctl)
 }
 
 int
-proc_exec(char **cmd, int netoff)
+proc_exec(char **cmd, int filters)
 {
 	restore_signals();
-	if (netoff && netoff_install() < 0)
-		fail("seccomp: network off", NULL);
+	extra_filters(filters);
 	seccomp_tiocsti();
 	return exec_cmd(cmd);
 }

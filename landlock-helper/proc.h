@@ -74,22 +74,23 @@ int	proc_fresh(void);
  * is already confined. The command's own process drops CAP_SYS_PTRACE
  * (with gate), takes a Landlock layer of its own (ll_nest, with gate and
  * not under bubblewrap), installs the seccomp filter (the gate's, else
- * the TIOCSTI one), with netoff the network-off filter too (netoff.h),
- * and execs. mode PROC_NS: init of our pid namespace,
+ * the TIOCSTI one) and those named in filters (PROC_NETOFF: netoff.h's,
+ * PROC_KEYS: keys.h's), and execs. mode PROC_NS: init of our pid namespace,
  * reporting to the helper on ctl; PROC_BWRAP: init of bubblewrap's,
  * reporting on o->statusfd; PROC_PLAIN: the helper itself, with no pid
  * namespace, ending as the command did.
  */
 enum { PROC_NS, PROC_PLAIN, PROC_BWRAP };
+enum { PROC_NETOFF = 1, PROC_KEYS = 2 };
 _Noreturn void	proc_supervise(const struct opts *o, int mode, int ctl,
-		    int gate, int netoff);
+		    int gate, int filters);
 
 /*
  * Become the command (no supervisor: the kernel decides about sockets):
- * the signal state of proc_start, the TIOCSTI filter (and with netoff
- * the network-off filter), exec. Returns only
+ * the signal state of proc_start, the filters named, the TIOCSTI
+ * filter, exec. Returns only
  * when the command did not start: 126, or 127 when it was not found.
  */
-int	proc_exec(char **cmd, int netoff);
+int	proc_exec(char **cmd, int filters);
 
 #endif
