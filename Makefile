@@ -32,16 +32,16 @@ EXTRA_CFLAGS =
 # then merges no strings (27 KB of .comment alone in the aarch64 binary).
 SIZEFLAGS = -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-ident
 CFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) $(SIZEFLAGS) \
-           -ffunction-sections -fdata-sections -Isrc -Ilandlock-helper \
+           -ffunction-sections -fdata-sections -Isrc -I. \
            -I$(BUILD) -I$(DEPS)/include $(EXTRA_CFLAGS)
 LDFLAGS  = -Os -static -s -Wl,--gc-sections
-HFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) $(SIZEFLAGS) \
+HFLAGS   = -std=c11 -D_GNU_SOURCE -Os $(WARN) $(SIZEFLAGS) -I. \
            -ffunction-sections -fdata-sections $(EXTRA_CFLAGS)
 HLDFLAGS = -Os -static -s -Wl,--gc-sections
 # Unit tests build with the host compiler and sanitizers (leak checks
 # included), against host-built copies of the same pinned dependencies.
 TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
-           -fno-omit-frame-pointer -Isrc -Ilandlock-helper -I$(BUILD) -I$(HOSTDEPS)/include
+           -fno-omit-frame-pointer -Isrc -I. -I$(BUILD) -I$(HOSTDEPS)/include
 
 # Sources, one list per platform (module names in src/, as FOLDER/NAME,
 # lowest layer first). A module is linked where it is called: the Linux
@@ -87,7 +87,7 @@ TEST_MODS  = sandbox/labeljournal sandbox/seatbelt sandbox/winquote
 # Helper files that arcturn links too, so that both say a thing one way.
 HELPER_SHARED = userns_why
 CORE_OBJS = $(LINUX_MODS:%=$(BUILD)/obj/%.o) $(HELPER_SHARED:%=$(BUILD)/obj/%.o)
-HDRS      = $(wildcard src/*/*.h) $(BUILD)/helper_sum.h landlock-helper/userns_why.h
+HDRS      = $(wildcard src/*/*.h uapi/*.h) $(BUILD)/helper_sum.h landlock-helper/userns_why.h
 HELPER_SRCS = $(wildcard landlock-helper/*.c)
 # Unit tests link the modules, not the command front ends.
 # mcp_run is the one MCP module with no front end under it: unit-tested
@@ -128,7 +128,7 @@ $(HOSTDEPS)/.built: vendor/lock vendor/fetch.sh
 	vendor/fetch.sh $(HOSTDEPS) $(HOSTCC)
 	touch $@
 
-$(BUILD)/landlock-helper: $(HELPER_SRCS) $(wildcard landlock-helper/*.h)
+$(BUILD)/landlock-helper: $(HELPER_SRCS) $(wildcard landlock-helper/*.h uapi/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(HFLAGS) -o $@ $(HELPER_SRCS) $(HLDFLAGS)
 

@@ -34,7 +34,7 @@ ZIG     = $(abspath $(ZIGDIR))/zig
 # (release/build.sh) compiles them again instead of finding them cached.
 ZIGENV  = ZIG_GLOBAL_CACHE_DIR=$(abspath $(NPMDEPS))/zig-cache \
           ZIG_LOCAL_CACHE_DIR=$(abspath $(BUILD))/zig-cache
-XFLAGS  = -std=c11 -O2 $(WARN) -Isrc -Ilandlock-helper -I$(BUILD) $(EXTRA_CFLAGS)
+XFLAGS  = -std=c11 -O2 $(WARN) -Isrc -I. -I$(BUILD) $(EXTRA_CFLAGS)
 # clang (zig cc) does not know every gcc warning named in WARN.
 ZFLAGS  = $(XFLAGS) -Wno-unknown-warning-option -idirafter seatbelt/sdk
 

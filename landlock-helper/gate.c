@@ -1,8 +1,9 @@
 /*
  * gate.c: the unix socket gate's supervisor (gate.h): its state, reaching
- * into the command, the policy, the sockets the command bound, and the
- * worker threads that take the filter's notifications. The filter is in
- * gate_filter.c, the calls made on the command's behalf in gate_calls.c.
+ * into the command, the policy, and the sockets the command bound. The
+ * filter is in gate_filter.c, the calls made on the command's behalf in
+ * gate_calls.c, the threads that take the filter's notifications in
+ * gate_worker.c.
  */
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -25,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gate_impl.h"
+#include "gate.h"
 
 
 /* Kernel UAPI (linux/netlink.h, linux/unix_diag.h). */
@@ -69,7 +70,6 @@ struct unix_diag_msg_ {
 
 /* ---- the supervisor's state, shared by its threads */
 
-#define MAXWORKERS	64
 #define NPIDS		32
 #define NALLOWED	64
 #define MAXREC		4096
@@ -80,7 +80,6 @@ static const struct opts *pol;
 static int listener = -1;
 static struct timespec start;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static int nworkers, nidle;
 
 /* pidfds of the command's processes, by thread id */
 static struct pident {
@@ -558,85 +557,6 @@ gate_record(int sock, int dfd, const char *name)
 	r->ino = st.st_ino;
 	r->fd = fd;
 	pthread_mutex_unlock(&mu);
-}
-
-/* ---- the workers */
-
-static void *worker(void *);
-
-/* One more worker blocked in NOTIF_RECV (mu held). */
-static void
-gate_spawn_locked(void)
-{
-	pthread_attr_t a;
-	pthread_t t;
-	sigset_t all, old;
-
-	if (nworkers >= MAXWORKERS)
-		return;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_attr_init(&a) == 0) {
-		(void)pthread_attr_setstacksize(&a, 128 * 1024);
-		(void)pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&t, &a, worker, NULL) == 0) {
-			nworkers++;
-			nidle++;
-		}
-		pthread_attr_destroy(&a);
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-static void *
-worker(void *arg)
-{
-	struct seccomp_notif_ req;
-	struct seccomp_notif_resp_ resp;
-
-	(void)arg;
-	for (;;) {
-		memset(&req, 0, sizeof req);
-		if (ioctl(listener, NOTIF_RECV, &req) < 0) {
-			if (errno == EINTR || errno == ENOENT)
-				continue;
-			break;		/* the listener is gone */
-		}
-		pthread_mutex_lock(&mu);
-		if (--nidle == 0)
-			gate_spawn_locked();
-		pthread_mutex_unlock(&mu);
-		gate_handle(&req, &resp);
-		(void)ioctl(listener, NOTIF_SEND, &resp);
-		pthread_mutex_lock(&mu);
-		nidle++;
-		pthread_mutex_unlock(&mu);
-	}
-	pthread_mutex_lock(&mu);
-	nidle--;
-	nworkers--;
-	pthread_mutex_unlock(&mu);
-	return NULL;
-}
-
-void
-gate_spawn(void)
-{
-	pthread_mutex_lock(&mu);
-	if (nidle == 0)
-		gate_spawn_locked();
-	pthread_mutex_unlock(&mu);
-}
-
-int
-gate_busy(void)
-{
-	int n;
-
-	pthread_mutex_lock(&mu);
-	n = nworkers;
-	pthread_mutex_unlock(&mu);
-	return n > 0;
 }
 
 int

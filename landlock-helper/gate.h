@@ -44,33 +44,82 @@
 #ifndef ARCTURN_GATE_H
 #define ARCTURN_GATE_H
 
+#include <sys/ioctl.h>
+#include <sys/types.h>
+
 #include <stdint.h>
 
-#include "helper.h"
-#include "tiocsti.h"
+#include "opts.h"
+
+/* Kernel UAPI (linux/seccomp.h). */
+struct seccomp_data_ {
+	int32_t		 nr;
+	uint32_t	 arch;
+	uint64_t	 ip;
+	uint64_t	 args[6];
+};
+
+struct seccomp_notif_ {
+	uint64_t		 id;
+	uint32_t		 pid;
+	uint32_t		 flags;
+	struct seccomp_data_	 data;
+};
+
+struct seccomp_notif_resp_ {
+	uint64_t	 id;
+	int64_t		 val;
+	int32_t		 error;
+	uint32_t	 flags;
+};
+
+#define SECCOMP_USER_NOTIF_FLAG_CONTINUE_	(1UL << 0)
+#define NOTIF_RECV	_IOWR('!', 0, struct seccomp_notif_)
+#define NOTIF_SEND	_IOWR('!', 1, struct seccomp_notif_resp_)
+#define NOTIF_ID_VALID	_IOW('!', 2, uint64_t)
 
 /*
- * Install the gate's filter (the gate and the TIOCSTI refusal in one
- * program) on the calling thread (no_new_privs set):
- * the listener fd (close-on-exec), or -1 with errno (EBUSY: another
- * listener already supervises this process, as inside another arcturn).
+ * The supervisor (gate.c), under o's socket rules, for the listener that
+ * gate_install (gate_filter.h) made. gate_clock, at the very start:
+ * when the command's processes started (for the ctime rule). gate_init
+ * records the listener and the policy, moves the calling process's cwd
+ * to /proc/self/fd and returns 0, or -1 with errno; the threads that
+ * serve the listener are gate_worker.h's. gate_report prints the refused
+ * line (the first socket refused, how many more) on stderr, if anything
+ * was refused.
  */
-int	gate_install(void);
-
-/*
- * Supervise listener under o's socket rules. gate_init records the
- * policy, moves the calling process's cwd to /proc/self/fd and returns 0,
- * or -1 with errno. gate_busy is 0 while no worker thread runs: then the
- * caller polls the listener and calls gate_spawn when it is readable.
- * gate_report prints the refused line (the first socket refused, how many
- * more) on stderr, if anything was refused.
- */
+void	gate_clock(void);
 int	gate_init(int listener, const struct opts *o);
-int	gate_busy(void);
-void	gate_spawn(void);
 void	gate_report(void);
 
-/* When the command's processes started (for the ctime rule). */
-void	gate_clock(void);
+/*
+ * Reaching into the command gate_readmem and gate_writemem copy
+ * len bytes from or to thread pid's memory at addr (EFAULT for a bad
+ * address). gate_valid: is notification id still pending (its thread
+ * has not gone or been interrupted)? Ask after reading the command's
+ * memory, before trusting what was read. gate_target_fd duplicates
+ * descriptor fd of the notifying thread tid, whichever thread of the
+ * command it is (EBADF as the call would have, ENOENT when the call is
+ * gone, EPERM for a thread with a descriptor table of its own where the
+ * kernel has no PIDFD_THREAD) and sets *procpid to the number
+ * our /proc knows that thread by. gate_pin resolves path as thread
+ * procpid sees it (its root, its cwd, its /proc/self) and pins what it
+ * names (dir: a directory) with an O_PATH descriptor.
+ */
+int	gate_readmem(pid_t pid, uint64_t addr, void *buf, size_t len);
+int	gate_writemem(pid_t pid, uint64_t addr, const void *buf, size_t len);
+int	gate_valid(uint64_t id);
+int	gate_target_fd(pid_t tid, uint64_t id, int fd, int *procpid);
+int	gate_pin(int procpid, const char *path, int dir);
+
+/*
+ * The policy gate_decide: may the command reach the socket
+ * pinned on our descriptor fd? 0, or -1 with errno ECONNREFUSED (not a
+ * socket) or EACCES (refused, and remembered for gate_report).
+ * gate_record: sock (our duplicate) was just bound to name in the
+ * directory pinned on dfd; remember that socket file as the command's own.
+ */
+int	gate_decide(int fd);
+void	gate_record(int sock, int dfd, const char *name);
 
 #endif

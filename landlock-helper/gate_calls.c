@@ -18,7 +18,32 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gate_impl.h"
+#include "gate_calls.h"
+#include "gate_filter.h"
+
+/* The user_msghdr and mmsghdr of a 64-bit process, as the kernel has them. */
+struct kmsghdr {
+	uint64_t	 name;
+	uint32_t	 namelen;
+	uint32_t	 pad1;
+	uint64_t	 iov;
+	uint64_t	 iovlen;
+	uint64_t	 control;
+	uint64_t	 controllen;
+	uint32_t	 flags;
+	uint32_t	 pad2;
+};
+
+struct kmmsghdr {
+	struct kmsghdr	 hdr;
+	uint32_t	 len;
+	uint32_t	 pad;
+};
+
+struct kiovec {
+	uint64_t	 base;
+	uint64_t	 len;
+};
 
 /* The most a datagram call may carry (the kernel's limit is lower). */
 #define MAXPAYLOAD	(8 << 20)

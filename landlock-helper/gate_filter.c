@@ -1,5 +1,5 @@
 /*
- * gate_filter.c: the unix socket gate's seccomp filter (gate.h): socket
+ * gate_filter.c: the unix socket gate's seccomp filter (gate_filter.h): socket
  * calls that may name a path go to the supervisor, io_uring and the socket
  * calls of 32-bit programs are refused, and so are TIOCSTI and TIOCLINUX.
  */
@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "gate_impl.h"
+#include "gate_filter.h"
 
 /*
  * The 32-bit compat ABI, whose socket calls are refused (the supervisor

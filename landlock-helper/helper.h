@@ -1,80 +1,67 @@
 /*
- * helper.h: what the helper's files share: the policy as parsed from
- * argv, the one way the helper reports a failure before the command runs,
- * and the Landlock layers (helper.c) that proc.c puts on the processes it
- * makes.
+ * helper.h: the map of the helper, and the order in which it confines a
+ * command. helper.c is main: the options, then these steps; each step is
+ * a module below it, and a module includes only the headers of modules
+ * below itself:
  *
- *	helper.c	main, argv, capabilities, the Landlock layers
- *	mount.c		the mount layer (mount.h)
- *	proc.c		the processes: the waiter, init, the command (proc.h)
- *	gate.c		the unix socket gate: the seccomp filter and the
- *			supervisor that acts for the command (gate.h)
+ *	helper.c	main: argv (opts.h), the steps below
+ *	proc.c		the processes: waiter, init, the command (proc.h)
+ *	mount.c		the mount layer and its namespaces (mount.h)
+ *	landlock.c	the Landlock layers (landlock.h)
+ *	caps.c		the capabilities root gives up (caps.h)
+ *	gate_worker.c	the threads serving the gate (gate_worker.h)
+ *	gate_calls.c	the calls made for the command (gate_calls.h)
+ *	gate.c		the gate's supervisor and policy (gate.h)
+ *	gate_filter.c	the command's seccomp filter (gate_filter.h)
+ *	netoff.c	--network off without a namespace (netoff.h)
+ *	keys.c		the user's keyrings kept from the command (keys.h)
+ *	say.c		failure reporting: say, fail (say.h)
+ *	userns_why.c	why there is no user namespace (arcturn links it)
+ *	opts.h		the policy as parsed from argv
+ *	../uapi/	the kernel definitions arcturn and the helper share
+ *
+ * The audit order: what must happen before what, and why.
+ *
+ *  1. proc_start, before anything else: the signal state the command is
+ *     to inherit, read before the helper changes it (nohup's ignored
+ *     signals stay ignored), and gate_clock, the time before which a
+ *     socket must be older to count as "there before the command";
+ *     then keys_lookup, before any user namespace hides them: the
+ *     serials of the user's keyrings, which the command must not name
+ *     (under bwrap, -I, arcturn looked them up outside and passed -K).
+ *  2. The mount layer (mount_layer), while the helper still has every
+ *     capability it was given: unshare of the user, mount, IPC, pid (and
+ *     with -n network) namespaces, then every mount read-only but the
+ *     writable roots, pins and protected paths on top. It must come
+ *     before Landlock, which forbids mount changes once in force, and
+ *     before no_new_privs and the capability drop, which would make the
+ *     mounts impossible. A failure after the first mount change is hard
+ *     (125): never a half-built layer.
+ *  3. The processes (proc_init): with a pid namespace, the helper stays
+ *     outside as the waiter (proc_wait) and confines nothing more; init,
+ *     the first process inside, mounts a fresh /proc (proc_fresh) before
+ *     Landlock, which would forbid it.
+ *  4. caps_drop, before Landlock: root loses what could undo the mounts
+ *     or step around them (CAP_SYS_ADMIN, CAP_MKNOD, ...). With the gate
+ *     the supervisor keeps CAP_SYS_PTRACE to reach into the command.
+ *  5. ll_confine: no_new_privs, then the write confinement (and TCP when
+ *     the network is off without a namespace of its own). The supervisor
+ *     (init, or the helper itself) is confined too: it makes calls on the
+ *     command's behalf and must not write where the command may not.
+ *  6. The command's own process (proc_supervise's spawn), in this order:
+ *     caps_drop_ptrace (the command must not trace its supervisor); its
+ *     own Landlock layer (ll_nest: it can neither trace nor signal the
+ *     layer above); the seccomp filters last: keys.h's, netoff.h's (with
+ *     --network off and no network namespace), then the gate's, which
+ *     hands socket calls to a supervisor that must already be confined
+ *     (installed earlier, a filter would catch the helper's own set-up
+ *     calls); then exec. Without the gate the helper itself becomes the
+ *     command (proc_exec): the filters, then exec.
+ *
+ * Nothing runs CMD before step 6, and any failure up to it exits 125:
+ * the command never runs half confined.
  */
 #ifndef ARCTURN_HELPER_H
 #define ARCTURN_HELPER_H
-
-#include "landlock_uapi.h"
-
-struct opts {
-	const char	*w[HELPER_MAXPATHS];	/* -w: writable roots */
-	int		 nw;
-	const char	*pin[HELPER_MAXPATHS];	/* -P: parents to pin */
-	int		 npin;
-	const char	*p[HELPER_MAXPATHS];	/* -p: protected paths */
-	int		 np;
-	const char	*s[HELPER_MAXPATHS];	/* -s: roots whose sockets */
-	int		 ns;			/* the command may reach */
-	const char	*t[HELPER_MAXPATHS];	/* -t: roots whose sockets */
-	int		 nt;			/* it may not (temp, state) */
-	const char	*a[HELPER_MAXPATHS];	/* -a: sockets allowed by name */
-	int		 na;
-	int		 all;		/* -A: every socket allowed */
-	int		 gate;		/* -g: the seccomp gate even where
-					   Landlock has RESOLVE_UNIX */
-	int		 mount;		/* 0 off, 1 try (-m), 2 required (-M) */
-	int		 nonet;		/* -n */
-	int		 lockfd;	/* -L: held until the last process is
-					   gone, never the command's; or -1 */
-	int		 init;		/* -I: pid 1 of a pid namespace made
-					   by someone else (bwrap) */
-	int		 statusfd;	/* -c: the command's wait status goes
-					   here (with -I); or -1 */
-	const char	*ovl;		/* -o: overlay on this path ... */
-	const char	*upper;		/* -u: ... with this upper dir */
-	const char	*work;		/* -k: ... and this work dir */
-	char		**cmd;
-};
-
-/*
- * `arcturn: [prefix]what[: path]: strerror(e)` on stderr. fail() says it
- * with errno and exits 125: the command never runs half confined.
- * say_prefix: what say() puts before what (while setting up a dry run).
- */
-void		say(const char *what, const char *path, int e);
-const char	*say_prefix(void);
-_Noreturn void	fail(const char *what, const char *path);
-
-/*
- * The Landlock layers. ll_abi: the kernel's ABI (0 without Landlock).
- * ll_resolve_unix: 1 when the kernel takes LANDLOCK_ACCESS_FS_RESOLVE_UNIX
- * (then o->gate decides whether the seccomp gate runs anyway).
- * ll_confine: the write confinement of o (every writable root, the
- * sockets the command may reach where RESOLVE_UNIX is used, its own
- * stdout and stderr files, and with proc the files beneath /proc, which
- * must then be a /proc of the command's own pid namespace that only the
- * command's processes may write), no_new_privs; exits 125 on failure.
- * ll_nest: a layer below that one, so that the command can neither
- * signal (ABI 6) nor trace the processes that act for it; 0 or -1.
- * drop_caps: root loses what could undo the confinement; keep_ptrace
- * keeps CAP_SYS_PTRACE (the supervisor reaches a command that made itself
- * undumpable); drop_ptrace then takes it from the command.
- */
-int	ll_abi(void);
-int	ll_resolve_unix(void);
-void	ll_confine(const struct opts *o, int netns, int resolve_unix,
-	    int proc);
-int	ll_nest(void);
-void	drop_caps(int keep_ptrace);
-void	drop_ptrace(void);
 
 #endif

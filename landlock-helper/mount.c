@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mount.h"
+#include "say.h"
 #include "userns_why.h"
 
 #define CLONE_FLAGS	(OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE)

@@ -28,7 +28,7 @@
 #ifndef ARCTURN_MOUNT_H
 #define ARCTURN_MOUNT_H
 
-#include "helper.h"
+#include "opts.h"
 
 /*
  * Build the layer for o. Returns 1 with it in place (*netns set when the

@@ -18,10 +18,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "gate.h"
-#include "helper.h"
+#include "gate_filter.h"
+#include "gate_worker.h"
+#include "keys.h"
+#include "landlock.h"
+#include "netoff.h"
 #include "proc.h"
-#include "tiocsti.h"
+#include "say.h"
+#include "uapi/tiocsti.h"
 
 /* Passed on to the command when a process sends them to us. */
 static const int fwd_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
@@ -117,6 +123,16 @@ seccomp_tiocsti(void)
 		fail("seccomp", NULL);
 }
 
+/* The seccomp filters the command gets besides the gate's or TIOCSTI's. */
+static void
+extra_filters(int filters)
+{
+	if ((filters & PROC_NETOFF) && netoff_install() < 0)
+		fail("seccomp: network off", NULL);
+	if ((filters & PROC_KEYS) && keys_install() < 0)
+		fail("seccomp: user keyrings", NULL);
+}
+
 static int
 exec_cmd(char **cmd)
 {
@@ -137,6 +153,7 @@ struct spawn {
 	char	**cmd;
 	int	  gate;		/* install the gate's filter */
 	int	  nest;		/* a Landlock layer of its own (below) */
+	int	  filters;	/* PROC_NETOFF, PROC_KEYS (proc.h) */
 	int	  listener;	/* out: the gate's listener, or -1 */
 	int	  outer;	/* out: another gate already supervises */
 };
@@ -149,9 +166,10 @@ command_main(void *arg)
 	restore_signals();
 	/* the supervisor kept CAP_SYS_PTRACE; the command must not */
 	if (sp->gate)
-		drop_ptrace();
+		caps_drop_ptrace();
 	if (sp->nest && ll_abi() > 0 && ll_nest() < 0)
 		fail("landlock: the command's own layer", NULL);
+	extra_filters(sp->filters);
 	if (sp->gate) {
 		if ((sp->listener = gate_install()) < 0) {
 			/* one listener per process: arcturn inside arcturn */
@@ -188,16 +206,9 @@ spawn_command(struct spawn *sp)
 	return pid;
 }
 
-enum { M_NS, M_PLAIN, M_BWRAP };
-
-/*
- * Run the command and supervise it until it ends. mode M_NS: init of our
- * pid namespace, reporting to the helper on ctl; M_BWRAP: init of
- * bubblewrap's, reporting on o->statusfd; M_PLAIN: the helper itself,
- * with no pid namespace.
- */
-static _Noreturn void
-supervise(struct opts *o, int mode, int ctl, int gate)
+_Noreturn void
+proc_supervise(const struct opts *o, int mode, int ctl, int gate,
+    int filters)
 {
 	/*
 	 * Tracing the supervisor is refused by its being undumpable and the
@@ -208,7 +219,8 @@ supervise(struct opts *o, int mode, int ctl, int gate)
 	 * ours (bwrap is the backend for kernels without Landlock), and a
 	 * layer would forbid the mounts a nested bwrap needs.
 	 */
-	struct spawn sp = { o->cmd, gate, gate && mode != M_BWRAP, -1, 0 };
+	struct spawn sp = { o->cmd, gate, gate && mode != PROC_BWRAP, filters,
+	    -1, 0 };
 	struct signalfd_siginfo si;
 	struct pollfd pf[3];
 	pid_t cmd, p;
@@ -245,7 +257,7 @@ supervise(struct opts *o, int mode, int ctl, int gate)
 				gone = done = 1;
 			} else if (pf[i].fd == listener &&
 			    (pf[i].revents & POLLIN)) {
-				gate_spawn();
+				gate_spawn(listener);
 			} else if (pf[i].fd == listener && pf[i].revents != 0) {
 				/*
 				 * No task is left in the filter (POLLHUP):
@@ -270,7 +282,7 @@ supervise(struct opts *o, int mode, int ctl, int gate)
 				}
 		}
 	}
-	if (mode != M_PLAIN) {
+	if (mode != PROC_PLAIN) {
 		/* nothing of the command outlives it */
 		while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
 			;
@@ -284,11 +296,11 @@ supervise(struct opts *o, int mode, int ctl, int gate)
 	gate_report();
 	if (gone)
 		_exit(128 + SIGKILL);
-	if (mode == M_NS) {
+	if (mode == PROC_NS) {
 		(void)write(ctl, &st, sizeof st);
 		_exit(0);
 	}
-	if (mode == M_BWRAP) {
+	if (mode == PROC_BWRAP) {
 		if (o->statusfd >= 0)
 			(void)write(o->statusfd, &st, sizeof st);
 		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
@@ -296,9 +308,8 @@ supervise(struct opts *o, int mode, int ctl, int gate)
 	mirror(st);
 }
 
-/* The helper, outside the pid namespace: wait for init, pass signals on. */
-static _Noreturn void
-waiter(pid_t init, int ctl)
+_Noreturn void
+proc_wait(pid_t init, int ctl)
 {
 	siginfo_t si;
 	pid_t p;
@@ -321,21 +332,8 @@ waiter(pid_t init, int ctl)
 	mirror(st);
 }
 
-/*
- * A fresh /proc for the new pid namespace. An unprivileged user's is
- * writable, and Landlock lets the command write beneath it (ll_confine's
- * proc): a user namespace the command nests (unshare -Ur, Chromium's
- * sandbox) needs its id maps written there. Nothing else in it is the
- * command's to write: the global files (/proc/sys, sysrq-trigger) are
- * root's, the supervisor's are root's (it is undumpable), and no process
- * outside the pid namespace is in it. Root's stays read-only: its uid 0
- * is the real one, which alone lets a process write most of /proc/sys.
- * Where the kernel refuses (a container hiding parts of /proc), the old
- * one stays: the command then sees the outer pids there. 1 when the
- * command may write beneath /proc.
- */
-static int
-fresh_proc(void)
+int
+proc_fresh(void)
 {
 	unsigned long fl = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 
@@ -346,37 +344,27 @@ fresh_proc(void)
 	return 0;
 }
 
-int
-proc_run(struct opts *o, int pidns, int netns)
+pid_t
+proc_init(int *ctl)
 {
-	int resolve = o->init ? 0 : ll_resolve_unix();
-	int gate = o->gate || !resolve, ctl[2], proc;
+	int sv[2];
 	pid_t init;
 
-	if (o->init)
-		supervise(o, M_BWRAP, -1, 1);
-	if (pidns) {
-		sigprocmask(SIG_BLOCK, &waitset, NULL);
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0)
-			fail("exec: socketpair", NULL);
-		if ((init = fork()) < 0)
-			fail("exec: fork", NULL);
-		if (init == 0) {
-			close(ctl[0]);
-			proc = fresh_proc();
-			drop_caps(gate);
-			ll_confine(o, netns, resolve, proc);
-			supervise(o, M_NS, ctl[1], gate);
-		}
-		close(ctl[1]);
-		waiter(init, ctl[0]);
-	}
-	drop_caps(gate);
-	ll_confine(o, netns, resolve, 0);
-	if (gate)
-		supervise(o, M_PLAIN, -1, 1);
-	/* the kernel decides about sockets: become the command */
+	sigprocmask(SIG_BLOCK, &waitset, NULL);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		fail("exec: socketpair", NULL);
+	if ((init = fork()) < 0)
+		fail("exec: fork", NULL);
+	close(sv[init == 0 ? 0 : 1]);
+	*ctl = sv[init == 0 ? 1 : 0];
+	return init;
+}
+
+int
+proc_exec(char **cmd, int filters)
+{
 	restore_signals();
+	extra_filters(filters);
 	seccomp_tiocsti();
-	return exec_cmd(o->cmd);
+	return exec_cmd(cmd);
 }

@@ -34,16 +34,63 @@
 #ifndef ARCTURN_PROC_H
 #define ARCTURN_PROC_H
 
-#include "helper.h"
+#include <sys/types.h>
+
+#include "opts.h"
 
 /* At the very start: the signal state the command is to inherit. */
 void	proc_start(const struct opts *o);
 
 /*
- * Run o->cmd as above (pidns: the mount layer made the namespaces).
- * Returns only when the command did not start: its exit status (125 setup
- * failed, 126, 127); every other way ends the process.
+ * With the mount layer's pid namespace: fork init. Returns init's pid in
+ * the helper, 0 in init; *ctl is that process's end of the socket
+ * between the two (close-on-exec). Exits 125 on failure.
  */
-int	proc_run(struct opts *o, int pidns, int netns);
+pid_t	proc_init(int *ctl);
+
+/*
+ * The helper, outside the pid namespace: wait for init, pass signals on,
+ * end as the command did (init reports its wait status on ctl).
+ */
+_Noreturn void	proc_wait(pid_t init, int ctl);
+
+/*
+ * In init: a fresh /proc for the new pid namespace. An unprivileged
+ * user's is writable, and Landlock lets the command write beneath it
+ * (ll_confine's proc): a user namespace the command nests (unshare -Ur,
+ * Chromium's sandbox) needs its id maps written there. Nothing else in
+ * it is the command's to write: the global files (/proc/sys,
+ * sysrq-trigger) are root's, the supervisor's are root's (it is
+ * undumpable), and no process outside the pid namespace is in it. Root's
+ * stays read-only: its uid 0 is the real one, which alone lets a process
+ * write most of /proc/sys. Where the kernel refuses (a container hiding
+ * parts of /proc), the old one stays: the command then sees the outer
+ * pids there. 1 when the command may write beneath /proc.
+ */
+int	proc_fresh(void);
+
+/*
+ * Start the command and supervise it until it ends; the calling process
+ * is already confined. The command's own process drops CAP_SYS_PTRACE
+ * (with gate), takes a Landlock layer of its own (ll_nest, with gate and
+ * not under bubblewrap), installs the seccomp filter (the gate's, else
+ * the TIOCSTI one) and those named in filters (PROC_NETOFF: netoff.h's,
+ * PROC_KEYS: keys.h's), and execs. mode PROC_NS: init of our pid namespace,
+ * reporting to the helper on ctl; PROC_BWRAP: init of bubblewrap's,
+ * reporting on o->statusfd; PROC_PLAIN: the helper itself, with no pid
+ * namespace, ending as the command did.
+ */
+enum { PROC_NS, PROC_PLAIN, PROC_BWRAP };
+enum { PROC_NETOFF = 1, PROC_KEYS = 2 };
+_Noreturn void	proc_supervise(const struct opts *o, int mode, int ctl,
+		    int gate, int filters);
+
+/*
+ * Become the command (no supervisor: the kernel decides about sockets):
+ * the signal state of proc_start, the filters named, the TIOCSTI
+ * filter, exec. Returns only
+ * when the command did not start: 126, or 127 when it was not found.
+ */
+int	proc_exec(char **cmd, int filters);
 
 #endif

@@ -8,7 +8,7 @@
 #include "buildinfo.h"	/* generated per target by the Makefile */
 #include "cli/cmd.h"
 #include "cli/say.h"
-#include "landlock_uapi.h"
+#include "uapi/landlock_uapi.h"
 
 #ifdef __linux__
 /*

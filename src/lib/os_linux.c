@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "landlock_uapi.h"
 #include "lib/mem.h"
 #include "lib/os.h"
+#include "uapi/landlock_uapi.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE	(1 << 0)

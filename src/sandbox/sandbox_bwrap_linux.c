@@ -15,6 +15,7 @@
  * the command did (its wait status comes back on a pipe).
  */
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -26,11 +27,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "landlock_uapi.h"
 #include "lib/exitcode.h"
 #include "lib/mem.h"
 #include "sandbox/sandbox_linux.h"
 #include "sandbox/sandbox_posix.h"
+#include "uapi/landlock_uapi.h"
 
 /* Capabilities root keeps under bwrap (Docker's default set, no mknod). */
 static const char *const caps[] = {
@@ -132,6 +133,7 @@ bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
 	struct sigaction fwd = { .sa_sigaction = pass_on,
 	    .sa_flags = SA_RESTART | SA_SIGINFO }, old[NFWD];
 	char path[PATH_MAX], infoarg[16], statarg[16], helper[32], **argv;
+	char keyarg[2][16];
 	sigset_t block, mask;
 	size_t n = 0, i, ncmd;
 	int hfd = -1, info[2] = { -1, -1 }, stat[2] = { -1, -1 }, rc, st, cst;
@@ -210,6 +212,21 @@ bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
 	argv[n++] = "-I";
 	argv[n++] = "-c";
 	argv[n++] = statarg;
+	/*
+	 * The serials of the user's keyrings (KEY_SPEC_USER_KEYRING and
+	 * _USER_SESSION_KEYRING, made if missing), which the helper cannot
+	 * see from bwrap's user namespace: keys.h in the helper.
+	 */
+	for (i = 0; i < 2; i++) {
+		long s = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */,
+		    i == 0 ? -4 : -5, 1);
+
+		if (s <= 0)
+			continue;
+		snprintf(keyarg[i], sizeof keyarg[i], "%ld", s);
+		argv[n++] = "-K";
+		argv[n++] = keyarg[i];
+	}
 	n = helper_socket_args(p, argv, n);
 	argv[n++] = "--";
 	for (i = 0; i < ncmd; i++)

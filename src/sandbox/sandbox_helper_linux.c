@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "helper_sum.h"
-#include "landlock_uapi.h"
+#include "landlock-helper/userns_why.h"
 #include "lib/exitcode.h"
 #include "lib/fsx.h"
 #include "lib/hash.h"
@@ -29,7 +29,7 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_linux.h"
 #include "sandbox/sandbox_posix.h"
-#include "userns_why.h"
+#include "uapi/landlock_uapi.h"
 
 extern const unsigned char helper_bin[], helper_bin_end[];
 extern char **environ;

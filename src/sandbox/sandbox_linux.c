@@ -21,7 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "landlock_uapi.h"
 #include "lib/exitcode.h"
 #include "lib/fsx.h"
 #include "lib/mem.h"
@@ -29,6 +28,7 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_linux.h"
 #include "sandbox/sandbox_posix.h"
+#include "uapi/landlock_uapi.h"
 
 static const char *const names[] = {
 	[LB_HELPER] = "helper",

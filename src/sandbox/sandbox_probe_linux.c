@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "landlock_uapi.h"
+#include "landlock-helper/userns_why.h"
 #include "lib/fsx.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_linux.h"
-#include "userns_why.h"
+#include "uapi/landlock_uapi.h"
 
 static void
 bwrap_version(const char *path, char *buf, size_t len)
@@ -282,7 +282,8 @@ helper_guarantees(struct sandbox_report *r, const struct policy *p, int abi,
 	    "and TIOCLINUX");
 	sandbox_guarantee(r, SG_NETWORK_OFF, mount || abi >= 4, "%s", mount ?
 	    "new network namespace" : abi >= 4 ? "Landlock ABI 4: TCP "
-	    "bind/connect only (UDP and others not covered)" :
+	    "bind and connect; a seccomp filter: no other inet socket (no "
+	    "UDP, MPTCP, ICMP, SCTP or raw) and no packet socket" :
 	    "needs user namespaces or Landlock ABI 4");
 	unix_guarantee(r, abi);
 	if (mount && !p->network)

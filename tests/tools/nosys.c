@@ -23,7 +23,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "../../landlock-helper/tiocsti.h"
+#include "../../uapi/tiocsti.h"
 
 #define BPF_JSET	0x40
 #define CLONE_NEWUSER_	0x10000000U

@@ -9,6 +9,7 @@
  * change once released. Plain definitions only, so the header also
  * compiles, unused, in the macOS and Windows builds of main.c.
  *
+ * In uapi/, a folder neither program owns, as `uapi/landlock_uapi.h`.
  * Included by the helper (landlock-helper/) and by arcturn's Linux files
  * (src/sandbox/sandbox_*_linux.c, the openat2 path of src/lib/fsx.c,
  * src/lib/os_linux.c, main.c's --version), so the two programs cannot
