@@ -63,11 +63,8 @@
 #include <stddef.h>
 
 #include "policy/config_check.h"	/* config_check_inputs */
+#include "policy/config_file.h"	/* the limits, config_warn_fn, config_mode */
 #include "policy/policy.h"
-
-#define CONFIG_FILE_MAX	(1024 * 1024)	/* bytes; larger config files are refused */
-#define CONFIG_LIST_MAX	1024		/* entries in one "grants" or "protect" */
-#define CONFIG_WARN_MAX	16		/* unknown-key warnings per file, then a count */
 
 /* What the command line said; -1 (or NULL / 0 entries) means "not given". */
 struct config_flags {
@@ -83,9 +80,6 @@ struct config_flags {
 	size_t		 nunix;
 };
 
-/* Called once per warning (unknown key, a loosening workspace setting). */
-typedef void config_warn_fn(const char *msg, void *arg);
-
 /*
  * Fill *p (zeroed by the caller) from every source. On error returns -1 and
  * writes one line without a trailing newline into err: for a config file
@@ -99,9 +93,6 @@ typedef void config_warn_fn(const char *msg, void *arg);
  */
 int	config_load(struct policy *p, const struct config_flags *,
 	    char *err, size_t errlen, config_warn_fn *, void *arg);
-
-/* Parse a sandbox mode name; returns the enum value or -1. */
-int	config_mode(const char *);
 
 /* Free everything a policy owns; policy_free(NULL) is a no-op. */
 void	policy_free(struct policy *);

@@ -28,7 +28,6 @@
 #include "lib/mem.h"
 #include "lib/path.h"
 #include "lib/utf8.h"
-#include "policy/config.h"
 #include "policy/config_file.h"
 #include "policy/strlist.h"
 

@@ -17,10 +17,18 @@
 
 #include <stddef.h>
 
-#include "policy/config.h"
 #include "policy/policy.h"
 
+#define CONFIG_FILE_MAX	(1024 * 1024)	/* bytes; larger config files are refused */
+#define CONFIG_LIST_MAX	1024		/* entries in one "grants" or "protect" */
+#define CONFIG_WARN_MAX	16		/* unknown-key warnings per file, then a count */
 #define CONFIG_NAME_SHOWN	64	/* bytes of a name in a message */
+
+/* Called once per warning (unknown key, a loosening workspace setting). */
+typedef void config_warn_fn(const char *msg, void *arg);
+
+/* Parse a sandbox mode name; returns the enum value or -1. */
+int	config_mode(const char *);
 
 struct config_ctx {
 	struct policy	*p;
