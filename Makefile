@@ -155,9 +155,14 @@ $(HELPER_SHARED:%=$(BUILD)/obj/%.o): $(BUILD)/obj/%.o: landlock-helper/%.c landl
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# The helper's hash is on the command line: a compiler that caches objects
+# (zig cc, for the cross builds) keys them on the source and the flags, and
+# knows nothing of the file .incbin reads, so it handed back an object
+# with an older helper in it.
 $(BUILD)/obj/sandbox/helper_embed.o: src/sandbox/helper_embed.S $(BUILD)/landlock-helper
 	@mkdir -p $(@D)
-	$(CC) -c -DHELPER_PATH='"$(BUILD)/landlock-helper"' -o $@ $<
+	$(CC) -c -DHELPER_PATH='"$(BUILD)/landlock-helper"' \
+		-DHELPER_KEY=$$(sha256sum $(BUILD)/landlock-helper | cut -c1-16) -o $@ $<
 
 $(BUILD)/arcturn: $(BUILD)/obj/cli/main.o $(CORE_OBJS) $(BUILD)/obj/sandbox/helper_embed.o $(DEPS)/.built
 	$(CC) -o $@ $(BUILD)/obj/cli/main.o $(CORE_OBJS) $(BUILD)/obj/sandbox/helper_embed.o \
