@@ -15,6 +15,7 @@
 #include "cli/say.h"
 #include "lib/mem.h"
 #include "mcp/mcp.h"
+#include "mcp/mcp_json.h"
 
 /* stdin, a line at a time, no line longer than MCP_LINE_MAX kept. */
 struct reader {
@@ -293,6 +294,18 @@ handle(struct state *st, const char *line, size_t len)
 		cJSON_Delete(m);
 		send_error(st, NULL, MCP_EPARSE, "parse error: not one JSON "
 		    "value on the line");
+		return;
+	}
+	/* strings are taken whole: a NUL in one is seen, never cut at */
+	if (mcp_json_lengths(m, line, len) < 0) {
+		id = cJSON_GetObjectItemCaseSensitive(m, "id");
+		if (!cJSON_IsNumber(id) && !(cJSON_IsString(id) &&
+		    strlen(id->valuestring) == mcp_json_strlen(id)))
+			id = NULL;
+		send_error(st, id, errno == ENOMEM ? MCP_EINTERNAL :
+		    MCP_EREQUEST, errno == ENOMEM ? "out of memory" :
+		    "invalid request: a member name holds a NUL (\\u0000)");
+		cJSON_Delete(m);
 		return;
 	}
 	if (!cJSON_IsObject(m)) {

@@ -94,7 +94,7 @@ hexcpy(char *d, const char *s)
 
 static cJSON *
 tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
-    const char *cwd, long timeout, const char *in)
+    const char *cwd, long timeout, const char *in, size_t inlen)
 {
 	/*
 	 * exec -C WORKSPACE runs the command there; --cwd (relative to the
@@ -117,7 +117,7 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	policy(srv, &mode, &dry);
 	memset(&r, 0, sizeof r);
 	r.in = in;
-	r.inlen = in != NULL ? strlen(in) : 0;
+	r.inlen = inlen;
 	r.cap = MCP_OUT_CAP;
 	r.timeout_ms = timeout;
 	r.argv = mcp_argv(srv, w, nw, cmd, ncmd);
@@ -307,7 +307,7 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 	const cJSON *t;
 	const char *cwd, *in, *expect;
 	char **v = NULL;
-	size_t n = 0;
+	size_t n = 0, inlen = 0;
 	long timeout = MCP_TIMEOUT_MS;
 	struct mcp_run r;
 	int full, rc;
@@ -316,10 +316,12 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 	if (strcmp(name, "run_command") == 0) {
 		t = cJSON_GetObjectItemCaseSensitive(args, "timeoutMs");
 		if ((rc = mcp_arg_only(args, k_run, msg, msglen)) < 0 ||
-		    (rc = mcp_arg_strv(args, "command", 1, &v, &n, msg,
+		    (rc = mcp_arg_strv(args, "command", 1, 0, &v, &n, msg,
 		    msglen)) < 0 ||
-		    (rc = mcp_arg_str(args, "cwd", 0, &cwd, msg, msglen)) < 0 ||
-		    (rc = mcp_arg_str(args, "stdin", 0, &in, msg, msglen)) < 0)
+		    (rc = mcp_arg_str(args, "cwd", MCP_ARG_PATH, &cwd, NULL, msg,
+		    msglen)) < 0 ||
+		    (rc = mcp_arg_str(args, "stdin", MCP_ARG_BYTES, &in, &inlen,
+		    msg, msglen)) < 0)
 			goto bad;
 		if (t != NULL && (!cJSON_IsNumber(t) || t->valuedouble < 1 ||
 		    t->valuedouble > 86400000.0 ||
@@ -330,17 +332,17 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 		}
 		if (t != NULL)
 			timeout = (long)t->valuedouble;
-		*result = tool_run(srv, v, n, cwd, timeout, in);
+		*result = tool_run(srv, v, n, cwd, timeout, in, inlen);
 	} else if (strcmp(name, "review_changes") == 0) {
 		if ((rc = mcp_arg_only(args, k_review, msg, msglen)) < 0 ||
-		    (rc = mcp_arg_strv(args, "paths", 0, &v, &n, msg,
+		    (rc = mcp_arg_strv(args, "paths", 0, MCP_ARG_PATH, &v, &n, msg,
 		    msglen)) < 0 ||
 		    (rc = mcp_arg_bool(args, "full", &full, msg, msglen)) < 0)
 			goto bad;
 		*result = tool_review(srv, v, n, full);
 	} else if (strcmp(name, "discard_changes") == 0) {
 		if ((rc = mcp_arg_only(args, k_paths, msg, msglen)) < 0 ||
-		    (rc = mcp_arg_strv(args, "paths", 0, &v, &n, msg,
+		    (rc = mcp_arg_strv(args, "paths", 0, MCP_ARG_PATH, &v, &n, msg,
 		    msglen)) < 0)
 			goto bad;
 		if (n > 0)
@@ -357,9 +359,9 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 		*result = tool_status(srv);
 	} else if (strcmp(name, "apply_changes") == 0 && srv->allow_apply) {
 		if ((rc = mcp_arg_only(args, k_apply, msg, msglen)) < 0 ||
-		    (rc = mcp_arg_str(args, "expect", 1, &expect, msg,
-		    msglen)) < 0 ||
-		    (rc = mcp_arg_strv(args, "paths", 0, &v, &n, msg,
+		    (rc = mcp_arg_str(args, "expect", MCP_ARG_REQUIRED |
+		    MCP_ARG_PATH, &expect, NULL, msg, msglen)) < 0 ||
+		    (rc = mcp_arg_strv(args, "paths", 0, MCP_ARG_PATH, &v, &n, msg,
 		    msglen)) < 0)
 			goto bad;
 		wa[3] = (char *)expect;
@@ -378,5 +380,10 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 	return 0;
 bad:
 	mem_free(v);
-	return rc == -2 ? MCP_EINTERNAL : MCP_EPARAMS;
+	if (rc == -2)
+		return MCP_EINTERNAL;
+	/* input errors are results the model can act on (spec 2025-11-25) */
+	if ((*result = mcp_fail("arcturn: %s: %s", name, msg)) == NULL)
+		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
+	return 0;
 }

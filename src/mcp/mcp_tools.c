@@ -21,6 +21,7 @@
 #include "lib/mem.h"
 #include "lib/utf8.h"
 #include "mcp/mcp.h"
+#include "mcp/mcp_json.h"
 #include "mcp/mcp_tools.h"
 #include "session/wsview.h"
 
@@ -36,30 +37,75 @@ mcp_bad(char *msg, size_t msglen, int code, const char *fmt, ...)
 	return code;
 }
 
-/* args[key] as a string: required or not; -1 (msg filled) if it is wrong. */
+/*
+ * A string argument's bytes s (len of them) against flags: a NUL is
+ * refused unless MCP_ARG_BYTES (cJSON's C string would cut it there), a
+ * control character too with MCP_ARG_PATH. name and idx (-1: none) name
+ * the argument in the message.
+ */
+static int
+arg_check(const char *name, long idx, const char *s, size_t len, int flags,
+    char *msg, size_t msglen)
+{
+	char at[32] = "";
+	size_t i;
+	unsigned char ch;
+
+	if (idx >= 0)
+		snprintf(at, sizeof at, "[%ld]", idx);
+	for (i = 0; i < len; i++) {
+		ch = (unsigned char)s[i];
+		if (ch == '\0' && !(flags & MCP_ARG_BYTES))
+			return mcp_bad(msg, msglen, -1, "invalid arguments: "
+			    "%s%s holds a NUL character (\\u0000 at byte "
+			    "%zu); strings are taken whole, never cut at a "
+			    "NUL: remove it", name, at, i);
+		if ((ch < 0x20 || ch == 0x7f) && (flags & MCP_ARG_PATH))
+			return mcp_bad(msg, msglen, -1, "invalid arguments: "
+			    "%s%s holds a control character (U+%04X at byte "
+			    "%zu); a path may hold none", name, at,
+			    (unsigned)ch, i);
+	}
+	return 0;
+}
+
+/*
+ * args[key] as a string (flags: MCP_ARG_*), its length in *len when len
+ * is not NULL; absent and not required: *out NULL. -1 (msg filled) if it
+ * is wrong.
+ */
 int
-mcp_arg_str(const cJSON *args, const char *key, int required,
-    const char **out, char *msg, size_t msglen)
+mcp_arg_str(const cJSON *args, const char *key, int flags,
+    const char **out, size_t *len, char *msg, size_t msglen)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+	size_t n;
 
 	*out = NULL;
-	if (v == NULL && !required)
+	if (len != NULL)
+		*len = 0;
+	if (v == NULL && !(flags & MCP_ARG_REQUIRED))
 		return 0;
 	if (!cJSON_IsString(v))
 		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
-		    "a string", key);
+		    "a string%s", key, v == NULL ? " (it is required)" : "");
+	n = mcp_json_strlen(v);
+	if (arg_check(key, -1, v->valuestring, n, flags, msg, msglen) < 0)
+		return -1;
 	*out = v->valuestring;
+	if (len != NULL)
+		*len = n;
 	return 0;
 }
 
 /*
  * args[key] as an array of strings (n of them, NULL-terminated in *out,
  * which points into args: mem_free the array only), absent: *n = 0.
+ * flags: MCP_ARG_PATH or 0 (a NUL is always refused).
  */
 int
-mcp_arg_strv(const cJSON *args, const char *key, int nonempty, char ***out,
-    size_t *n, char *msg, size_t msglen)
+mcp_arg_strv(const cJSON *args, const char *key, int nonempty, int flags,
+    char ***out, size_t *n, char *msg, size_t msglen)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key), *e;
 	size_t i = 0;
@@ -71,10 +117,16 @@ mcp_arg_strv(const cJSON *args, const char *key, int nonempty, char ***out,
 	if (!cJSON_IsArray(v) || (nonempty && cJSON_GetArraySize(v) == 0))
 		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
 		    "an array of strings%s", key, nonempty ? ", not empty" : "");
-	cJSON_ArrayForEach(e, v)
+	cJSON_ArrayForEach(e, v) {
 		if (!cJSON_IsString(e) || e->valuestring[0] == '\0')
 			return mcp_bad(msg, msglen, -1, "invalid arguments: "
 			    "%s must hold non-empty strings only", key);
+		if (arg_check(key, (long)i++, e->valuestring,
+		    mcp_json_strlen(e), flags & ~MCP_ARG_BYTES, msg,
+		    msglen) < 0)
+			return -1;
+	}
+	i = 0;
 	if ((*out = mem_calloc((size_t)cJSON_GetArraySize(v) + 1,
 	    sizeof **out)) == NULL)
 		return mcp_bad(msg, msglen, -2, "out of memory");
@@ -593,6 +645,8 @@ static int
 check_edits(const cJSON *edits, char *msg, size_t msglen)
 {
 	const cJSON *e, *o, *n;
+	char key[64];
+	long k = 0;
 
 	if (!cJSON_IsArray(edits) || cJSON_GetArraySize(edits) == 0)
 		return mcp_bad(msg, msglen, -1, "invalid arguments: edits must "
@@ -605,6 +659,15 @@ check_edits(const cJSON *edits, char *msg, size_t msglen)
 			return mcp_bad(msg, msglen, -1, "invalid arguments: "
 			    "each edit is {oldText, newText}, strings, oldText "
 			    "not empty");
+		/* edit_file edits text: a NUL in either is refused */
+		snprintf(key, sizeof key, "edits[%ld].oldText", k);
+		if (arg_check(key, -1, o->valuestring, mcp_json_strlen(o), 0,
+		    msg, msglen) < 0)
+			return -1;
+		snprintf(key, sizeof key, "edits[%ld].newText", k++);
+		if (arg_check(key, -1, n->valuestring, mcp_json_strlen(n), 0,
+		    msg, msglen) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -617,6 +680,7 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 	static const char *const k_write[] = { "path", "content", NULL };
 	static const char *const k_edit[] = { "path", "edits", "dryRun", NULL };
 	const char *path = NULL, *content = NULL;
+	size_t clen = 0;
 	int preview = 0, rc;
 	cJSON *empty = NULL;
 
@@ -627,19 +691,22 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	if (strcmp(name, "read_file") == 0) {
 		if (mcp_arg_only(args, k_read, msg, msglen) < 0 ||
-		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0)
+		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,
+		    &path, NULL, msg, msglen) < 0)
 			goto bad;
 		*result = tool_read(srv, path);
 	} else if (strcmp(name, "write_file") == 0) {
 		if (mcp_arg_only(args, k_write, msg, msglen) < 0 ||
-		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0 ||
-		    mcp_arg_str(args, "content", 1, &content, msg, msglen) < 0)
+		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,
+		    &path, NULL, msg, msglen) < 0 ||
+		    mcp_arg_str(args, "content", MCP_ARG_REQUIRED |
+		    MCP_ARG_BYTES, &content, &clen, msg, msglen) < 0)
 			goto bad;
-		*result = put(srv, "write", path, content, strlen(content),
-		    NULL);
+		*result = put(srv, "write", path, content, clen, NULL);
 	} else if (strcmp(name, "edit_file") == 0) {
 		if (mcp_arg_only(args, k_edit, msg, msglen) < 0 ||
-		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0 ||
+		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,
+		    &path, NULL, msg, msglen) < 0 ||
 		    check_edits(cJSON_GetObjectItemCaseSensitive(args, "edits"),
 		    msg, msglen) < 0 ||
 		    mcp_arg_bool(args, "dryRun", &preview, msg, msglen) < 0)
@@ -657,5 +724,8 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 	return 0;
 bad:
 	cJSON_Delete(empty);
-	return MCP_EPARAMS;
+	/* input errors are results the model can act on (spec 2025-11-25) */
+	if ((*result = mcp_fail("arcturn: %s: %s", name, msg)) == NULL)
+		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
+	return 0;
 }

@@ -97,7 +97,7 @@ sc() {	# id field: the structuredContent's field
 	[ "$(reply 1 '.result.tools | length')" = 8 ]
 }
 
-@test "unknown tools and malformed arguments are JSON-RPC errors -32602" {
+@test "an unknown tool is a JSON-RPC error; malformed arguments are isError results naming the argument" {
 	{
 		echo "$INIT"
 		call 1 no_such_tool '{}'
@@ -109,10 +109,63 @@ sc() {	# id field: the structuredContent's field
 		call 7 edit_file '{"path": "a.txt", "edits": [{"oldText": ""}]}'
 		req 8 tools/call '{"name": "read_file", "arguments": [1]}'
 	} | serve
-	for i in 1 2 3 4 5 6 7 8; do
-		[ "$(reply $i .error.code)" = -32602 ] || fail "reply $i: $(reply $i)"
+	[ "$(reply 1 .error.code)" = -32602 ]
+	[ "$(reply 8 .error.code)" = -32602 ]
+	# input validation errors are tool results (spec 2025-11-25), so that
+	# the model reads them and corrects itself
+	for i in 2 3 4 5 6 7; do
+		[ "$(reply $i .result.isError)" = true ] || fail "reply $i: $(reply $i)"
 	done
+	reply 2 '.result.content[0].text' | grep -q 'read_file: invalid arguments: path must be a string (it is required)'
+	reply 4 '.result.content[0].text' | grep -q 'unknown argument extra'
+	reply 6 '.result.content[0].text' | grep -q 'timeoutMs must be an integer'
 	[ ! -e b ]
+}
+
+@test "strings are taken whole: a NUL or control character in a path is an error, content with NUL is written whole" {
+	printf 'keep\n' >important.txt
+	{
+		echo "$INIT"
+		call 1 write_file '{"path": "important.txt\u0000.bak", "content": "x"}'
+		call 2 write_file '{"path": "n.txt", "content": "line1\u0000line2\u00e9\ud83d\ude00"}'
+		call 3 edit_file '{"path": "important.txt", "edits": [{"oldText": "ke\u0000zz", "newText": "y"}]}'
+		call 4 edit_file '{"path": "important.txt", "edits": [{"oldText": "keep", "newText": "a\u0000b"}]}'
+		call 5 read_file '{"path": "important.txt\u0000x"}'
+		call 6 read_file '{"path": "a\nb"}'
+		call 7 run_command '{"command": ["wc", "-c"], "stdin": "a\u0000b"}'
+		call 8 run_command '{"command": ["echo", "a\u0000b"]}'
+		call 9 run_command '{"command": ["pwd"], "cwd": "sub\u0000"}'
+		call 10 review_changes '{"paths": ["a.txt", "b\u0001"]}'
+		call 11 discard_changes '{"paths": ["x\u0000"]}'
+		call 12 read_file '{"pa\u0000th": "a.txt"}'
+		call 13 write_file '{"path": "t\u007f.txt", "content": "x"}'
+	} | serve
+	# the path cut at its NUL would have named important.txt
+	[ "$(cat important.txt)" = keep ]
+	[ ! -e n.txt.bak ]
+	text() { reply "$1" '.result.content[0].text' | jq -r .; }
+	[ "$(reply 1 .result.isError)" = true ]
+	text 1 | grep -q '^arcturn: write_file: invalid arguments: path holds a NUL character (\\u0000 at byte 13)'
+	# 5 + 1 + 5 + 2 + 4 bytes: all of them
+	[ "$(wc -c <n.txt)" = 17 ]
+	printf 'line1\000line2\303\251\360\237\230\200' | cmp - n.txt
+	[ "$(sc 2 bytes)" = 17 ]
+	text 3 | grep -q 'edits\[0\].oldText holds a NUL character'
+	text 4 | grep -q 'edits\[0\].newText holds a NUL character'
+	text 5 | grep -q 'read_file: invalid arguments: path holds a NUL'
+	text 6 | grep -q 'path holds a control character (U+000A at byte 1)'
+	# stdin is passed whole
+	[ "$(sc 7 stdout | jq -r . | tr -d ' ')" = 3 ]
+	text 8 | grep -q 'command\[1\] holds a NUL character'
+	text 9 | grep -q 'cwd holds a NUL character'
+	text 10 | grep -q 'paths\[1\] holds a control character (U+0001'
+	text 11 | grep -q 'paths\[0\] holds a NUL character'
+	for i in 1 3 4 5 6 8 9 10 11 13; do
+		[ "$(reply $i .result.isError)" = true ] || fail "reply $i: $(reply $i)"
+	done
+	[ "$(reply 12 .error.code)" = -32600 ]
+	[ "$(cat important.txt)" = keep ]
+	[ -z "$(ls | grep -v '^a.txt$\|^important.txt$\|^n.txt$')" ]
 }
 
 @test "read_file: the file, and isError with the CLI's line" {

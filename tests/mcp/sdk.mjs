@@ -118,7 +118,19 @@ async function main() {
 	    "run_command: a 10 MB stdout is capped", { ...r.structuredContent, stdout: undefined });
 
 	ok(await rpcError(c.callTool({ name: "no_such_tool", arguments: {} })) === -32602, "an unknown tool: -32602");
-	ok(await rpcError(c.callTool({ name: "read_file", arguments: { path: 1 } })) === -32602, "malformed arguments: -32602");
+	r = await c.callTool({ name: "read_file", arguments: { path: 1 } });
+	ok(r.isError && text(r) === "arcturn: read_file: invalid arguments: path must be a string",
+	    "malformed arguments: an isError result the model can read (spec 2025-11-25)", r);
+	// strings are taken whole: a NUL in a path is an error, in content it is written
+	fs.writeFileSync(path.join(ws, "important.txt"), "keep\n");
+	r = await c.callTool({ name: "write_file", arguments: { path: "important.txt\u0000.bak", content: "x" } });
+	ok(r.isError && /path holds a NUL character/.test(text(r)) &&
+	    fs.readFileSync(path.join(ws, "important.txt"), "utf8") === "keep\n", "write_file: a NUL in the path is an error", r);
+	r = await c.callTool({ name: "write_file", arguments: { path: "nul.txt", content: "line1\u0000line2" } });
+	ok(!r.isError && fs.readFileSync(path.join(ws, "nul.txt"), "latin1") === "line1\u0000line2",
+	    "write_file: content with a NUL is written whole", r);
+	r = await c.callTool({ name: "edit_file", arguments: { path: "important.txt", edits: [{ oldText: "ke\u0000x", newText: "y" }] } });
+	ok(r.isError && /edits\[0\]\.oldText holds a NUL/.test(text(r)), "edit_file: a NUL in oldText is an error", r);
 	ok(await rpcError(c.callTool({ name: "apply_changes", arguments: { expect: "x" } })) === -32602,
 	    "apply_changes is refused without --allow-apply");
 	await c.close();
