@@ -16,6 +16,8 @@
 #include "lib/mem.h"
 #include "mcp/mcp.h"
 #include "mcp/mcp_json.h"
+#include "mcp/mcp_tools.h"
+#include "policy/config_check.h"
 
 /* stdin, a line at a time, no line longer than MCP_LINE_MAX kept. */
 struct reader {
@@ -100,10 +102,23 @@ next_line(struct reader *r)
 	}
 }
 
+/* A line kept for later: a tools/call while the roots are awaited. */
+struct qline {
+	struct qline	*next;
+	size_t		 len;
+	char		 line[];
+};
+
 struct state {
-	const struct mcp_server	*srv;
+	struct mcp_server	*srv;
 	int			 initialized;
 	int			 write_failed;
+	int			 roots_cap;	/* the client offers roots */
+	int			 roots_pending;	/* roots/list asked, not answered */
+	unsigned		 roots_seq;	/* the id of the last one asked */
+	const char		*line;		/* the line being handled */
+	size_t			 linelen;
+	struct qline		*qhead, **qtail;
 };
 
 /* Write one message as one line to stdout; a failure ends the server. */
@@ -182,6 +197,180 @@ send_result(struct state *st, const cJSON *id, cJSON *result)
 	send_msg(st, m);
 }
 
+static void
+defer(struct state *st, const char *line, size_t len)
+{
+	struct qline *q;
+
+	if ((q = mem_alloc(sizeof *q + len + 1)) == NULL) {
+		say_note("mcp: out of memory; a request is lost");
+		return;
+	}
+	q->next = NULL;
+	q->len = len;
+	memcpy(q->line, line, len);
+	q->line[len] = '\0';
+	*st->qtail = q;
+	st->qtail = &q->next;
+}
+
+/*
+ * Take dir (from: "-C", "the current folder", "the MCP root") as the
+ * workspace: 0; or -1 with srv->why saying why not and how to choose
+ * one, the workspace then none. A config that does not load is said as
+ * the CLI says it.
+ */
+static int
+set_workspace(struct mcp_server *srv, const char *dir, const char *from)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct dryrun x;
+	struct cli c;
+	char err[2 * PATH_MAX + 128], *real;
+	int rc = -1;
+
+	free(srv->dir);
+	srv->dir = NULL;
+	if ((real = realpath(dir, NULL)) == NULL) {
+		snprintf(srv->why, sizeof srv->why, "mcp: workspace (%s): "
+		    "%s: %s", from, dir, strerror(errno));
+		return -1;
+	}
+	memset(&c, 0, sizeof c);
+	c.dir = real;
+	c.session = srv->session;
+	dryrun_init(&x);
+	if (dryrun_load(&x, &c, srv->dry_run, &e) < 0) {
+		mcp_err_line("mcp", &e, err, sizeof err);
+		snprintf(srv->why, sizeof srv->why, "%s", strncmp(err,
+		    "arcturn: ", 9) == 0 ? err + 9 : err);
+	} else if (config_check_workspace(&x.p, err, sizeof err) < 0)
+		snprintf(srv->why, sizeof srv->why, "mcp: %s (%s): no "
+		    "workspace; give the project's folder: `arcturn mcp -C "
+		    "DIR` (a client's config: \"args\": [\"mcp\", \"-C\", "
+		    "\"/path/to/project\"]), or a client that sends it as an "
+		    "MCP root", err, from);
+	else {
+		srv->dir = real;
+		srv->why[0] = '\0';
+		real = NULL;
+		rc = 0;
+	}
+	dryrun_done(&x);
+	free(real);
+	return rc;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The path of a file:// URI (RFC 8089: an empty host or localhost,
+ * %XX decoded), into buf; -1 for any other URI, or one whose path holds
+ * a NUL or a control character.
+ */
+static int
+file_uri(const char *uri, char *buf, size_t size)
+{
+	const char *p;
+	size_t n = 0;
+	int hi, lo, ch;
+
+	if (strncmp(uri, "file://", 7) != 0)
+		return -1;
+	p = uri + 7;
+	if (strncmp(p, "localhost/", 10) == 0)
+		p += 9;
+	if (*p != '/')
+		return -1;
+	for (; *p != '\0'; p++) {
+		ch = (unsigned char)*p;
+		if (ch == '%') {
+			if ((hi = hexval(p[1])) < 0 || (lo = hexval(p[2])) < 0)
+				return -1;
+			ch = hi * 16 + lo;
+			p += 2;
+		}
+		if (ch < 0x20 || ch == 0x7f || n + 1 >= size)
+			return -1;
+		buf[n++] = (char)ch;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Ask the client for its roots (after notifications/initialized). */
+static void
+ask_roots(struct state *st)
+{
+	char id[32];
+	cJSON *m;
+
+	snprintf(id, sizeof id, "arcturn-roots-%u", ++st->roots_seq);
+	if ((m = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(m, "jsonrpc", "2.0") == NULL ||
+	    cJSON_AddStringToObject(m, "id", id) == NULL ||
+	    cJSON_AddStringToObject(m, "method", "roots/list") == NULL) {
+		cJSON_Delete(m);
+		return;
+	}
+	st->roots_pending = 1;
+	send_msg(st, m);
+}
+
+/*
+ * The client's answer to roots/list: its first file:// root becomes the
+ * workspace (arcturn serves one; the others are named on stderr). An
+ * error, or no file:// root, leaves the workspace as it was.
+ */
+static void
+roots_reply(struct state *st, const cJSON *result, const cJSON *error)
+{
+	struct mcp_server *srv = st->srv;
+	const cJSON *roots, *r, *uri, *em;
+	char path[PATH_MAX], first[PATH_MAX] = "";
+	int n = 0;
+
+	st->roots_pending = 0;
+	roots = cJSON_GetObjectItemCaseSensitive(result, "roots");
+	if (error != NULL || !cJSON_IsArray(roots)) {
+		em = cJSON_GetObjectItemCaseSensitive(error, "message");
+		say_note("mcp: roots/list: %s; the workspace stays %s",
+		    cJSON_IsString(em) ? em->valuestring : "no roots array",
+		    srv->dir != NULL ? srv->dir : "unset");
+		return;
+	}
+	cJSON_ArrayForEach(r, roots) {
+		uri = cJSON_GetObjectItemCaseSensitive(r, "uri");
+		if (!cJSON_IsString(uri) ||
+		    strlen(uri->valuestring) != mcp_json_strlen(uri) ||
+		    file_uri(uri->valuestring, path, sizeof path) < 0)
+			continue;
+		if (n++ == 0)
+			snprintf(first, sizeof first, "%s", path);
+	}
+	if (n == 0) {
+		say_note("mcp: roots/list: no file:// root; the workspace "
+		    "stays %s", srv->dir != NULL ? srv->dir : "unset");
+		return;
+	}
+	if (n > 1)
+		say_note("mcp: the client gave %d roots; arcturn serves one "
+		    "workspace, the first: %s (run one server per root, or "
+		    "give -C DIR)", n, first);
+	if (set_workspace(srv, first, "the MCP root") < 0)
+		say_note("%s", srv->why);
+}
+
 static cJSON *
 initialize(const cJSON *params, char *msg, size_t msglen)
 {
@@ -244,6 +433,9 @@ request(struct state *st, const char *method, const cJSON *id,
 			return;
 		}
 		st->initialized = 1;
+		st->roots_cap = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(params, "capabilities"),
+		    "roots"));
 		send_result(st, id, res);
 		return;
 	}
@@ -260,6 +452,11 @@ request(struct state *st, const char *method, const cJSON *id,
 	if (strcmp(method, "tools/call") != 0) {
 		snprintf(msg, sizeof msg, "method not found: %.200s", method);
 		send_error(st, id, MCP_ENOMETHOD, msg);
+		return;
+	}
+	if (st->roots_pending) {
+		/* the workspace is on its way: this call waits for it */
+		defer(st, st->line, st->linelen);
 		return;
 	}
 	name = cJSON_GetObjectItemCaseSensitive(params, "name");
@@ -287,8 +484,11 @@ handle(struct state *st, const char *line, size_t len)
 {
 	const cJSON *id, *method, *ver;
 	const char *end = NULL;
+	char rid[32];
 	cJSON *m;
 
+	st->line = line;
+	st->linelen = len;
 	m = cJSON_ParseWithLengthOpts(line, len + 1, &end, 1);
 	if (m == NULL || end != line + len) {
 		cJSON_Delete(m);
@@ -321,7 +521,14 @@ handle(struct state *st, const char *line, size_t len)
 	if (method == NULL && id != NULL &&
 	    (cJSON_GetObjectItemCaseSensitive(m, "result") != NULL ||
 	    cJSON_GetObjectItemCaseSensitive(m, "error") != NULL)) {
-		cJSON_Delete(m);	/* a response: we ask nothing */
+		/* a response: to our last roots/list, else to nothing */
+		snprintf(rid, sizeof rid, "arcturn-roots-%u", st->roots_seq);
+		if (st->roots_pending && cJSON_IsString(id) &&
+		    strcmp(id->valuestring, rid) == 0)
+			roots_reply(st, cJSON_GetObjectItemCaseSensitive(m,
+			    "result"), cJSON_GetObjectItemCaseSensitive(m,
+			    "error"));
+		cJSON_Delete(m);
 		return;
 	}
 	if (id != NULL && !cJSON_IsString(id) && !cJSON_IsNumber(id)) {
@@ -338,6 +545,12 @@ handle(struct state *st, const char *line, size_t len)
 		    0 && !st->initialized)
 			say_note("mcp: notifications/initialized before "
 			    "initialize; ignored");
+		else if ((strcmp(method->valuestring,
+		    "notifications/initialized") == 0 ||
+		    strcmp(method->valuestring,
+		    "notifications/roots/list_changed") == 0) &&
+		    st->roots_cap && !st->srv->dir_given)
+			ask_roots(st);
 	} else
 		request(st, method->valuestring, id,
 		    cJSON_GetObjectItemCaseSensitive(m, "params"));
@@ -374,6 +587,7 @@ cmd_mcp(struct cli *c)
 	struct mcp_server srv;
 	struct reader r;
 	struct state st;
+	struct qline *q;
 	int ch, rc = 0;
 
 	memset(&srv, 0, sizeof srv);
@@ -396,28 +610,46 @@ cmd_mcp(struct cli *c)
 	}
 	if (c->dry_run)
 		srv.dry_run = 1;	/* given before the command: the same */
+	srv.session = c->session;
+	srv.dir_given = c->dir != NULL;
 	if (check_workspace(c, srv.dry_run) < 0)
 		return EXIT_USAGE;
-	if ((srv.dir = realpath(c->dir != NULL ? c->dir : ".", NULL)) ==
-	    NULL) {
-		say_errno("mcp: %s", c->dir != NULL ? c->dir : ".");
-		return EXIT_USAGE;
+	/*
+	 * A workspace that is /, the home, a system folder or the state
+	 * dir: refused. Given with -C, the server does not start; else
+	 * (a client started it there) it waits for the client's roots and
+	 * its file tools say how to choose one.
+	 */
+	if (set_workspace(&srv, c->dir != NULL ? c->dir : ".", c->dir !=
+	    NULL ? "-C" : "the current folder") < 0) {
+		if (srv.dir_given) {
+			say_err("%s", srv.why);
+			return EXIT_USAGE;
+		}
+		say_note("%s", srv.why);
 	}
 	if (mcp_self_path(srv.self, sizeof srv.self) < 0) {
 		say_errno("mcp: the arcturn binary's own path");
 		free(srv.dir);
 		return EXIT_USAGE;
 	}
-	srv.session = c->session;
 	/* a client gone: EPIPE from write, not a signal */
 	signal(SIGPIPE, SIG_IGN);
 	/* stdout is the protocol's from here: no error document on it */
 	say_start(NULL, 0);
 	memset(&st, 0, sizeof st);
 	st.srv = &srv;
+	st.qtail = &st.qhead;
 	memset(&r, 0, sizeof r);
 	r.fd = STDIN_FILENO;
 	while (!st.write_failed) {
+		if (!st.roots_pending && (q = st.qhead) != NULL) {
+			if ((st.qhead = q->next) == NULL)
+				st.qtail = &st.qhead;
+			handle(&st, q->line, q->len);
+			mem_free(q);
+			continue;
+		}
 		switch (next_line(&r)) {
 		case LINE_OK:
 			if (strspn(r.line, " \t") != r.len)
@@ -436,6 +668,10 @@ cmd_mcp(struct cli *c)
 	}
 	if (st.write_failed)
 		rc = EXIT_USAGE;
+	while ((q = st.qhead) != NULL) {
+		st.qhead = q->next;
+		mem_free(q);
+	}
 	mem_free(r.line);
 	free(srv.dir);
 	return rc;

@@ -25,16 +25,25 @@
  * output are the inputSchema and outputSchema in mcp_tools.c, listed by
  * tools/list; README repeats them.
  *
- * Errors: unknown method -32601; unknown tool, and arguments that do not
- * fit the tool's inputSchema, -32602 (the spec's example code for an
- * unknown tool); a tool that ran and failed is a result with isError
- * true and the one line the CLI prints, `arcturn: what: path: reason`.
+ * Errors: unknown method -32601; unknown tool -32602 (the spec's example
+ * code for it); arguments that do not fit the tool's inputSchema are
+ * results with isError (spec 2025-11-25: input validation errors), as is
+ * a tool that ran and failed, with the one line the CLI prints,
+ * `arcturn: what: path: reason`. Strings are taken with their length
+ * (mcp_json.h): NUL or control characters in a path are refused.
+ *
+ * Workspace: -C DIR; else the client's first file:// MCP root (asked
+ * with roots/list when the client offers roots; tools/call waits for
+ * the answer); else the cwd. One that is /, the home, a system folder or
+ * the state dir is refused (config_check_workspace): with -C the server
+ * does not start, else the tools answer isError saying how to choose.
  */
 #ifndef ARCTURN_MCP_H
 #define ARCTURN_MCP_H
 
 #include <sys/types.h>
 
+#include <limits.h>
 #include <stddef.h>
 
 #include <cJSON.h>
@@ -58,7 +67,10 @@
 
 /* The server's settings, from `arcturn [-C DIR] [--session ID] mcp ...`. */
 struct mcp_server {
-	char		*dir;		/* the workspace directory, absolute */
+	char		*dir;		/* the workspace directory, absolute;
+					   NULL: none (why says why) */
+	char		 why[2 * PATH_MAX + 512];
+	int		 dir_given;	/* -C DIR: MCP roots do not move it */
 	const char	*session;	/* --session ID, or NULL */
 	int		 dry_run;	/* --dry-run */
 	int		 allow_apply;	/* --allow-apply: apply_changes listed */
@@ -73,6 +85,9 @@ int	cmd_mcp(struct cli *);
  * apply_changes only with allow_apply. NULL when out of memory.
  */
 cJSON	*mcp_tools_list(const struct mcp_server *);
+
+/* 1 when tools/list lists a tool called name, else 0. */
+int	mcp_tool_listed(const struct mcp_server *, const char *name);
 
 /*
  * Call the tool name with args (an object, or NULL for none). Returns 0

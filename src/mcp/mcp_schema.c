@@ -5,6 +5,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "mcp/mcp.h"
 
@@ -187,4 +188,15 @@ mcp_tools_list(const struct mcp_server *srv)
 fail:
 	cJSON_Delete(r);
 	return NULL;
+}
+
+int
+mcp_tool_listed(const struct mcp_server *srv, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NTOOLS; i++)
+		if (strcmp(tools[i].name, name) == 0)
+			return !tools[i].apply || srv->allow_apply;
+	return 0;
 }

@@ -249,8 +249,8 @@ mcp_dry(const struct mcp_server *srv)
 }
 
 /* The line dryrun_report would print for e. */
-static void
-err_line(const char *what, const struct dryrun_err *e, char *buf,
+void
+mcp_err_line(const char *what, const struct dryrun_err *e, char *buf,
     size_t size)
 {
 	const char *reason = e->err != 0 ? dryrun_strerror(e->err) : e->reason;
@@ -305,7 +305,7 @@ view_read(const struct mcp_server *srv, const char *what, const char *path,
 		e.status = 0;
 out:
 	if (e.status != 0)
-		err_line(what, &e, line, size);
+		mcp_err_line(what, &e, line, size);
 	mem_free(rel);
 	dryrun_done(&x);
 	return e.status == 0 ? 0 : -1;
@@ -352,8 +352,10 @@ mcp_argv(const struct mcp_server *srv, char *const *words, size_t nwords,
 	if ((v = mem_calloc(nwords + nmore + 6, sizeof *v)) == NULL)
 		return NULL;
 	v[n++] = "arcturn";
-	v[n++] = "-C";
-	v[n++] = srv->dir;
+	if (srv->dir != NULL) {		/* none: sandbox_status only */
+		v[n++] = "-C";
+		v[n++] = srv->dir;
+	}
 	if (srv->session != NULL) {
 		v[n++] = "--session";
 		v[n++] = (char *)srv->session;
@@ -685,6 +687,14 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 	cJSON *empty = NULL;
 
 	*result = NULL;
+	/* no workspace (started in /, $HOME, ...): say how to choose one */
+	if (srv->dir == NULL && mcp_tool_listed(srv, name) &&
+	    strcmp(name, "sandbox_status") != 0) {
+		if ((*result = mcp_fail("arcturn: %s", srv->why)) == NULL)
+			return mcp_bad(msg, msglen, MCP_EINTERNAL,
+			    "out of memory");
+		return 0;
+	}
 	if (args == NULL)
 		args = empty = cJSON_CreateObject();
 	if (args == NULL)

@@ -392,3 +392,91 @@ sc() {	# id field: the structuredContent's field
 	[ "$rc" = 2 ]
 	grep -q 'write to standard output' "$T/err"
 }
+
+@test "arcturn mcp -C DIR (after the command) serves DIR as arcturn -C DIR mcp does" {
+	cd "$OUT"
+	{ echo "$INIT"; call 1 write_file '{"path":"b.txt","content":"after\n"}'; call 2 read_file '{"path":"a.txt"}'; } |
+		serve -C "$WS"
+	[ "$(cat "$WS/b.txt")" = after ]
+	[ "$(sc 2 content)" = '"hello\n"' ]
+	[ ! -e "$OUT/b.txt" ]
+	{ echo "$INIT"; call 1 write_file '{"path":"c.txt","content":"before\n"}'; } |
+		"$ARCTURN_BIN" -C "$WS" mcp >"$T/out"
+	[ "$(cat "$WS/c.txt")" = before ]
+}
+
+@test "a workspace that is /, the home, a system folder or the state dir is refused, saying how to choose one" {
+	# given with -C: the server does not start
+	for d in / "$HOME" /etc /usr/bin "$HOME/.arcturn"; do
+		mkdir -p "$HOME/.arcturn"
+		rc=0
+		"$ARCTURN_BIN" mcp -C "$d" </dev/null >"$T/out" 2>"$T/err" || rc=$?
+		[ "$rc" = 2 ] || fail "-C $d: status $rc"
+		grep -q "refused as a workspace" "$T/err" || fail "-C $d: $(cat "$T/err")"
+		grep -q 'arcturn mcp -C DIR' "$T/err"
+		grep -q 'MCP root' "$T/err"
+		[ ! -s "$T/out" ]
+	done
+	# started there by a client: it serves, and its file tools say why
+	for d in / "$HOME"; do
+		cd "$d"
+		{
+			echo "$INIT"
+			call 1 write_file '{"path":"x-arcturn-test","content":"x"}'
+			call 2 read_file '{"path":"etc/hostname"}'
+			call 3 run_command '{"command":["true"]}'
+			call 4 sandbox_status '{}'
+		} | serve
+		[ ! -e "$d/x-arcturn-test" ]
+		for i in 1 2 3; do
+			[ "$(reply $i .result.isError)" = true ] || fail "$d: reply $i: $(reply $i)"
+			reply $i '.result.content[0].text' | grep -q "refused as a workspace.*arcturn mcp -C DIR.*MCP root" ||
+				fail "$d: reply $i: $(reply $i)"
+		done
+		[ "$(reply 4 .result.isError)" = null ]
+		grep -q "refused as a workspace" "$T/err"
+	done
+}
+
+@test "MCP roots: the client's file:// root becomes the workspace; with several, the first, said on stderr" {
+	cd "$HOME"
+	roots() {	# id uri...
+		local id=$1; shift
+		jq -cn --arg id "$id" --args '{jsonrpc: "2.0", id: $id,
+			result: {roots: [$ARGS.positional[] | {uri: ., name: "r"}]}}' "$@"
+	}
+	init_roots=$(jq -cn '{jsonrpc: "2.0", id: 0, method: "initialize",
+		params: {protocolVersion: "2025-11-25", capabilities: {roots: {listChanged: true}},
+		clientInfo: {name: "bats", version: "1"}}}')
+	mkdir "$T/w s"
+	{
+		echo "$init_roots"
+		echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+		# asked before the roots arrive: it waits for them
+		call 1 write_file '{"path":"b.txt","content":"rooted\n"}'
+		roots arcturn-roots-1 "file://$WS" "file://$OUT"
+		call 2 read_file '{"path":"a.txt"}'
+		# the roots change: asked again, the new one is taken (%20: a space)
+		echo '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}'
+		roots arcturn-roots-2 "file://${T// /%20}/w%20s"
+		call 3 write_file '{"path":"c.txt","content":"moved\n"}'
+	} | "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err"
+	[ "$(jq -c 'select(.method == "roots/list") | .id' "$T/out" | tr '\n' ' ')" = '"arcturn-roots-1" "arcturn-roots-2" ' ]
+	[ "$(cat "$WS/b.txt")" = rooted ]
+	[ ! -e "$HOME/b.txt" ]
+	[ "$(sc 2 content)" = '"hello\n"' ]
+	[ "$(cat "$T/w s/c.txt")" = moved ]
+	grep -q "the client gave 2 roots; arcturn serves one workspace, the first: $WS" "$T/err"
+	# a root that is refused: no workspace, the tools say so
+	{
+		echo "$init_roots"
+		echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+		roots arcturn-roots-1 "file:///"
+		call 1 write_file '{"path":"b.txt","content":"x"}'
+	} | "$ARCTURN_BIN" mcp -q >"$T/out" 2>"$T/err"
+	reply 1 '.result.content[0].text' | grep -q 'workspace: /: the root of the file system; refused as a workspace (the MCP root)'
+	# -C DIR wins: no roots/list is asked
+	{ echo "$init_roots"; echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'; req 1 ping; } |
+		"$ARCTURN_BIN" mcp -C "$WS" >"$T/out"
+	[ "$(jq -c 'select(.method == "roots/list")' "$T/out")" = "" ]
+}

@@ -13,6 +13,7 @@ import path from "node:path";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const bin = process.argv[2];
 let n = 0, failed = 0;
@@ -166,6 +167,32 @@ async function main() {
 	ok(r.isError && !fs.existsSync(path.join(ws, "e.txt")), "apply_changes: a stale digest is refused", r);
 	r = await c.callTool({ name: "apply_changes", arguments: { expect: d } });
 	ok(!r.isError && fs.readFileSync(path.join(ws, "e.txt"), "utf8") === "applied\n", "apply_changes applies", r);
+	await c.close();
+
+	// launch as clients write it: started in the home, -C after mcp
+	const home = path.join(top, "home");
+	let t = new StdioClientTransport({ command: bin, args: ["mcp", "-C", ws], cwd: home, env, stderr: "pipe" });
+	c = new Client({ name: "arcturn-tests", version: "1" });
+	await c.connect(t);
+	r = await c.callTool({ name: "read_file", arguments: { path: "a.txt" } });
+	ok(!r.isError && r.structuredContent.content === "hello\n", "args [mcp, -C, DIR] from the home serves DIR", r);
+	await c.close();
+	// started in the home without -C: refused, saying how to choose
+	t = new StdioClientTransport({ command: bin, args: ["mcp"], cwd: home, env, stderr: "pipe" });
+	c = new Client({ name: "arcturn-tests", version: "1" });
+	await c.connect(t);
+	r = await c.callTool({ name: "write_file", arguments: { path: "x.txt", content: "x" } });
+	ok(r.isError && /refused as a workspace.*-C DIR.*MCP root/.test(text(r)) && !fs.existsSync(path.join(home, "x.txt")),
+	    "started in the home: the tools refuse it and say how to choose a workspace", r);
+	await c.close();
+	// the same with MCP roots: the client's root is the workspace
+	t = new StdioClientTransport({ command: bin, args: ["mcp"], cwd: home, env, stderr: "pipe" });
+	c = new Client({ name: "arcturn-tests", version: "1" }, { capabilities: { roots: { listChanged: true } } });
+	c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file://" + ws, name: "ws" }] }));
+	await c.connect(t);
+	r = await c.callTool({ name: "write_file", arguments: { path: "rooted.txt", content: "r\n" } });
+	ok(!r.isError && fs.readFileSync(path.join(ws, "rooted.txt"), "utf8") === "r\n" && !fs.existsSync(path.join(home, "rooted.txt")),
+	    "MCP roots: the client's file:// root is the workspace", r);
 	await c.close();
 
 	// raw lines: version negotiation and malformed input
