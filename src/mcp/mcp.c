@@ -27,9 +27,11 @@ struct reader {
 	char	*line;
 	size_t	 len, size;
 	int	 skipping;	/* in a line over the cap: dropped to its end */
+	int	 whole;		/* line holds a whole line, handed out */
+	int	 eof;		/* read(2) said end of input */
 };
 
-enum { LINE_EOF, LINE_OK, LINE_BIG, LINE_ERR };
+enum { LINE_EOF, LINE_OK, LINE_BIG, LINE_ERR, LINE_NONE };
 
 static int
 line_add(struct reader *r, const char *p, size_t n)
@@ -52,53 +54,86 @@ line_add(struct reader *r, const char *p, size_t n)
 }
 
 /*
- * The next line (without its newline) in r->line, r->len bytes: LINE_OK;
- * LINE_BIG for one over the cap, read to its end and dropped; LINE_EOF at
- * the end of input (a last line without a newline is dropped: a message
- * cut short); LINE_ERR with errno.
+ * A whole line from what r holds (without its newline) into r->line,
+ * r->len bytes: LINE_OK; LINE_BIG for one over the cap, read to its end
+ * and dropped; LINE_NONE when what is held ends inside a line (kept:
+ * the next call goes on with it); LINE_ERR with errno.
+ */
+static int
+take_line(struct reader *r)
+{
+	const char *nl;
+	size_t take;
+
+	if (r->whole) {		/* the last line was handed out */
+		r->whole = 0;
+		r->len = 0;
+		if (r->line != NULL)
+			r->line[0] = '\0';
+	}
+	while (r->pos < r->n) {
+		nl = memchr(r->chunk + r->pos, '\n', r->n - r->pos);
+		take = nl != NULL ? (size_t)(nl - (r->chunk + r->pos)) :
+		    r->n - r->pos;
+		if (!r->skipping && r->len + take > MCP_LINE_MAX) {
+			r->skipping = 1;
+			r->len = 0;
+		}
+		if (!r->skipping && line_add(r, r->chunk + r->pos, take) < 0)
+			return LINE_ERR;
+		r->pos += take + (nl != NULL);
+		if (nl == NULL)
+			continue;
+		r->whole = 1;
+		if (r->skipping) {
+			r->skipping = 0;
+			return LINE_BIG;
+		}
+		if (r->len > 0 && r->line[r->len - 1] == '\r')
+			r->line[--r->len] = '\0';
+		return LINE_OK;
+	}
+	return LINE_NONE;
+}
+
+/* One read(2) into r: 1, or 0 at EOF, -1 with errno. */
+static int
+fill(struct reader *r)
+{
+	ssize_t n;
+
+	r->pos = r->n = 0;
+	do
+		n = read(r->fd, r->chunk, sizeof r->chunk);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	if (n == 0) {
+		r->eof = 1;
+		return 0;
+	}
+	r->n = (size_t)n;
+	return 1;
+}
+
+/*
+ * The next line: as take_line, reading as needed; LINE_EOF at the end of
+ * input (a last line without a newline is dropped: a message cut short).
  */
 static int
 next_line(struct reader *r)
 {
-	const char *nl;
-	size_t take;
-	ssize_t n;
+	int rc;
 
-	r->len = 0;
-	if (r->line != NULL)
-		r->line[0] = '\0';
 	for (;;) {
-		while (r->pos < r->n) {
-			nl = memchr(r->chunk + r->pos, '\n', r->n - r->pos);
-			take = nl != NULL ? (size_t)(nl - (r->chunk + r->pos)) :
-			    r->n - r->pos;
-			if (!r->skipping && r->len + take > MCP_LINE_MAX) {
-				r->skipping = 1;
-				r->len = 0;
-			}
-			if (!r->skipping &&
-			    line_add(r, r->chunk + r->pos, take) < 0)
-				return LINE_ERR;
-			r->pos += take + (nl != NULL);
-			if (nl == NULL)
-				continue;
-			if (r->skipping) {
-				r->skipping = 0;
-				return LINE_BIG;
-			}
-			if (r->len > 0 && r->line[r->len - 1] == '\r')
-				r->line[--r->len] = '\0';
-			return LINE_OK;
-		}
-		r->pos = r->n = 0;
-		n = read(r->fd, r->chunk, sizeof r->chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return LINE_ERR;
-		if (n == 0)
+		if ((rc = take_line(r)) != LINE_NONE)
+			return rc;
+		if (r->eof)
 			return LINE_EOF;
-		r->n = (size_t)n;
+		if ((rc = fill(r)) < 0)
+			return LINE_ERR;
+		if (rc == 0)
+			return LINE_EOF;
 	}
 }
 
@@ -119,7 +154,16 @@ struct state {
 	const char		*line;		/* the line being handled */
 	size_t			 linelen;
 	struct qline		*qhead, **qtail;
+	size_t			 qbytes;
+	struct qline		*hhead, **htail; /* held for the roots */
+	struct reader		*r;
+	const cJSON		*call;		/* the id of the running call */
+	int			 cancelled;	/* it was cancelled: no reply */
+	int			 gone;		/* stdin ended during a call */
 };
+
+/* What a client may queue during one call before it is read no more. */
+#define MCP_QUEUE_MAX	((size_t)64 << 20)
 
 /* Write one message as one line to stdout; a failure ends the server. */
 static void
@@ -197,8 +241,9 @@ send_result(struct state *st, const cJSON *id, cJSON *result)
 	send_msg(st, m);
 }
 
+/* Keep line for later: at the queue's end, or held (the roots). */
 static void
-defer(struct state *st, const char *line, size_t len)
+keep(struct state *st, const char *line, size_t len, int held)
 {
 	struct qline *q;
 
@@ -208,10 +253,37 @@ defer(struct state *st, const char *line, size_t len)
 	}
 	q->next = NULL;
 	q->len = len;
+	st->qbytes += len;
 	memcpy(q->line, line, len);
 	q->line[len] = '\0';
-	*st->qtail = q;
-	st->qtail = &q->next;
+	if (held) {
+		*st->htail = q;
+		st->htail = &q->next;
+	} else {
+		*st->qtail = q;
+		st->qtail = &q->next;
+	}
+}
+
+static void
+defer(struct state *st, const char *line, size_t len)
+{
+	keep(st, line, len, 0);
+}
+
+/* The roots came (or will not): what was held goes first. */
+static void
+unhold(struct state *st)
+{
+	st->roots_pending = 0;
+	if (st->hhead == NULL)
+		return;
+	*st->htail = st->qhead;
+	if (st->qhead == NULL)
+		st->qtail = st->htail;
+	st->qhead = st->hhead;
+	st->hhead = NULL;
+	st->htail = &st->hhead;
 }
 
 /*
@@ -340,7 +412,7 @@ roots_reply(struct state *st, const cJSON *result, const cJSON *error)
 	char path[PATH_MAX], first[PATH_MAX] = "";
 	int n = 0;
 
-	st->roots_pending = 0;
+	unhold(st);
 	roots = cJSON_GetObjectItemCaseSensitive(result, "roots");
 	if (error != NULL || !cJSON_IsArray(roots)) {
 		em = cJSON_GetObjectItemCaseSensitive(error, "message");
@@ -370,6 +442,8 @@ roots_reply(struct state *st, const cJSON *result, const cJSON *error)
 	if (set_workspace(srv, first, "the MCP root") < 0)
 		say_note("%s", srv->why);
 }
+
+static int	drain(struct state *);
 
 static cJSON *
 initialize(const cJSON *params, char *msg, size_t msglen)
@@ -456,7 +530,7 @@ request(struct state *st, const char *method, const cJSON *id,
 	}
 	if (st->roots_pending) {
 		/* the workspace is on its way: this call waits for it */
-		defer(st, st->line, st->linelen);
+		keep(st, st->line, st->linelen, 1);
 		return;
 	}
 	name = cJSON_GetObjectItemCaseSensitive(params, "name");
@@ -471,11 +545,111 @@ request(struct state *st, const char *method, const cJSON *id,
 		    "must be an object");
 		return;
 	}
-	if ((rc = mcp_tools_call(st->srv, name->valuestring, args, &res, msg,
-	    sizeof msg)) != 0)
+	st->call = id;
+	st->cancelled = 0;
+	/*
+	 * Lines read with this one are seen now, not after the call: the
+	 * watch sees only what stdin has not yet given (a ping sent just
+	 * after the call, a cancel of it).
+	 */
+	if (drain(st))
+		res = NULL, rc = 0;
+	else
+		rc = mcp_tools_call(st->srv, name->valuestring, args, &res,
+		    msg, sizeof msg);
+	st->call = NULL;
+	if (st->cancelled || st->gone) {
+		/* cancelled: the spec wants no reply; gone: none is read */
+		cJSON_Delete(res);
+		return;
+	}
+	if (rc != 0)
 		send_error(st, id, rc, msg);
 	else
 		send_result(st, id, res);
+}
+
+static int
+same_id(const cJSON *a, const cJSON *b)
+{
+	if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+		return a->valuedouble == b->valuedouble;
+	return cJSON_IsString(a) && cJSON_IsString(b) &&
+	    strcmp(a->valuestring, b->valuestring) == 0;
+}
+
+/*
+ * A line that came while a call runs: a ping is answered now, a
+ * notifications/cancelled for the call stops it (1), anything else waits
+ * for the call to end.
+ */
+static int
+during_call(struct state *st, const char *line, size_t len)
+{
+	const cJSON *id, *method, *params;
+	const char *end = NULL;
+	cJSON *m;
+	int stop = 0;
+
+	m = cJSON_ParseWithLengthOpts(line, len + 1, &end, 1);
+	id = cJSON_GetObjectItemCaseSensitive(m, "id");
+	method = cJSON_GetObjectItemCaseSensitive(m, "method");
+	params = cJSON_GetObjectItemCaseSensitive(m, "params");
+	if (m != NULL && end == line + len && cJSON_IsString(method) &&
+	    strcmp(method->valuestring, "ping") == 0 &&
+	    (cJSON_IsNumber(id) || cJSON_IsString(id)))
+		send_result(st, id, cJSON_CreateObject());
+	else if (m != NULL && end == line + len && id == NULL &&
+	    cJSON_IsString(method) &&
+	    strcmp(method->valuestring, "notifications/cancelled") == 0 &&
+	    same_id(cJSON_GetObjectItemCaseSensitive(params, "requestId"),
+	    st->call))
+		stop = st->cancelled = 1;
+	else
+		defer(st, line, len);
+	cJSON_Delete(m);
+	return stop;
+}
+
+/* The lines already read, as during_call takes them: 1 to stop. */
+static int
+drain(struct state *st)
+{
+	struct reader *r = st->r;
+	int rc, stop = 0;
+
+	while (!stop && (rc = take_line(r)) != LINE_NONE) {
+		if (rc == LINE_BIG)
+			send_error(st, NULL, MCP_EREQUEST, "invalid request: "
+			    "message over 4194304 bytes (4 MiB); skipped");
+		else if (rc == LINE_ERR)
+			break;
+		else if (strspn(r->line, " \t") != r->len)
+			stop = during_call(st, r->line, r->len);
+	}
+	return stop;
+}
+
+/* The server's watch on stdin while a call runs (mcp.h). */
+static int
+watch(void *arg)
+{
+	struct state *st = arg;
+	struct reader *r = st->r;
+
+	if (r->pos < r->n)
+		return MCP_WATCH_IGNORE;	/* not drained: cannot read */
+	if (fill(r) <= 0) {
+		/* the client is gone (or stdin broke): end the call now */
+		st->gone = 1;
+		return MCP_WATCH_STOP;
+	}
+	if (drain(st))
+		return MCP_WATCH_STOP;
+	/* what is left of the chunk waits in it: read no more for now */
+	if (r->pos < r->n || st->qbytes > MCP_QUEUE_MAX)
+		return MCP_WATCH_IGNORE;
+	return MCP_WATCH_GO;
 }
 
 /* One line from the client. */
@@ -640,12 +814,18 @@ cmd_mcp(struct cli *c)
 	memset(&st, 0, sizeof st);
 	st.srv = &srv;
 	st.qtail = &st.qhead;
+	st.htail = &st.hhead;
+	st.r = &r;
 	memset(&r, 0, sizeof r);
 	r.fd = STDIN_FILENO;
-	while (!st.write_failed) {
-		if (!st.roots_pending && (q = st.qhead) != NULL) {
+	srv.watch = watch;
+	srv.watch_arg = &st;
+	srv.watch_fd = STDIN_FILENO;
+	while (!st.write_failed && !st.gone) {
+		if ((q = st.qhead) != NULL) {
 			if ((st.qhead = q->next) == NULL)
 				st.qtail = &st.qhead;
+			st.qbytes -= q->len;
 			handle(&st, q->line, q->len);
 			mem_free(q);
 			continue;
@@ -668,6 +848,7 @@ cmd_mcp(struct cli *c)
 	}
 	if (st.write_failed)
 		rc = EXIT_USAGE;
+	unhold(&st);
 	while ((q = st.qhead) != NULL) {
 		st.qhead = q->next;
 		mem_free(q);

@@ -11,6 +11,13 @@
  * for) go to stderr. EOF, also in the middle of a line, ends the server
  * with status 0; a failed write to stdout ends it with status 2.
  *
+ * While a call runs, stdin is watched (mcp_server.watch, called from
+ * mcp_run's poll): a ping is answered at once, a notifications/cancelled
+ * for the call kills its process group and the call gets no reply, EOF
+ * kills it and ends the server; anything else waits, in order, for the
+ * call to end (at most 64 MiB of it; then stdin is read no more until
+ * then).
+ *
  * Lifecycle: `initialize` (protocol versions MCP_VERSIONS; the client's
  * when it is one of them, else the newest), then any number of `ping`,
  * `tools/list`, `tools/call`. Before `initialize` only `ping` is
@@ -75,7 +82,20 @@ struct mcp_server {
 	int		 dry_run;	/* --dry-run */
 	int		 allow_apply;	/* --allow-apply: apply_changes listed */
 	char		 self[4096];	/* the arcturn binary children run */
+	/*
+	 * While a child runs (mcp_run) and watch_fd is readable, watch
+	 * (watch_arg) is called: MCP_WATCH_GO goes on, MCP_WATCH_STOP kills
+	 * the child's process group at once (the call was cancelled, or
+	 * the client is gone), MCP_WATCH_IGNORE goes on without watching.
+	 * No watch: NULL. The server watches stdin so that a ping is
+	 * answered and a cancel or EOF acted on during a long call.
+	 */
+	int		(*watch)(void *);
+	void		*watch_arg;
+	int		 watch_fd;
 };
+
+enum { MCP_WATCH_GO, MCP_WATCH_STOP, MCP_WATCH_IGNORE };
 
 /* The front end (main.c's table): parse the options, serve until EOF. */
 int	cmd_mcp(struct cli *);
@@ -104,8 +124,9 @@ int	mcp_tools_call(const struct mcp_server *, const char *name,
  * replaced by the server's self; stdin is in (inlen bytes; NULL: empty);
  * stdout and stderr are kept up to cap bytes each (the rest is read and
  * dropped, *_trunc set, *_total counts all); after timeout_ms (0: never)
- * the child's process group is killed. The child runs in a process group
- * of its own, with SIGPIPE at its default.
+ * the child's process group is killed, as it is when the server's watch
+ * says stop (stopped set). The child runs in a process group of its own,
+ * with SIGPIPE at its default.
  */
 struct mcp_run {
 	char		**argv;
@@ -120,6 +141,7 @@ struct mcp_run {
 	int		  status;	/* exit status, or -1 when signalled */
 	int		  sig;		/* the signal that ended it, or 0 */
 	int		  timed_out;
+	int		  stopped;	/* killed because watch said stop */
 };
 
 /* Run it; 0 once it ran and was reaped, -1 with errno if it could not. */

@@ -108,16 +108,16 @@ int
 mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 {
 	struct sink s[2];
-	struct pollfd pf[3];
+	struct pollfd pf[4];
 	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
-	int i, n, wst, infd, save, killed = 0;
+	int i, n, wst, infd, save, killed = 0, wi, watching;
 	size_t inoff = 0;
 	long deadline, grace = 0, left;
 	pid_t pid, parent;
 
 	r->out = r->err = NULL;
 	r->outlen = r->errlen = r->out_total = r->err_total = 0;
-	r->out_trunc = r->err_trunc = r->timed_out = 0;
+	r->out_trunc = r->err_trunc = r->timed_out = r->stopped = 0;
 	r->status = -1;
 	r->sig = 0;
 	if ((r->out = mem_alloc(r->cap + 1)) == NULL ||
@@ -144,6 +144,7 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 	s[0] = (struct sink){ pout[0], r->out, 0, r->cap, 0, &r->out_trunc };
 	s[1] = (struct sink){ perr[0], r->err, 0, r->cap, 0, &r->err_trunc };
 	deadline = r->timeout_ms > 0 ? now_ms() + r->timeout_ms : 0;
+	watching = srv->watch != NULL;
 	while (s[0].fd >= 0 || s[1].fd >= 0) {
 		n = 0;
 		for (i = 0; i < 2; i++)
@@ -151,14 +152,36 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 				pf[n++] = (struct pollfd){ s[i].fd, POLLIN, 0 };
 		if (infd >= 0)
 			pf[n++] = (struct pollfd){ infd, POLLOUT, 0 };
+		wi = -1;
+		if (watching && !killed) {
+			wi = n;
+			pf[n++] = (struct pollfd){ srv->watch_fd, POLLIN, 0 };
+		}
 		left = -1;
-		if (deadline != 0)
-			left = (killed ? grace : deadline) - now_ms();
-		if (left < 0 && deadline != 0)
+		if (killed)
+			left = grace - now_ms();
+		else if (deadline != 0)
+			left = deadline - now_ms();
+		if (left < 0 && (deadline != 0 || killed))
 			left = 0;
 		if (poll(pf, (nfds_t)n, left > INT32_MAX ? INT32_MAX :
 		    (int)left) < 0 && errno != EINTR)
 			break;
+		if (wi >= 0 && pf[wi].revents != 0) {
+			switch (srv->watch(srv->watch_arg)) {
+			case MCP_WATCH_STOP:
+				r->stopped = killed = 1;
+				kill(-pid, SIGKILL);
+				kill(pid, SIGKILL);
+				/* the client waits for nothing: be quick */
+				grace = now_ms() + 500;
+				close_fd(&infd);
+				continue;
+			case MCP_WATCH_IGNORE:
+				watching = 0;
+				break;
+			}
+		}
 		if (deadline != 0 && !killed && now_ms() >= deadline) {
 			r->timed_out = killed = 1;
 			kill(-pid, SIGKILL);

@@ -34,9 +34,11 @@ call() {	# id tool args-json
 		'{name: $n, arguments: $a}')"
 }
 
-# Run the server (options "$@") on the lines of stdin; replies in $T/out.
+# Run the server (options "$@") on the lines of stdin, as a client does
+# (mcp_drive.py: stdin stays open until every line was handled); replies
+# in $T/out.
 serve() {
-	"$ARCTURN_BIN" mcp "$@" >"$T/out" 2>"$T/err"
+	python3 "$BATS_TEST_DIRNAME/mcp_drive.py" "$ARCTURN_BIN" mcp "$@" >"$T/out" 2>"$T/err"
 	echo $? >"$T/rc"
 	# stdout carries protocol messages only, one a line
 	jq -e -s 'all(.[]; .jsonrpc == "2.0" and has("id"))' "$T/out" >/dev/null ||
@@ -378,11 +380,14 @@ sc() {	# id field: the structuredContent's field
 }
 
 @test "EOF ends the server with status 0, also in the middle of a message" {
-	printf '%s\n%s' "$INIT" '{"jsonrpc":"2.0","id":1,"meth' | serve
-	[ "$(cat "$T/rc")" = 0 ]
+	rc=0
+	printf '%s\n%s' "$INIT" '{"jsonrpc":"2.0","id":1,"meth' |
+		"$ARCTURN_BIN" mcp >"$T/out" || rc=$?
+	[ "$rc" = 0 ]
 	[ "$(wc -l <"$T/out")" = 1 ]
-	: | serve
-	[ "$(cat "$T/rc")" = 0 ]
+	"$ARCTURN_BIN" mcp </dev/null >"$T/out" || rc=$?
+	[ "$rc" = 0 ]
+	[ ! -s "$T/out" ]
 }
 
 @test "a stdout that cannot be written ends the server" {
@@ -401,7 +406,7 @@ sc() {	# id field: the structuredContent's field
 	[ "$(sc 2 content)" = '"hello\n"' ]
 	[ ! -e "$OUT/b.txt" ]
 	{ echo "$INIT"; call 1 write_file '{"path":"c.txt","content":"before\n"}'; } |
-		"$ARCTURN_BIN" -C "$WS" mcp >"$T/out"
+		python3 "$BATS_TEST_DIRNAME/mcp_drive.py" "$ARCTURN_BIN" -C "$WS" mcp >"$T/out"
 	[ "$(cat "$WS/c.txt")" = before ]
 }
 
@@ -460,7 +465,7 @@ sc() {	# id field: the structuredContent's field
 		echo '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}'
 		roots arcturn-roots-2 "file://${T// /%20}/w%20s"
 		call 3 write_file '{"path":"c.txt","content":"moved\n"}'
-	} | "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err"
+	} | serve
 	[ "$(jq -c 'select(.method == "roots/list") | .id' "$T/out" | tr '\n' ' ')" = '"arcturn-roots-1" "arcturn-roots-2" ' ]
 	[ "$(cat "$WS/b.txt")" = rooted ]
 	[ ! -e "$HOME/b.txt" ]
@@ -473,10 +478,113 @@ sc() {	# id field: the structuredContent's field
 		echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
 		roots arcturn-roots-1 "file:///"
 		call 1 write_file '{"path":"b.txt","content":"x"}'
-	} | "$ARCTURN_BIN" mcp -q >"$T/out" 2>"$T/err"
+	} | serve -q
 	reply 1 '.result.content[0].text' | grep -q 'workspace: /: the root of the file system; refused as a workspace (the MCP root)'
 	# -C DIR wins: no roots/list is asked
 	{ echo "$init_roots"; echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'; req 1 ping; } |
-		"$ARCTURN_BIN" mcp -C "$WS" >"$T/out"
+		serve -C "$WS"
 	[ "$(jq -c 'select(.method == "roots/list")' "$T/out")" = "" ]
+}
+
+# A long run_command for the tests below: a copy of sleep under a name of
+# its own, so that pgrep finds this test's command and no other.
+long_sleep() {
+	SLEEP=$T/arcturn-test-sleep-$BATS_TEST_NUMBER-$$
+	cp "$(command -v sleep)" "$SLEEP"
+	chmod 755 "$SLEEP"
+}
+
+@test "during a long run_command a ping is answered at once; notifications/cancelled kills the call and no reply is sent for it" {
+	long_sleep
+	run python3 - "$ARCTURN_BIN" "$SLEEP" <<'PY'
+import json, os, subprocess, sys, time
+bin, sleep = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([bin, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m):
+    p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+def recv():
+    m = json.loads(p.stdout.readline())
+    print("got", json.dumps(m)[:200])
+    return m
+def running():	# anchored: this script's own argv names the command too
+    return subprocess.run(["pgrep", "-f", "^" + sleep], stdout=subprocess.DEVNULL).returncode == 0
+def gone_within(s):	# the kernel ends a killed process a moment later
+    end = time.time() + s
+    while running() and time.time() < end:
+        time.sleep(0.01)
+    return not running()
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+recv()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "run_command", "arguments": {"command": [sleep, "60"]}}})
+# the command is running: its process shows (a wait on a condition)
+deadline = time.time() + 60
+while not running() and time.time() < deadline:
+    time.sleep(0.02)
+assert running(), "the command never started"
+t = time.time()
+send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+m = recv()
+assert m["id"] == 2 and m["result"] == {}, m
+print("ping answered in %.3f s" % (time.time() - t))
+assert time.time() - t < 1.0
+send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}})
+# a request after the cancel: answered once the call is gone, and the
+# cancelled call has no reply before it
+send({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+m = recv()
+assert m["id"] == 3 and "result" in m, m
+print("cancelled in %.3f s" % (time.time() - t))
+assert time.time() - t < 5.0
+assert gone_within(1.0), "the cancelled command still runs"
+p.stdin.close()
+rest = p.stdout.read().decode()
+assert rest == "", rest
+assert p.wait() == 0
+print("OK")
+PY
+	echo "$output"
+	assert_success
+	assert_line OK
+}
+
+@test "a client gone during a long run_command: the command is killed, the server exits within a second, the session lock is free" {
+	long_sleep
+	run python3 - "$ARCTURN_BIN" "$SLEEP" <<'PY'
+import json, subprocess, sys, time
+bin, sleep = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([bin, "mcp", "--dry-run"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m):
+    p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+def running():	# anchored: this script's own argv names the command too
+    return subprocess.run(["pgrep", "-f", "^" + sleep], stdout=subprocess.DEVNULL).returncode == 0
+def gone_within(s):	# the kernel ends a killed process a moment later
+    end = time.time() + s
+    while running() and time.time() < end:
+        time.sleep(0.01)
+    return not running()
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+json.loads(p.stdout.readline())
+send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "run_command", "arguments": {"command": ["sh", "-c", "echo captured >c.txt; exec \"$0\" 60", sleep]}}})
+deadline = time.time() + 60
+while not running() and time.time() < deadline:
+    time.sleep(0.02)
+assert running(), "the command never started"
+t = time.time()
+p.stdin.close()
+rc = p.wait(timeout=30)
+took = time.time() - t
+print("server exited %d in %.3f s" % (rc, took))
+assert rc == 0
+assert took < 1.0, took
+assert p.stdout.read() == b"", "a reply after the client left"
+assert gone_within(1.0), "the command outlived the server"
+print("OK")
+PY
+	echo "$output"
+	assert_success
+	assert_line OK
+	# the session's lock is free: discard takes it at once
+	run timeout 10 "$ARCTURN_BIN" discard --yes
+	assert_success
 }

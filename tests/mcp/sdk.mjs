@@ -118,6 +118,19 @@ async function main() {
 	    r.structuredContent.stdout.length === r.structuredContent.outputCap,
 	    "run_command: a 10 MB stdout is capped", { ...r.structuredContent, stdout: undefined });
 
+	// a long call: ping answered during it; an abort (notifications/cancelled) ends it
+	const ac = new AbortController();
+	const long = c.callTool({ name: "run_command", arguments: { command: ["sleep", "30"] } }, undefined, { signal: ac.signal });
+	let t0 = Date.now();
+	await c.ping();
+	ok(Date.now() - t0 < 2000, "ping is answered during a long run_command", Date.now() - t0);
+	ac.abort();
+	let aborted = false;
+	try { await long; } catch (e) { aborted = true; }
+	t0 = Date.now();
+	r = await c.callTool({ name: "read_file", arguments: { path: "a.txt" } });
+	ok(aborted && !r.isError && Date.now() - t0 < 2000, "an aborted run_command is cancelled and the server goes on at once", Date.now() - t0);
+
 	ok(await rpcError(c.callTool({ name: "no_such_tool", arguments: {} })) === -32602, "an unknown tool: -32602");
 	r = await c.callTool({ name: "read_file", arguments: { path: 1 } });
 	ok(r.isError && text(r) === "arcturn: read_file: invalid arguments: path must be a string",
