@@ -60,9 +60,10 @@
 /* The protocol versions served, oldest first; the last is the default. */
 #define MCP_VERSIONS	{ "2025-06-18", "2025-11-25" }
 #define MCP_LINE_MAX	((size_t)4 << 20)	/* 4 MiB a message */
-#define MCP_OUT_CAP	((size_t)1 << 20)	/* run_command: 1 MiB a stream */
+#define MCP_OUT_CAP	((size_t)32 << 10)	/* run_command: 32 KiB a stream,
+						   half head, half tail */
 #define MCP_READ_MAX	((size_t)16 << 20)	/* read_file: 16 MiB */
-#define MCP_TIMEOUT_MS	600000L			/* run_command default */
+#define MCP_TIMEOUT_MS	120000L			/* run_command default: 2 min */
 
 /* JSON-RPC error codes used. */
 #define MCP_EPARSE	-32700
@@ -133,6 +134,8 @@ struct mcp_run {
 	const char	 *in;
 	size_t		  inlen;
 	size_t		  cap;
+	int		  tail;		/* keep the first cap/2 bytes and
+					   the last cap - cap/2, in order */
 	long		  timeout_ms;
 	char		 *out, *err;	/* NUL-terminated, mem_free them */
 	size_t		  outlen, errlen;

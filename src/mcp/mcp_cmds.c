@@ -63,14 +63,39 @@ policy(const struct mcp_server *srv, int *mode, int *dry)
 	dryrun_done(&x);
 }
 
+/*
+ * A stream as text; cut (more than cap bytes): its head, a line saying
+ * what was left out and how to see it, and its tail.
+ */
 static int
 add_stream(cJSON *o, const char *name, const char *buf, size_t len,
     size_t total, int trunc)
 {
-	char key[32], *s;
+	char key[32], note[256], *s, *h = NULL, *t = NULL;
+	size_t head = MCP_OUT_CAP / 2;
 	int ok;
 
-	if ((s = utf8_clean(buf, len, 1)) == NULL)
+	if (!trunc || len < head)
+		s = utf8_clean(buf, len, 1);
+	else {
+		snprintf(note, sizeof note, "\n[arcturn: %zu bytes of %s left "
+		    "out; its first %zu and last %zu bytes are shown (%zu in "
+		    "all). To see the rest, redirect it to a file and read_file "
+		    "it with offset and limit.]\n", total - len, name, head,
+		    len - head, total);
+		h = utf8_clean(buf, head, 1);
+		t = utf8_clean(buf + head, len - head, 1);
+		s = h != NULL && t != NULL ? mem_alloc(strlen(h) +
+		    strlen(note) + strlen(t) + 1) : NULL;
+		if (s != NULL) {
+			strcpy(s, h);
+			strcat(s, note);
+			strcat(s, t);
+		}
+		mem_free(h);
+		mem_free(t);
+	}
+	if (s == NULL)
 		return -1;
 	ok = cJSON_AddStringToObject(o, name, s) != NULL;
 	mem_free(s);
@@ -119,6 +144,7 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	r.in = in;
 	r.inlen = inlen;
 	r.cap = MCP_OUT_CAP;
+	r.tail = 1;
 	r.timeout_ms = timeout;
 	r.argv = mcp_argv(srv, w, nw, cmd, ncmd);
 	rc = r.argv != NULL ? mcp_run(srv, &r) : -1;
@@ -292,6 +318,18 @@ tool_status(const struct mcp_server *srv)
 	return mcp_json_result(o);
 }
 
+/* An apply that failed because the digest is not the pending one. */
+static int
+stale(const cJSON *res)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(res,
+	    "content"), 0), "text");
+
+	return cJSON_IsString(t) &&
+	    strstr(t->valuestring, "do not match --expect") != NULL;
+}
+
 int
 mcp_tools_call2(const struct mcp_server *srv, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen)
@@ -368,6 +406,17 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 		if (mcp_child(srv, "apply", wa, 5, v, n, NULL, 0, &r,
 		    result) == 0)
 			*result = said(&r, "applied", "message");
+		else if (stale(*result)) {
+			/*
+			 * apply names the pending digest: an agent could
+			 * apply what it never reviewed. Review stays first.
+			 */
+			cJSON_Delete(*result);
+			*result = mcp_fail("arcturn: apply: the pending changes "
+			    "changed since review (they are not the ones of "
+			    "digest %.64s); nothing applied: call "
+			    "review_changes again", expect);
+		}
 	} else {
 		mem_free(v);
 		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s%s",

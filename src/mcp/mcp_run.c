@@ -22,6 +22,7 @@ struct sink {
 	char	*buf;
 	size_t	 len, cap, total;
 	int	*trunc;
+	int	 tail;		/* keep a head and a tail (mcp_run.tail) */
 };
 
 static long
@@ -34,6 +35,64 @@ now_ms(void)
 }
 
 /* Read what is there into s; 0 at EOF (fd closed), 1 for more, -1 error. */
+/*
+ * Head and tail: the first cap/2 bytes stay at buf; the rest goes round
+ * a ring of the other half, put in order by sink_done.
+ */
+static int
+sink_ring(struct sink *s)
+{
+	char b[65536];
+	size_t head = s->cap / 2, ring = s->cap - head, i, at, k;
+	ssize_t n;
+
+	n = read(s->fd, b, sizeof b);
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : -1;
+	if (n == 0) {
+		close(s->fd);
+		s->fd = -1;
+		return 0;
+	}
+	for (i = 0; i < (size_t)n; i += k) {
+		at = s->total + i;
+		if (at < head) {
+			k = head - at < (size_t)n - i ? head - at : (size_t)n - i;
+			memcpy(s->buf + at, b + i, k);
+			continue;
+		}
+		at = (at - head) % ring;
+		k = ring - at < (size_t)n - i ? ring - at : (size_t)n - i;
+		memcpy(s->buf + head + at, b + i, k);
+	}
+	s->total += (size_t)n;
+	s->len = s->total < s->cap ? s->total : s->cap;
+	if (s->total > s->cap)
+		*s->trunc = 1;
+	return 1;
+}
+
+/* The ring in order: its oldest byte first. -1 when out of memory. */
+static int
+sink_done(struct sink *s)
+{
+	size_t head = s->cap / 2, ring = s->cap - head, at;
+	char *tmp;
+
+	if (!s->tail || s->total <= s->cap)
+		return 0;
+	at = (s->total - head) % ring;
+	if (at == 0)
+		return 0;
+	if ((tmp = mem_alloc(ring)) == NULL)
+		return -1;
+	memcpy(tmp, s->buf + head + at, ring - at);
+	memcpy(tmp + ring - at, s->buf + head, at);
+	memcpy(s->buf + head, tmp, ring);
+	mem_free(tmp);
+	return 0;
+}
+
 static int
 sink_read(struct sink *s)
 {
@@ -41,6 +100,9 @@ sink_read(struct sink *s)
 	size_t room;
 	ssize_t n;
 	char *p;
+
+	if (s->tail && s->cap >= 2)
+		return sink_ring(s);
 
 	room = s->cap - s->len;
 	p = room > 0 ? s->buf + s->len : drop;
@@ -141,8 +203,10 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 		fcntl(infd, F_SETFL, O_NONBLOCK);
 	fcntl(pout[0], F_SETFL, O_NONBLOCK);
 	fcntl(perr[0], F_SETFL, O_NONBLOCK);
-	s[0] = (struct sink){ pout[0], r->out, 0, r->cap, 0, &r->out_trunc };
-	s[1] = (struct sink){ perr[0], r->err, 0, r->cap, 0, &r->err_trunc };
+	s[0] = (struct sink){ pout[0], r->out, 0, r->cap, 0, &r->out_trunc,
+	    r->tail };
+	s[1] = (struct sink){ perr[0], r->err, 0, r->cap, 0, &r->err_trunc,
+	    r->tail };
 	deadline = r->timeout_ms > 0 ? now_ms() + r->timeout_ms : 0;
 	watching = srv->watch != NULL;
 	while (s[0].fd >= 0 || s[1].fd >= 0) {
@@ -216,8 +280,12 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 		r->status = WEXITSTATUS(wst);
 	else if (WIFSIGNALED(wst))
 		r->sig = WTERMSIG(wst);
-	r->outlen = s[0].len;
-	r->errlen = s[1].len;
+	if (sink_done(&s[0]) < 0 || sink_done(&s[1]) < 0)
+		r->outlen = r->errlen = 0;	/* out of memory: nothing kept */
+	else {
+		r->outlen = s[0].len;
+		r->errlen = s[1].len;
+	}
 	r->out_total = s[0].total;
 	r->err_total = s[1].total;
 	r->out[r->outlen] = '\0';

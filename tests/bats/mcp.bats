@@ -239,7 +239,7 @@ sc() {	# id field: the structuredContent's field
 	[ "$(sc 1 stdout)" = '"out\nin\n"' ]
 	[ "$(sc 1 stderr)" = '"err\n"' ]
 	[ "$(sc 1 stdoutTruncated)" = false ]
-	[ "$(sc 1 outputCap)" = 1048576 ]
+	[ "$(sc 1 outputCap)" = 32768 ]
 	backend=$(sc 6 backend)
 	[ "$(sc 1 backend)" = "$backend" ]
 	if [ "$backend" = '"none"' ]; then
@@ -259,17 +259,27 @@ sc() {	# id field: the structuredContent's field
 	# a command's own 127 is its result, not a tool failure
 	[ "$(sc 7 exitCode)" = 127 ]
 	[ "$(reply 7 .result.isError)" = null ]
+	# the default timeout is 2 minutes, and the schema says so
+	{ echo "$INIT"; req 1 tools/list; } | serve
+	[ "$(reply 1 '.result.tools[] | select(.name == "run_command") | .inputSchema.properties.timeoutMs.default')" = 120000 ]
+	[ "$(reply 1 '.result.tools[] | select(.name == "run_command") | .inputSchema.properties.timeoutMs.maximum')" = 86400000 ]
 }
 
-@test "run_command caps a 10 MB stdout at 1 MiB and says so" {
+@test "run_command keeps the head and tail of a 10 MB stdout and says what it left out" {
 	{
 		echo "$INIT"
-		call 1 run_command '{"command":["sh","-c","head -c 10000000 /dev/zero | tr \"\\\\000\" a"]}'
+		call 1 run_command '{"command":["sh","-c","echo FIRST; head -c 10000000 /dev/zero | tr \"\\\\000\" a; echo; echo LAST"]}'
 	} | serve
 	[ "$(sc 1 exitCode)" = 0 ]
 	[ "$(sc 1 stdoutTruncated)" = true ]
-	[ "$(sc 1 stdoutBytes)" = 10000000 ]
-	[ "$(sc 1 'stdout | length')" = 1048576 ]
+	[ "$(sc 1 stdoutBytes)" = 10000012 ]
+	[ "$(sc 1 outputCap)" = 32768 ]
+	sc 1 stdout | jq -j . >"$T/stdout"
+	[ "$(head -n 1 "$T/stdout")" = FIRST ]
+	[ "$(tail -n 1 "$T/stdout")" = LAST ]
+	grep -q '^\[arcturn: 9967244 bytes of stdout left out; its first 16384 and last 16384 bytes are shown (10000012 in all). To see the rest, redirect it to a file and read_file it with offset and limit.\]$' "$T/stdout"
+	# 32 KiB kept and the line: the result fits a model's context
+	[ "$(wc -c <"$T/stdout")" -lt 33200 ]
 }
 
 @test "--dry-run: write_file and run_command are captured, arcturn diff shows the digest review_changes gave" {
@@ -340,6 +350,12 @@ sc() {	# id field: the structuredContent's field
 	[ "$(reply 5 .result.isError)" = true ]
 	[ ! -e b.txt ]
 	digest=$("$ARCTURN_BIN" diff | sed -n 's/^digest: //p')
+	# a stale digest is refused without naming the pending one: the
+	# agent must review what it applies
+	[ ${#digest} = 64 ]
+	reply 5 '.result.content[0].text' | grep -q 'changed since review .*call review_changes again'
+	run reply 5 .
+	refute_output --partial "$digest"
 	call 1 apply_changes "$(jq -cn --arg d "$digest" '{expect: $d}')" |
 		{ echo "$INIT"; cat; } | serve --dry-run --allow-apply
 	[ "$(sc 1 applied)" = true ]
