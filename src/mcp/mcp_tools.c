@@ -311,13 +311,65 @@ out:
 	return e.status == 0 ? 0 : -1;
 }
 
-static cJSON *
-tool_read(const struct mcp_server *srv, const char *path)
+/*
+ * Lines offset.. (1-based) of text, limit of them (0: all), within
+ * MCP_READ_BUDGET bytes (at least one line, cut at a character if it
+ * alone is over): *start, *n bytes; *shown lines, *total lines in all,
+ * *cut when the budget stopped it.
+ */
+static void
+pick_lines(const char *text, size_t len, long offset, long limit,
+    size_t *start, size_t *n, long *shown, long *total, int *cut)
 {
-	char line[PATH_MAX + 512], *buf = NULL, *text;
-	size_t len = 0;
+	const char *p = text, *end = text + len, *nl;
+	size_t b, e;
+	long line = 1;
+
+	*total = 0;
+	for (p = text; p < end; p = nl + 1) {
+		(*total)++;
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			break;
+	}
+	for (p = text; line < offset && p < end; line++) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		p = nl != NULL ? nl + 1 : end;
+	}
+	b = (size_t)(p - text);
+	*shown = 0;
+	*cut = 0;
+	e = b;
+	while (p < end && (limit == 0 || *shown < limit)) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		e = nl != NULL ? (size_t)(nl + 1 - text) : len;
+		if (e - b > MCP_READ_BUDGET) {
+			*cut = 1;
+			if (*shown == 0) {	/* one long line: a part */
+				e = b + MCP_READ_BUDGET;
+				while (e > b && ((unsigned char)text[e] &
+				    0xc0) == 0x80)
+					e--;
+				*shown = 1;
+			} else
+				e = (size_t)(p - text);
+			break;
+		}
+		(*shown)++;
+		p = text + e;
+	}
+	*start = b;
+	*n = e - b;
+}
+
+static cJSON *
+tool_read(const struct mcp_server *srv, const char *path, long offset,
+    long limit)
+{
+	char line[PATH_MAX + 512], note[256], *buf = NULL, *text, *part, *t;
+	size_t len = 0, start, n;
+	long shown, total;
 	cJSON *o, *r;
-	int dry;
+	int dry, cut;
 
 	if (view_read(srv, "read", path, 0, &buf, &len, &dry, line,
 	    sizeof line) < 0)
@@ -328,17 +380,56 @@ tool_read(const struct mcp_server *srv, const char *path)
 		return errno == EILSEQ ? mcp_fail("arcturn: read: %s: not "
 		    "UTF-8 text (a NUL byte or an invalid sequence); read_file "
 		    "returns text only", path) : NULL;
+	pick_lines(text, strlen(text), offset, limit, &start, &n, &shown,
+	    &total, &cut);
+	note[0] = '\0';
+	if (cut)
+		snprintf(note, sizeof note, "\n[arcturn: lines %ld-%ld of %ld "
+		    "shown (at most %zu bytes a call); call read_file with "
+		    "offset %ld to read on]\n", offset, offset + shown - 1,
+		    total, MCP_READ_BUDGET, offset + shown);
+	part = mem_strndup(text + start, n);
+	mem_free(text);
+	if (part == NULL)
+		return NULL;
 	if ((o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(o, "path", path) == NULL ||
-	    cJSON_AddStringToObject(o, "content", text) == NULL ||
-	    cJSON_AddNumberToObject(o, "bytes", (double)len) == NULL) {
+	    cJSON_AddStringToObject(o, "content", part) == NULL ||
+	    cJSON_AddNumberToObject(o, "bytes", (double)len) == NULL ||
+	    cJSON_AddNumberToObject(o, "offset", (double)offset) == NULL ||
+	    cJSON_AddNumberToObject(o, "lines", (double)shown) == NULL ||
+	    cJSON_AddNumberToObject(o, "totalLines", (double)total) == NULL ||
+	    cJSON_AddBoolToObject(o, "truncated", cut) == NULL ||
+	    (t = mem_alloc(n + strlen(note) + 1)) == NULL) {
 		cJSON_Delete(o);
-		mem_free(text);
+		mem_free(part);
 		return NULL;
 	}
-	r = mcp_result(o, text, 0);
-	mem_free(text);
+	memcpy(t, part, n);
+	strcpy(t + n, note);
+	mem_free(part);
+	r = mcp_result(o, t, 0);
+	mem_free(t);
 	return r;
+}
+
+/* An optional integer argument from 1 to max (absent: *out = 0). */
+static int
+arg_count(const cJSON *args, const char *key, long max, long *out,
+    char *msg, size_t msglen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+
+	*out = 0;
+	if (v == NULL)
+		return 0;
+	if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
+	    v->valuedouble > (double)max ||
+	    v->valuedouble != (double)(long)v->valuedouble)
+		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
+		    "an integer from 1 to %ld", key, max);
+	*out = (long)v->valuedouble;
+	return 0;
 }
 
 /* The argv of a child: arcturn -C DIR [--session ID] then words. */
@@ -678,11 +769,13 @@ int
 mcp_tools_call(const struct mcp_server *srv, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen)
 {
-	static const char *const k_read[] = { "path", NULL };
+	static const char *const k_read[] = { "path", "offset", "limit",
+	    NULL };
 	static const char *const k_write[] = { "path", "content", NULL };
 	static const char *const k_edit[] = { "path", "edits", "dryRun", NULL };
 	const char *path = NULL, *content = NULL;
 	size_t clen = 0;
+	long offset = 0, limit = 0;
 	int preview = 0, rc;
 	cJSON *empty = NULL;
 
@@ -702,9 +795,12 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 	if (strcmp(name, "read_file") == 0) {
 		if (mcp_arg_only(args, k_read, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,
-		    &path, NULL, msg, msglen) < 0)
+		    &path, NULL, msg, msglen) < 0 ||
+		    arg_count(args, "offset", 1L << 30, &offset, msg,
+		    msglen) < 0 ||
+		    arg_count(args, "limit", 1L << 30, &limit, msg, msglen) < 0)
 			goto bad;
-		*result = tool_read(srv, path);
+		*result = tool_read(srv, path, offset ? offset : 1, limit);
 	} else if (strcmp(name, "write_file") == 0) {
 		if (mcp_arg_only(args, k_write, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,

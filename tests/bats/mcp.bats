@@ -604,3 +604,31 @@ PY
 	run timeout 10 "$ARCTURN_BIN" discard --yes
 	assert_success
 }
+
+@test "read_file: offset and limit pick lines; a large file is cut at 64 KiB with a line saying how to read on" {
+	seq 1 10 >ten.txt
+	seq 1 100000 >big.txt	# 588,895 bytes
+	{
+		echo "$INIT"
+		call 1 read_file '{"path":"ten.txt","offset":3,"limit":2}'
+		call 2 read_file '{"path":"ten.txt","offset":9}'
+		call 3 read_file '{"path":"big.txt"}'
+		call 4 read_file '{"path":"big.txt","offset":99999}'
+		call 5 read_file '{"path":"ten.txt","offset":0}'
+	} | serve
+	[ "$(sc 1 content)" = '"3\n4\n"' ]
+	[ "$(sc 1 lines)" = 2 ] && [ "$(sc 1 totalLines)" = 10 ] && [ "$(sc 1 truncated)" = false ]
+	[ "$(sc 2 content)" = '"9\n10\n"' ]
+	[ "$(sc 3 truncated)" = true ]
+	[ "$(sc 3 bytes)" = "$(wc -c <big.txt)" ]
+	[ "$(sc 3 totalLines)" = 100000 ]
+	n=$(sc 3 lines)
+	# whole lines, within the budget, in order from the first
+	[ "$(sc 3 content | jq -j .)" = "$(seq 1 "$n")" ] || [ "$(sc 3 content | jq -j .)" = "$(seq 1 "$n"; echo)" ]
+	[ "$(sc 3 'content | length')" -le 65536 ]
+	reply 3 '.result.content[0].text' | jq -j . | tail -n 1 |
+		grep -qx "\[arcturn: lines 1-$n of 100000 shown (at most 65536 bytes a call); call read_file with offset $((n + 1)) to read on\]"
+	[ "$(sc 4 content)" = '"99999\n100000\n"' ] && [ "$(sc 4 truncated)" = false ]
+	[ "$(reply 5 .result.isError)" = true ]
+	reply 5 '.result.content[0].text' | grep -q 'offset must be an integer from 1'
+}
