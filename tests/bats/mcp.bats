@@ -93,6 +93,14 @@ sc() {	# id field: the structuredContent's field
 	run reply 1 '[.result.tools[].name] | sort | join(" ")'
 	assert_output '"discard_changes edit_file read_file review_changes run_command sandbox_status write_file"'
 	[ "$(reply 1 '[.result.tools[] | select(.inputSchema.type == "object" and .outputSchema.type == "object")] | length')" = 7 ]
+	# every input is described, so that a model knows what to pass
+	run reply 1 '[.result.tools[] | .name as $t | .inputSchema.properties | to_entries[] |
+		select((.value.description // "") == "") | "\($t).\(.key)"]'
+	assert_output '[]'
+	run reply 1 '[.result.tools[] | .name as $t | .inputSchema.properties.edits.items.properties // {} | to_entries[] |
+		select((.value.description // "") == "") | "\($t).\(.key)"]'
+	assert_output '[]'
+	[ "$(reply 1 '[.result.tools[] | select((.description // "") == "")] | length')" = 0 ]
 	[ "$(reply 2 .error.code)" = -32602 ]
 	{ echo "$INIT"; req 1 tools/list; } | serve --allow-apply
 	[ "$(reply 1 '[.result.tools[].name] | index("apply_changes") != null')" = true ]
