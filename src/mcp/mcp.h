@@ -64,6 +64,7 @@
 						   half head, half tail */
 #define MCP_READ_MAX	((size_t)16 << 20)	/* read_file: 16 MiB */
 #define MCP_READ_BUDGET	((size_t)64 << 10)	/* read_file: 64 KiB a call */
+#define MCP_REVIEW_BUDGET ((size_t)64 << 10)	/* review_changes' diff text */
 #define MCP_TIMEOUT_MS	120000L			/* run_command default: 2 min */
 
 /* JSON-RPC error codes used. */

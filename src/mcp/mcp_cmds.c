@@ -235,7 +235,8 @@ tool_review(const struct mcp_server *srv, char **paths, size_t np, int full)
 	struct mcp_run d, s, ns;
 	cJSON *res = NULL, *o, *r;
 	const char *dg;
-	char *text = NULL, *stat = NULL, digest[80] = "";
+	char *text = NULL, *stat = NULL, *shown, digest[80] = "", note[320];
+	size_t len, cut;
 	int trunc;
 
 	if (diff_run(srv, full ? "--full" : NULL, paths, np, &d, &res) < 0)
@@ -255,7 +256,21 @@ tool_review(const struct mcp_server *srv, char **paths, size_t np, int full)
 	    (dg == d.out || dg[-1] == '\n'))
 		hexcpy(digest, dg + 8);
 	o = NULL;
-	if ((text = utf8_clean(d.out, d.outlen, 1)) == NULL ||
+	note[0] = '\0';
+	if ((text = utf8_clean(d.out, d.outlen, 1)) != NULL &&
+	    (len = strlen(text)) > MCP_REVIEW_BUDGET) {
+		/* cut at a line: the files list and the digest stay whole */
+		for (cut = MCP_REVIEW_BUDGET; cut > 0 && text[cut - 1] != '\n';
+		    cut--)
+			;
+		text[cut] = '\0';
+		trunc = 1;
+		snprintf(note, sizeof note, "\n[arcturn: the diff is %zu bytes; "
+		    "the first %zu are shown (at most %zu a call). files lists "
+		    "every change: call review_changes with paths, a few at a "
+		    "time, to see the rest.]\n", len, cut, MCP_REVIEW_BUDGET);
+	}
+	if (text == NULL ||
 	    (stat = utf8_clean(s.out, s.outlen, 1)) == NULL ||
 	    (o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(o, "diff", text) == NULL ||
@@ -267,8 +282,15 @@ tool_review(const struct mcp_server *srv, char **paths, size_t np, int full)
 		cJSON_Delete(o);
 		o = NULL;
 	}
-	r = o != NULL ? mcp_result(o, text[0] ? text :
+	shown = o != NULL && note[0] != '\0' ?
+	    mem_alloc(strlen(text) + strlen(note) + 1) : NULL;
+	if (shown != NULL) {
+		strcpy(shown, text);
+		strcat(shown, note);
+	}
+	r = o != NULL ? mcp_result(o, shown != NULL ? shown : text[0] ? text :
 	    "no pending changes", 0) : NULL;
+	mem_free(shown);
 	mem_free(text);
 	mem_free(stat);
 	mcp_run_free(&d);

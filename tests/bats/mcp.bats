@@ -640,3 +640,24 @@ PY
 	[ "$(reply 5 .result.isError)" = true ]
 	reply 5 '.result.content[0].text' | grep -q 'offset must be an integer from 1'
 }
+
+@test "review_changes: a diff over 64 KiB is cut at a line, the files list and digest stay whole, paths page through the rest" {
+	{
+		echo "$INIT"
+		call 1 run_command '{"command":["sh","-c","for i in $(seq 1 100); do seq -f \"line %g of a generated file\" 1 150 >gen$i.txt; done"]}'
+		call 2 review_changes '{}'
+		call 3 review_changes '{"paths":["gen100.txt"]}'
+	} | serve --dry-run
+	[ "$(sc 1 exitCode)" = 0 ]
+	[ "$(sc 2 truncated)" = true ]
+	[ "$(sc 2 count)" = 100 ]
+	[ "$(sc 2 'diff | length')" -le 65536 ]
+	# the digest is the whole session's, as arcturn diff prints it
+	[ "$(sc 2 digest | jq -r .)" = "$("$ARCTURN_BIN" diff | sed -n 's/^digest: //p')" ]
+	reply 2 '.result.content[0].text' | jq -j . | tail -n 1 |
+		grep -q '^\[arcturn: the diff is [0-9]* bytes; the first [0-9]* are shown (at most 65536 a call). files lists every change: call review_changes with paths, a few at a time, to see the rest.\]$'
+	# the cut diff ends with a whole line
+	[ "$(sc 2 diff | jq -j . | tail -c 1 | od -An -c | tr -d ' ')" = '\n' ]
+	[ "$(sc 3 truncated)" = false ]
+	sc 3 diff | jq -r . | grep -q '^+line 150 of a generated file$'
+}
