@@ -32,6 +32,12 @@ struct tool {
 	"\"code\":{\"type\":\"string\",\"enum\":[\"outside_roots\"," \
 	"\"protected\"]},\"hint\":{\"type\":\"string\"}"
 
+/* The turn a write landed in: what `arcturn undo` takes back. */
+#define TURN_OUT \
+	"\"turn\":{\"type\":[\"integer\",\"null\"],\"description\":" \
+	"\"the checkpoint turn of this write (arcturn undo, arcturn " \
+	"checkpoints); null when captured under dry run\"},"
+
 static const struct tool tools[] = {
 	{ "read_file", 0,
 	  "\"description\":\"Read a text file (UTF-8) as arcturn read does: "
@@ -76,7 +82,7 @@ static const struct tool tools[] = {
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
 	  "\"captured\":{\"type\":\"boolean\",\"description\":\"written "
-	  "into the dry-run session, not the workspace\"},"
+	  "into the dry-run session, not the workspace\"}," TURN_OUT
 	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
 	  "\"captured\"]},{\"required\":[\"deniedPaths\"]}]},"
 	  "\"annotations\":{\"destructiveHint\":true}" },
@@ -101,6 +107,7 @@ static const struct tool tools[] = {
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
 	  "\"captured\":{\"type\":\"boolean\"},\"diff\":{\"type\":\"string\"},"
+	  TURN_OUT
 	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
 	  "\"captured\",\"diff\"]},{\"required\":[\"deniedPaths\"]}]},"
 	  "\"annotations\":{\"destructiveHint\":true}" },

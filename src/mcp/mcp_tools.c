@@ -602,18 +602,28 @@ put(const struct mcp_server *srv, const char *what, const char *path,
 	char *w[] = { "write", "--json", "--dry-run", "--", (char *)path };
 	char *wn[] = { "write", "--json", "--", (char *)path };
 	struct mcp_run r;
-	cJSON *res, *o;
+	const cJSON *turn;
+	cJSON *res, *o, *doc;
 	char *txt;
 	int dry;
 
 	if (child(srv, what, srv->dry_run ? w : wn, srv->dry_run ? 5 : 4,
 	    NULL, 0, content, len, 1, &r, &res) < 0)
 		return res;
+	/* the turn the write is undone by (arcturn undo), null under dry run */
+	doc = cJSON_Parse(r.out);
+	turn = cJSON_GetObjectItemCaseSensitive(doc, "turn");
 	mcp_run_free(&r);
 	/* the same choice `arcturn write` made */
 	dry = mcp_dry(srv);
-	if ((o = write_result(path, len, dry, diff)) == NULL)
+	if ((o = write_result(path, len, dry, diff)) == NULL ||
+	    (cJSON_IsNumber(turn) ? cJSON_AddNumberToObject(o, "turn",
+	    turn->valuedouble) : cJSON_AddNullToObject(o, "turn")) == NULL) {
+		cJSON_Delete(doc);
+		cJSON_Delete(o);
 		return NULL;
+	}
+	cJSON_Delete(doc);
 	if (diff != NULL)
 		return mcp_result(o, diff[0] ? diff : "no change", 0);
 	if ((txt = cJSON_PrintUnformatted(o)) == NULL) {

@@ -198,6 +198,9 @@ sc() {	# id field: the structuredContent's field
 	} | serve
 	[ "$(cat b.txt)" = new ]
 	[ "$(sc 1 captured)" = false ]
+	# the result names its turn: the one arcturn undo takes back
+	[ "$(sc 1 turn)" = "$("$ARCTURN_BIN" checkpoints --json | jq '.turns[0].id')" ]
+	[ "$(sc 1 turn)" -ge 1 ]
 	[ "$(reply 2 .result.isError)" = true ]
 	run reply 2 '.result.content[0].text'
 	assert_output "\"arcturn: write: .git/config: protected path (git control file); change it outside arcturn (git's hooks and config decide what git runs)\""
@@ -304,6 +307,7 @@ sc() {	# id field: the structuredContent's field
 	[ ! -e b.txt ] && [ ! -e c.txt ]
 	[ "$(cat a.txt)" = hello ]
 	[ "$(sc 1 captured)" = true ]
+	[ "$(sc 1 turn)" = null ]
 	[ "$(sc 2 captured)" = true ]
 	# read_file sees the session
 	[ "$(sc 3 content)" = '"bye\n"' ]
