@@ -82,7 +82,7 @@ cli_getopt(struct cli *c, const char *shortopts, const struct option *longopts)
 	memset(&tab[n], 0, sizeof tab[n]);
 	if (*own == '+')
 		own++;
-	snprintf(opts, sizeof opts, "%s:q%s", *shortopts == '+' ? "+" : "",
+	snprintf(opts, sizeof opts, "%s:C:q%s", *shortopts == '+' ? "+" : "",
 	    own);
 	opterr = 0;
 	for (;;) {
@@ -96,6 +96,9 @@ cli_getopt(struct cli *c, const char *shortopts, const struct option *longopts)
 			continue;
 		case G_DRY:
 			c->dry_run = 1;
+			continue;
+		case 'C':
+			c->dir = optarg;
 			continue;
 		case 'q':
 		case G_QUIET:

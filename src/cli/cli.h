@@ -1,7 +1,8 @@
 /*
  * cli: the command line the front ends share. The global options
- * (--json, --dry-run, --session ID, -q | --quiet) are taken before the
- * command by main.c and after it by cli_getopt, among the command's own;
+ * (-C DIR, --json, --dry-run, --session ID, -q | --quiet) are taken
+ * before the command by main.c and after it by cli_getopt, among the
+ * command's own;
  * a bad option is said in arcturn's own form, never getopt's.
  */
 #ifndef ARCTURN_CLI_H

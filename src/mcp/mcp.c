@@ -15,6 +15,9 @@
 #include "cli/say.h"
 #include "lib/mem.h"
 #include "mcp/mcp.h"
+#include "mcp/mcp_json.h"
+#include "mcp/mcp_tools.h"
+#include "policy/config_check.h"
 
 /* stdin, a line at a time, no line longer than MCP_LINE_MAX kept. */
 struct reader {
@@ -24,9 +27,11 @@ struct reader {
 	char	*line;
 	size_t	 len, size;
 	int	 skipping;	/* in a line over the cap: dropped to its end */
+	int	 whole;		/* line holds a whole line, handed out */
+	int	 eof;		/* read(2) said end of input */
 };
 
-enum { LINE_EOF, LINE_OK, LINE_BIG, LINE_ERR };
+enum { LINE_EOF, LINE_OK, LINE_BIG, LINE_ERR, LINE_NONE };
 
 static int
 line_add(struct reader *r, const char *p, size_t n)
@@ -49,61 +54,116 @@ line_add(struct reader *r, const char *p, size_t n)
 }
 
 /*
- * The next line (without its newline) in r->line, r->len bytes: LINE_OK;
- * LINE_BIG for one over the cap, read to its end and dropped; LINE_EOF at
- * the end of input (a last line without a newline is dropped: a message
- * cut short); LINE_ERR with errno.
+ * A whole line from what r holds (without its newline) into r->line,
+ * r->len bytes: LINE_OK; LINE_BIG for one over the cap, read to its end
+ * and dropped; LINE_NONE when what is held ends inside a line (kept:
+ * the next call goes on with it); LINE_ERR with errno.
+ */
+static int
+take_line(struct reader *r)
+{
+	const char *nl;
+	size_t take;
+
+	if (r->whole) {		/* the last line was handed out */
+		r->whole = 0;
+		r->len = 0;
+		if (r->line != NULL)
+			r->line[0] = '\0';
+	}
+	while (r->pos < r->n) {
+		nl = memchr(r->chunk + r->pos, '\n', r->n - r->pos);
+		take = nl != NULL ? (size_t)(nl - (r->chunk + r->pos)) :
+		    r->n - r->pos;
+		if (!r->skipping && r->len + take > MCP_LINE_MAX) {
+			r->skipping = 1;
+			r->len = 0;
+		}
+		if (!r->skipping && line_add(r, r->chunk + r->pos, take) < 0)
+			return LINE_ERR;
+		r->pos += take + (nl != NULL);
+		if (nl == NULL)
+			continue;
+		r->whole = 1;
+		if (r->skipping) {
+			r->skipping = 0;
+			return LINE_BIG;
+		}
+		if (r->len > 0 && r->line[r->len - 1] == '\r')
+			r->line[--r->len] = '\0';
+		return LINE_OK;
+	}
+	return LINE_NONE;
+}
+
+/* One read(2) into r: 1, or 0 at EOF, -1 with errno. */
+static int
+fill(struct reader *r)
+{
+	ssize_t n;
+
+	r->pos = r->n = 0;
+	do
+		n = read(r->fd, r->chunk, sizeof r->chunk);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	if (n == 0) {
+		r->eof = 1;
+		return 0;
+	}
+	r->n = (size_t)n;
+	return 1;
+}
+
+/*
+ * The next line: as take_line, reading as needed; LINE_EOF at the end of
+ * input (a last line without a newline is dropped: a message cut short).
  */
 static int
 next_line(struct reader *r)
 {
-	const char *nl;
-	size_t take;
-	ssize_t n;
+	int rc;
 
-	r->len = 0;
-	if (r->line != NULL)
-		r->line[0] = '\0';
 	for (;;) {
-		while (r->pos < r->n) {
-			nl = memchr(r->chunk + r->pos, '\n', r->n - r->pos);
-			take = nl != NULL ? (size_t)(nl - (r->chunk + r->pos)) :
-			    r->n - r->pos;
-			if (!r->skipping && r->len + take > MCP_LINE_MAX) {
-				r->skipping = 1;
-				r->len = 0;
-			}
-			if (!r->skipping &&
-			    line_add(r, r->chunk + r->pos, take) < 0)
-				return LINE_ERR;
-			r->pos += take + (nl != NULL);
-			if (nl == NULL)
-				continue;
-			if (r->skipping) {
-				r->skipping = 0;
-				return LINE_BIG;
-			}
-			if (r->len > 0 && r->line[r->len - 1] == '\r')
-				r->line[--r->len] = '\0';
-			return LINE_OK;
-		}
-		r->pos = r->n = 0;
-		n = read(r->fd, r->chunk, sizeof r->chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return LINE_ERR;
-		if (n == 0)
+		if ((rc = take_line(r)) != LINE_NONE)
+			return rc;
+		if (r->eof)
 			return LINE_EOF;
-		r->n = (size_t)n;
+		if ((rc = fill(r)) < 0)
+			return LINE_ERR;
+		if (rc == 0)
+			return LINE_EOF;
 	}
 }
 
+/* A line kept for later: a tools/call while the roots are awaited. */
+struct qline {
+	struct qline	*next;
+	size_t		 len;
+	char		 line[];
+};
+
 struct state {
-	const struct mcp_server	*srv;
+	struct mcp_server	*srv;
 	int			 initialized;
 	int			 write_failed;
+	int			 roots_cap;	/* the client offers roots */
+	int			 roots_pending;	/* roots/list asked, not answered */
+	unsigned		 roots_seq;	/* the id of the last one asked */
+	const char		*line;		/* the line being handled */
+	size_t			 linelen;
+	struct qline		*qhead, **qtail;
+	size_t			 qbytes;
+	struct qline		*hhead, **htail; /* held for the roots */
+	struct reader		*r;
+	const cJSON		*call;		/* the id of the running call */
+	int			 cancelled;	/* it was cancelled: no reply */
+	int			 gone;		/* stdin ended during a call */
 };
+
+/* What a client may queue during one call before it is read no more. */
+#define MCP_QUEUE_MAX	((size_t)64 << 20)
 
 /* Write one message as one line to stdout; a failure ends the server. */
 static void
@@ -181,6 +241,210 @@ send_result(struct state *st, const cJSON *id, cJSON *result)
 	send_msg(st, m);
 }
 
+/* Keep line for later: at the queue's end, or held (the roots). */
+static void
+keep(struct state *st, const char *line, size_t len, int held)
+{
+	struct qline *q;
+
+	if ((q = mem_alloc(sizeof *q + len + 1)) == NULL) {
+		say_note("mcp: out of memory; a request is lost");
+		return;
+	}
+	q->next = NULL;
+	q->len = len;
+	st->qbytes += len;
+	memcpy(q->line, line, len);
+	q->line[len] = '\0';
+	if (held) {
+		*st->htail = q;
+		st->htail = &q->next;
+	} else {
+		*st->qtail = q;
+		st->qtail = &q->next;
+	}
+}
+
+static void
+defer(struct state *st, const char *line, size_t len)
+{
+	keep(st, line, len, 0);
+}
+
+/* The roots came (or will not): what was held goes first. */
+static void
+unhold(struct state *st)
+{
+	st->roots_pending = 0;
+	if (st->hhead == NULL)
+		return;
+	*st->htail = st->qhead;
+	if (st->qhead == NULL)
+		st->qtail = st->htail;
+	st->qhead = st->hhead;
+	st->hhead = NULL;
+	st->htail = &st->hhead;
+}
+
+/*
+ * Take dir (from: "-C", "the current folder", "the MCP root") as the
+ * workspace: 0; or -1 with srv->why saying why not and how to choose
+ * one, the workspace then none. A config that does not load is said as
+ * the CLI says it.
+ */
+static int
+set_workspace(struct mcp_server *srv, const char *dir, const char *from)
+{
+	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct dryrun x;
+	struct cli c;
+	char err[2 * PATH_MAX + 128], *real;
+	int rc = -1;
+
+	free(srv->dir);
+	srv->dir = NULL;
+	if ((real = realpath(dir, NULL)) == NULL) {
+		snprintf(srv->why, sizeof srv->why, "mcp: workspace (%s): "
+		    "%s: %s", from, dir, strerror(errno));
+		return -1;
+	}
+	memset(&c, 0, sizeof c);
+	c.dir = real;
+	c.session = srv->session;
+	dryrun_init(&x);
+	if (dryrun_load(&x, &c, srv->dry_run, &e) < 0) {
+		mcp_err_line("mcp", &e, err, sizeof err);
+		snprintf(srv->why, sizeof srv->why, "%s", strncmp(err,
+		    "arcturn: ", 9) == 0 ? err + 9 : err);
+	} else if (config_check_workspace(&x.p, err, sizeof err) < 0)
+		snprintf(srv->why, sizeof srv->why, "mcp: %s (%s): no "
+		    "workspace; give the project's folder: `arcturn mcp -C "
+		    "DIR` (a client's config: \"args\": [\"mcp\", \"-C\", "
+		    "\"/path/to/project\"]), or a client that sends it as an "
+		    "MCP root", err, from);
+	else {
+		srv->dir = real;
+		srv->why[0] = '\0';
+		real = NULL;
+		rc = 0;
+	}
+	dryrun_done(&x);
+	free(real);
+	return rc;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The path of a file:// URI (RFC 8089: an empty host or localhost,
+ * %XX decoded), into buf; -1 for any other URI, or one whose path holds
+ * a NUL or a control character.
+ */
+static int
+file_uri(const char *uri, char *buf, size_t size)
+{
+	const char *p;
+	size_t n = 0;
+	int hi, lo, ch;
+
+	if (strncmp(uri, "file://", 7) != 0)
+		return -1;
+	p = uri + 7;
+	if (strncmp(p, "localhost/", 10) == 0)
+		p += 9;
+	if (*p != '/')
+		return -1;
+	for (; *p != '\0'; p++) {
+		ch = (unsigned char)*p;
+		if (ch == '%') {
+			if ((hi = hexval(p[1])) < 0 || (lo = hexval(p[2])) < 0)
+				return -1;
+			ch = hi * 16 + lo;
+			p += 2;
+		}
+		if (ch < 0x20 || ch == 0x7f || n + 1 >= size)
+			return -1;
+		buf[n++] = (char)ch;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Ask the client for its roots (after notifications/initialized). */
+static void
+ask_roots(struct state *st)
+{
+	char id[32];
+	cJSON *m;
+
+	snprintf(id, sizeof id, "arcturn-roots-%u", ++st->roots_seq);
+	if ((m = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(m, "jsonrpc", "2.0") == NULL ||
+	    cJSON_AddStringToObject(m, "id", id) == NULL ||
+	    cJSON_AddStringToObject(m, "method", "roots/list") == NULL) {
+		cJSON_Delete(m);
+		return;
+	}
+	st->roots_pending = 1;
+	send_msg(st, m);
+}
+
+/*
+ * The client's answer to roots/list: its first file:// root becomes the
+ * workspace (arcturn serves one; the others are named on stderr). An
+ * error, or no file:// root, leaves the workspace as it was.
+ */
+static void
+roots_reply(struct state *st, const cJSON *result, const cJSON *error)
+{
+	struct mcp_server *srv = st->srv;
+	const cJSON *roots, *r, *uri, *em;
+	char path[PATH_MAX], first[PATH_MAX] = "";
+	int n = 0;
+
+	unhold(st);
+	roots = cJSON_GetObjectItemCaseSensitive(result, "roots");
+	if (error != NULL || !cJSON_IsArray(roots)) {
+		em = cJSON_GetObjectItemCaseSensitive(error, "message");
+		say_note("mcp: roots/list: %s; the workspace stays %s",
+		    cJSON_IsString(em) ? em->valuestring : "no roots array",
+		    srv->dir != NULL ? srv->dir : "unset");
+		return;
+	}
+	cJSON_ArrayForEach(r, roots) {
+		uri = cJSON_GetObjectItemCaseSensitive(r, "uri");
+		if (!cJSON_IsString(uri) ||
+		    strlen(uri->valuestring) != mcp_json_strlen(uri) ||
+		    file_uri(uri->valuestring, path, sizeof path) < 0)
+			continue;
+		if (n++ == 0)
+			snprintf(first, sizeof first, "%s", path);
+	}
+	if (n == 0) {
+		say_note("mcp: roots/list: no file:// root; the workspace "
+		    "stays %s", srv->dir != NULL ? srv->dir : "unset");
+		return;
+	}
+	if (n > 1)
+		say_note("mcp: the client gave %d roots; arcturn serves one "
+		    "workspace, the first: %s (run one server per root, or "
+		    "give -C DIR)", n, first);
+	if (set_workspace(srv, first, "the MCP root") < 0)
+		say_note("%s", srv->why);
+}
+
+static int	drain(struct state *);
+
 static cJSON *
 initialize(const cJSON *params, char *msg, size_t msglen)
 {
@@ -243,6 +507,9 @@ request(struct state *st, const char *method, const cJSON *id,
 			return;
 		}
 		st->initialized = 1;
+		st->roots_cap = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(params, "capabilities"),
+		    "roots"));
 		send_result(st, id, res);
 		return;
 	}
@@ -261,6 +528,11 @@ request(struct state *st, const char *method, const cJSON *id,
 		send_error(st, id, MCP_ENOMETHOD, msg);
 		return;
 	}
+	if (st->roots_pending) {
+		/* the workspace is on its way: this call waits for it */
+		keep(st, st->line, st->linelen, 1);
+		return;
+	}
 	name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	if (!cJSON_IsString(name)) {
@@ -273,32 +545,111 @@ request(struct state *st, const char *method, const cJSON *id,
 		    "must be an object");
 		return;
 	}
-	if ((rc = mcp_tools_call(st->srv, name->valuestring, args, &res, msg,
-	    sizeof msg)) != 0)
+	st->call = id;
+	st->cancelled = 0;
+	/*
+	 * Lines read with this one are seen now, not after the call: the
+	 * watch sees only what stdin has not yet given (a ping sent just
+	 * after the call, a cancel of it).
+	 */
+	if (drain(st))
+		res = NULL, rc = 0;
+	else
+		rc = mcp_tools_call(st->srv, name->valuestring, args, &res,
+		    msg, sizeof msg);
+	st->call = NULL;
+	if (st->cancelled || st->gone) {
+		/* cancelled: the spec wants no reply; gone: none is read */
+		cJSON_Delete(res);
+		return;
+	}
+	if (rc != 0)
 		send_error(st, id, rc, msg);
 	else
 		send_result(st, id, res);
 }
 
+static int
+same_id(const cJSON *a, const cJSON *b)
+{
+	if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+		return a->valuedouble == b->valuedouble;
+	return cJSON_IsString(a) && cJSON_IsString(b) &&
+	    strcmp(a->valuestring, b->valuestring) == 0;
+}
+
 /*
- * Whether the JSON text holds the escape \u0000 (a backslash that is not
- * itself escaped): cJSON would end the string there, and a path
- * "a\u0000.bak" would name "a".
+ * A line that came while a call runs: a ping is answered now, a
+ * notifications/cancelled for the call stops it (1), anything else waits
+ * for the call to end.
  */
 static int
-nul_escape(const char *s, size_t len)
+during_call(struct state *st, const char *line, size_t len)
 {
-	size_t i;
+	const cJSON *id, *method, *params;
+	const char *end = NULL;
+	cJSON *m;
+	int stop = 0;
 
-	for (i = 0; i + 6 <= len; i++) {
-		if (s[i] != '\\')
-			continue;
-		if (s[i + 1] == 'u' && s[i + 2] == '0' && s[i + 3] == '0' &&
-		    s[i + 4] == '0' && s[i + 5] == '0')
-			return 1;
-		i++;	/* the escaped character: "\\u0000" is no NUL */
+	m = cJSON_ParseWithLengthOpts(line, len + 1, &end, 1);
+	id = cJSON_GetObjectItemCaseSensitive(m, "id");
+	method = cJSON_GetObjectItemCaseSensitive(m, "method");
+	params = cJSON_GetObjectItemCaseSensitive(m, "params");
+	if (m != NULL && end == line + len && cJSON_IsString(method) &&
+	    strcmp(method->valuestring, "ping") == 0 &&
+	    (cJSON_IsNumber(id) || cJSON_IsString(id)))
+		send_result(st, id, cJSON_CreateObject());
+	else if (m != NULL && end == line + len && id == NULL &&
+	    cJSON_IsString(method) &&
+	    strcmp(method->valuestring, "notifications/cancelled") == 0 &&
+	    same_id(cJSON_GetObjectItemCaseSensitive(params, "requestId"),
+	    st->call))
+		stop = st->cancelled = 1;
+	else
+		defer(st, line, len);
+	cJSON_Delete(m);
+	return stop;
+}
+
+/* The lines already read, as during_call takes them: 1 to stop. */
+static int
+drain(struct state *st)
+{
+	struct reader *r = st->r;
+	int rc, stop = 0;
+
+	while (!stop && (rc = take_line(r)) != LINE_NONE) {
+		if (rc == LINE_BIG)
+			send_error(st, NULL, MCP_EREQUEST, "invalid request: "
+			    "message over 4194304 bytes (4 MiB); skipped");
+		else if (rc == LINE_ERR)
+			break;
+		else if (strspn(r->line, " \t") != r->len)
+			stop = during_call(st, r->line, r->len);
 	}
-	return 0;
+	return stop;
+}
+
+/* The server's watch on stdin while a call runs (mcp.h). */
+static int
+watch(void *arg)
+{
+	struct state *st = arg;
+	struct reader *r = st->r;
+
+	if (r->pos < r->n)
+		return MCP_WATCH_IGNORE;	/* not drained: cannot read */
+	if (fill(r) <= 0) {
+		/* the client is gone (or stdin broke): end the call now */
+		st->gone = 1;
+		return MCP_WATCH_STOP;
+	}
+	if (drain(st))
+		return MCP_WATCH_STOP;
+	/* what is left of the chunk waits in it: read no more for now */
+	if (r->pos < r->n || st->qbytes > MCP_QUEUE_MAX)
+		return MCP_WATCH_IGNORE;
+	return MCP_WATCH_GO;
 }
 
 /* One line from the client. */
@@ -307,13 +658,28 @@ handle(struct state *st, const char *line, size_t len)
 {
 	const cJSON *id, *method, *ver;
 	const char *end = NULL;
+	char rid[32];
 	cJSON *m;
 
+	st->line = line;
+	st->linelen = len;
 	m = cJSON_ParseWithLengthOpts(line, len + 1, &end, 1);
 	if (m == NULL || end != line + len) {
 		cJSON_Delete(m);
 		send_error(st, NULL, MCP_EPARSE, "parse error: not one JSON "
 		    "value on the line");
+		return;
+	}
+	/* strings are taken whole: a NUL in one is seen, never cut at */
+	if (mcp_json_lengths(m, line, len) < 0) {
+		id = cJSON_GetObjectItemCaseSensitive(m, "id");
+		if (!cJSON_IsNumber(id) && !(cJSON_IsString(id) &&
+		    strlen(id->valuestring) == mcp_json_strlen(id)))
+			id = NULL;
+		send_error(st, id, errno == ENOMEM ? MCP_EINTERNAL :
+		    MCP_EREQUEST, errno == ENOMEM ? "out of memory" :
+		    "invalid request: a member name holds a NUL (\\u0000)");
+		cJSON_Delete(m);
 		return;
 	}
 	if (!cJSON_IsObject(m)) {
@@ -324,20 +690,19 @@ handle(struct state *st, const char *line, size_t len)
 		return;
 	}
 	id = cJSON_GetObjectItemCaseSensitive(m, "id");
-	if (nul_escape(line, len)) {
-		send_error(st, id != NULL && (cJSON_IsString(id) ||
-		    cJSON_IsNumber(id)) ? id : NULL, MCP_EPARAMS,
-		    "invalid params: a string holds \\u0000 (NUL), which "
-		    "no path or text may hold here");
-		cJSON_Delete(m);
-		return;
-	}
 	method = cJSON_GetObjectItemCaseSensitive(m, "method");
 	ver = cJSON_GetObjectItemCaseSensitive(m, "jsonrpc");
 	if (method == NULL && id != NULL &&
 	    (cJSON_GetObjectItemCaseSensitive(m, "result") != NULL ||
 	    cJSON_GetObjectItemCaseSensitive(m, "error") != NULL)) {
-		cJSON_Delete(m);	/* a response: we ask nothing */
+		/* a response: to our last roots/list, else to nothing */
+		snprintf(rid, sizeof rid, "arcturn-roots-%u", st->roots_seq);
+		if (st->roots_pending && cJSON_IsString(id) &&
+		    strcmp(id->valuestring, rid) == 0)
+			roots_reply(st, cJSON_GetObjectItemCaseSensitive(m,
+			    "result"), cJSON_GetObjectItemCaseSensitive(m,
+			    "error"));
+		cJSON_Delete(m);
 		return;
 	}
 	if (id != NULL && !cJSON_IsString(id) && !cJSON_IsNumber(id)) {
@@ -354,6 +719,12 @@ handle(struct state *st, const char *line, size_t len)
 		    0 && !st->initialized)
 			say_note("mcp: notifications/initialized before "
 			    "initialize; ignored");
+		else if ((strcmp(method->valuestring,
+		    "notifications/initialized") == 0 ||
+		    strcmp(method->valuestring,
+		    "notifications/roots/list_changed") == 0) &&
+		    st->roots_cap && !st->srv->dir_given)
+			ask_roots(st);
 	} else
 		request(st, method->valuestring, id,
 		    cJSON_GetObjectItemCaseSensitive(m, "params"));
@@ -390,6 +761,7 @@ cmd_mcp(struct cli *c)
 	struct mcp_server srv;
 	struct reader r;
 	struct state st;
+	struct qline *q;
 	int ch, rc = 0;
 
 	memset(&srv, 0, sizeof srv);
@@ -412,28 +784,52 @@ cmd_mcp(struct cli *c)
 	}
 	if (c->dry_run)
 		srv.dry_run = 1;	/* given before the command: the same */
+	srv.session = c->session;
+	srv.dir_given = c->dir != NULL;
 	if (check_workspace(c, srv.dry_run) < 0)
 		return EXIT_USAGE;
-	if ((srv.dir = realpath(c->dir != NULL ? c->dir : ".", NULL)) ==
-	    NULL) {
-		say_errno("mcp: %s", c->dir != NULL ? c->dir : ".");
-		return EXIT_USAGE;
+	/*
+	 * A workspace that is /, the home, a system folder or the state
+	 * dir: refused. Given with -C, the server does not start; else
+	 * (a client started it there) it waits for the client's roots and
+	 * its file tools say how to choose one.
+	 */
+	if (set_workspace(&srv, c->dir != NULL ? c->dir : ".", c->dir !=
+	    NULL ? "-C" : "the current folder") < 0) {
+		if (srv.dir_given) {
+			say_err("%s", srv.why);
+			return EXIT_USAGE;
+		}
+		say_note("%s", srv.why);
 	}
 	if (mcp_self_path(srv.self, sizeof srv.self) < 0) {
 		say_errno("mcp: the arcturn binary's own path");
 		free(srv.dir);
 		return EXIT_USAGE;
 	}
-	srv.session = c->session;
 	/* a client gone: EPIPE from write, not a signal */
 	signal(SIGPIPE, SIG_IGN);
 	/* stdout is the protocol's from here: no error document on it */
 	say_start(NULL, 0);
 	memset(&st, 0, sizeof st);
 	st.srv = &srv;
+	st.qtail = &st.qhead;
+	st.htail = &st.hhead;
+	st.r = &r;
 	memset(&r, 0, sizeof r);
 	r.fd = STDIN_FILENO;
-	while (!st.write_failed) {
+	srv.watch = watch;
+	srv.watch_arg = &st;
+	srv.watch_fd = STDIN_FILENO;
+	while (!st.write_failed && !st.gone) {
+		if ((q = st.qhead) != NULL) {
+			if ((st.qhead = q->next) == NULL)
+				st.qtail = &st.qhead;
+			st.qbytes -= q->len;
+			handle(&st, q->line, q->len);
+			mem_free(q);
+			continue;
+		}
 		switch (next_line(&r)) {
 		case LINE_OK:
 			if (strspn(r.line, " \t") != r.len)
@@ -452,6 +848,11 @@ cmd_mcp(struct cli *c)
 	}
 	if (st.write_failed)
 		rc = EXIT_USAGE;
+	unhold(&st);
+	while ((q = st.qhead) != NULL) {
+		st.qhead = q->next;
+		mem_free(q);
+	}
 	mem_free(r.line);
 	free(srv.dir);
 	return rc;

@@ -63,14 +63,39 @@ policy(const struct mcp_server *srv, int *mode, int *dry)
 	dryrun_done(&x);
 }
 
+/*
+ * A stream as text; cut (more than cap bytes): its head, a line saying
+ * what was left out and how to see it, and its tail.
+ */
 static int
 add_stream(cJSON *o, const char *name, const char *buf, size_t len,
     size_t total, int trunc)
 {
-	char key[32], *s;
+	char key[32], note[256], *s, *h = NULL, *t = NULL;
+	size_t head = MCP_OUT_CAP / 2;
 	int ok;
 
-	if ((s = utf8_clean(buf, len, 1)) == NULL)
+	if (!trunc || len < head)
+		s = utf8_clean(buf, len, 1);
+	else {
+		snprintf(note, sizeof note, "\n[arcturn: %zu bytes of %s left "
+		    "out; its first %zu and last %zu bytes are shown (%zu in "
+		    "all). To see the rest, redirect it to a file and read_file "
+		    "it with offset and limit.]\n", total - len, name, head,
+		    len - head, total);
+		h = utf8_clean(buf, head, 1);
+		t = utf8_clean(buf + head, len - head, 1);
+		s = h != NULL && t != NULL ? mem_alloc(strlen(h) +
+		    strlen(note) + strlen(t) + 1) : NULL;
+		if (s != NULL) {
+			strcpy(s, h);
+			strcat(s, note);
+			strcat(s, t);
+		}
+		mem_free(h);
+		mem_free(t);
+	}
+	if (s == NULL)
 		return -1;
 	ok = cJSON_AddStringToObject(o, name, s) != NULL;
 	mem_free(s);
@@ -94,7 +119,7 @@ hexcpy(char *d, const char *s)
 
 static cJSON *
 tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
-    const char *cwd, long timeout, const char *in)
+    const char *cwd, long timeout, const char *in, size_t inlen)
 {
 	/*
 	 * exec -C WORKSPACE runs the command there; --cwd (relative to the
@@ -117,8 +142,9 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	policy(srv, &mode, &dry);
 	memset(&r, 0, sizeof r);
 	r.in = in;
-	r.inlen = in != NULL ? strlen(in) : 0;
+	r.inlen = inlen;
 	r.cap = MCP_OUT_CAP;
+	r.tail = 1;
 	r.timeout_ms = timeout;
 	r.argv = mcp_argv(srv, w, nw, cmd, ncmd);
 	rc = r.argv != NULL ? mcp_run(srv, &r) : -1;
@@ -209,7 +235,8 @@ tool_review(const struct mcp_server *srv, char **paths, size_t np, int full)
 	struct mcp_run d, s, ns;
 	cJSON *res = NULL, *o, *r;
 	const char *dg;
-	char *text = NULL, *stat = NULL, digest[80] = "";
+	char *text = NULL, *stat = NULL, *shown, digest[80] = "", note[320];
+	size_t len, cut;
 	int trunc;
 
 	if (diff_run(srv, full ? "--full" : NULL, paths, np, &d, &res) < 0)
@@ -229,7 +256,21 @@ tool_review(const struct mcp_server *srv, char **paths, size_t np, int full)
 	    (dg == d.out || dg[-1] == '\n'))
 		hexcpy(digest, dg + 8);
 	o = NULL;
-	if ((text = utf8_clean(d.out, d.outlen, 1)) == NULL ||
+	note[0] = '\0';
+	if ((text = utf8_clean(d.out, d.outlen, 1)) != NULL &&
+	    (len = strlen(text)) > MCP_REVIEW_BUDGET) {
+		/* cut at a line: the files list and the digest stay whole */
+		for (cut = MCP_REVIEW_BUDGET; cut > 0 && text[cut - 1] != '\n';
+		    cut--)
+			;
+		text[cut] = '\0';
+		trunc = 1;
+		snprintf(note, sizeof note, "\n[arcturn: the diff is %zu bytes; "
+		    "the first %zu are shown (at most %zu a call). files lists "
+		    "every change: call review_changes with paths, a few at a "
+		    "time, to see the rest.]\n", len, cut, MCP_REVIEW_BUDGET);
+	}
+	if (text == NULL ||
 	    (stat = utf8_clean(s.out, s.outlen, 1)) == NULL ||
 	    (o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(o, "diff", text) == NULL ||
@@ -241,8 +282,15 @@ tool_review(const struct mcp_server *srv, char **paths, size_t np, int full)
 		cJSON_Delete(o);
 		o = NULL;
 	}
-	r = o != NULL ? mcp_result(o, text[0] ? text :
+	shown = o != NULL && note[0] != '\0' ?
+	    mem_alloc(strlen(text) + strlen(note) + 1) : NULL;
+	if (shown != NULL) {
+		strcpy(shown, text);
+		strcat(shown, note);
+	}
+	r = o != NULL ? mcp_result(o, shown != NULL ? shown : text[0] ? text :
 	    "no pending changes", 0) : NULL;
+	mem_free(shown);
 	mem_free(text);
 	mem_free(stat);
 	mcp_run_free(&d);
@@ -292,6 +340,18 @@ tool_status(const struct mcp_server *srv)
 	return mcp_json_result(o);
 }
 
+/* An apply that failed because the digest is not the pending one. */
+static int
+stale(const cJSON *res)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(res,
+	    "content"), 0), "text");
+
+	return cJSON_IsString(t) &&
+	    strstr(t->valuestring, "do not match --expect") != NULL;
+}
+
 int
 mcp_tools_call2(const struct mcp_server *srv, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen)
@@ -307,7 +367,7 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 	const cJSON *t;
 	const char *cwd, *in, *expect;
 	char **v = NULL;
-	size_t n = 0;
+	size_t n = 0, inlen = 0;
 	long timeout = MCP_TIMEOUT_MS;
 	struct mcp_run r;
 	int full, rc;
@@ -316,10 +376,12 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 	if (strcmp(name, "run_command") == 0) {
 		t = cJSON_GetObjectItemCaseSensitive(args, "timeoutMs");
 		if ((rc = mcp_arg_only(args, k_run, msg, msglen)) < 0 ||
-		    (rc = mcp_arg_strv(args, "command", 1, &v, &n, msg,
+		    (rc = mcp_arg_strv(args, "command", 1, 0, &v, &n, msg,
 		    msglen)) < 0 ||
-		    (rc = mcp_arg_str(args, "cwd", 0, &cwd, msg, msglen)) < 0 ||
-		    (rc = mcp_arg_str(args, "stdin", 0, &in, msg, msglen)) < 0)
+		    (rc = mcp_arg_str(args, "cwd", MCP_ARG_PATH, &cwd, NULL, msg,
+		    msglen)) < 0 ||
+		    (rc = mcp_arg_str(args, "stdin", MCP_ARG_BYTES, &in, &inlen,
+		    msg, msglen)) < 0)
 			goto bad;
 		if (t != NULL && (!cJSON_IsNumber(t) || t->valuedouble < 1 ||
 		    t->valuedouble > 86400000.0 ||
@@ -330,17 +392,17 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 		}
 		if (t != NULL)
 			timeout = (long)t->valuedouble;
-		*result = tool_run(srv, v, n, cwd, timeout, in);
+		*result = tool_run(srv, v, n, cwd, timeout, in, inlen);
 	} else if (strcmp(name, "review_changes") == 0) {
 		if ((rc = mcp_arg_only(args, k_review, msg, msglen)) < 0 ||
-		    (rc = mcp_arg_strv(args, "paths", 0, &v, &n, msg,
+		    (rc = mcp_arg_strv(args, "paths", 0, MCP_ARG_PATH, &v, &n, msg,
 		    msglen)) < 0 ||
 		    (rc = mcp_arg_bool(args, "full", &full, msg, msglen)) < 0)
 			goto bad;
 		*result = tool_review(srv, v, n, full);
 	} else if (strcmp(name, "discard_changes") == 0) {
 		if ((rc = mcp_arg_only(args, k_paths, msg, msglen)) < 0 ||
-		    (rc = mcp_arg_strv(args, "paths", 0, &v, &n, msg,
+		    (rc = mcp_arg_strv(args, "paths", 0, MCP_ARG_PATH, &v, &n, msg,
 		    msglen)) < 0)
 			goto bad;
 		if (n > 0)
@@ -357,15 +419,26 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 		*result = tool_status(srv);
 	} else if (strcmp(name, "apply_changes") == 0 && srv->allow_apply) {
 		if ((rc = mcp_arg_only(args, k_apply, msg, msglen)) < 0 ||
-		    (rc = mcp_arg_str(args, "expect", 1, &expect, msg,
-		    msglen)) < 0 ||
-		    (rc = mcp_arg_strv(args, "paths", 0, &v, &n, msg,
+		    (rc = mcp_arg_str(args, "expect", MCP_ARG_REQUIRED |
+		    MCP_ARG_PATH, &expect, NULL, msg, msglen)) < 0 ||
+		    (rc = mcp_arg_strv(args, "paths", 0, MCP_ARG_PATH, &v, &n, msg,
 		    msglen)) < 0)
 			goto bad;
 		wa[3] = (char *)expect;
 		if (mcp_child(srv, "apply", wa, 5, v, n, NULL, 0, &r,
 		    result) == 0)
 			*result = said(&r, "applied", "message");
+		else if (stale(*result)) {
+			/*
+			 * apply names the pending digest: an agent could
+			 * apply what it never reviewed. Review stays first.
+			 */
+			cJSON_Delete(*result);
+			*result = mcp_fail("arcturn: apply: the pending changes "
+			    "changed since review (they are not the ones of "
+			    "digest %.64s); nothing applied: call "
+			    "review_changes again", expect);
+		}
 	} else {
 		mem_free(v);
 		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s%s",
@@ -378,5 +451,10 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 	return 0;
 bad:
 	mem_free(v);
-	return rc == -2 ? MCP_EINTERNAL : MCP_EPARAMS;
+	if (rc == -2)
+		return MCP_EINTERNAL;
+	/* input errors are results the model can act on (spec 2025-11-25) */
+	if ((*result = mcp_fail("arcturn: %s: %s", name, msg)) == NULL)
+		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
+	return 0;
 }

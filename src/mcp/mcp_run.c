@@ -22,6 +22,7 @@ struct sink {
 	char	*buf;
 	size_t	 len, cap, total;
 	int	*trunc;
+	int	 tail;		/* keep a head and a tail (mcp_run.tail) */
 };
 
 static long
@@ -34,6 +35,64 @@ now_ms(void)
 }
 
 /* Read what is there into s; 0 at EOF (fd closed), 1 for more, -1 error. */
+/*
+ * Head and tail: the first cap/2 bytes stay at buf; the rest goes round
+ * a ring of the other half, put in order by sink_done.
+ */
+static int
+sink_ring(struct sink *s)
+{
+	char b[65536];
+	size_t head = s->cap / 2, ring = s->cap - head, i, at, k;
+	ssize_t n;
+
+	n = read(s->fd, b, sizeof b);
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : -1;
+	if (n == 0) {
+		close(s->fd);
+		s->fd = -1;
+		return 0;
+	}
+	for (i = 0; i < (size_t)n; i += k) {
+		at = s->total + i;
+		if (at < head) {
+			k = head - at < (size_t)n - i ? head - at : (size_t)n - i;
+			memcpy(s->buf + at, b + i, k);
+			continue;
+		}
+		at = (at - head) % ring;
+		k = ring - at < (size_t)n - i ? ring - at : (size_t)n - i;
+		memcpy(s->buf + head + at, b + i, k);
+	}
+	s->total += (size_t)n;
+	s->len = s->total < s->cap ? s->total : s->cap;
+	if (s->total > s->cap)
+		*s->trunc = 1;
+	return 1;
+}
+
+/* The ring in order: its oldest byte first. -1 when out of memory. */
+static int
+sink_done(struct sink *s)
+{
+	size_t head = s->cap / 2, ring = s->cap - head, at;
+	char *tmp;
+
+	if (!s->tail || s->total <= s->cap)
+		return 0;
+	at = (s->total - head) % ring;
+	if (at == 0)
+		return 0;
+	if ((tmp = mem_alloc(ring)) == NULL)
+		return -1;
+	memcpy(tmp, s->buf + head + at, ring - at);
+	memcpy(tmp + ring - at, s->buf + head, at);
+	memcpy(s->buf + head, tmp, ring);
+	mem_free(tmp);
+	return 0;
+}
+
 static int
 sink_read(struct sink *s)
 {
@@ -41,6 +100,9 @@ sink_read(struct sink *s)
 	size_t room;
 	ssize_t n;
 	char *p;
+
+	if (s->tail && s->cap >= 2)
+		return sink_ring(s);
 
 	room = s->cap - s->len;
 	p = room > 0 ? s->buf + s->len : drop;
@@ -108,16 +170,16 @@ int
 mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 {
 	struct sink s[2];
-	struct pollfd pf[3];
+	struct pollfd pf[4];
 	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
-	int i, n, wst, infd, save, killed = 0;
+	int i, n, wst, infd, save, killed = 0, wi, watching;
 	size_t inoff = 0;
 	long deadline, grace = 0, left;
 	pid_t pid, parent;
 
 	r->out = r->err = NULL;
 	r->outlen = r->errlen = r->out_total = r->err_total = 0;
-	r->out_trunc = r->err_trunc = r->timed_out = 0;
+	r->out_trunc = r->err_trunc = r->timed_out = r->stopped = 0;
 	r->status = -1;
 	r->sig = 0;
 	if ((r->out = mem_alloc(r->cap + 1)) == NULL ||
@@ -141,9 +203,12 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 		fcntl(infd, F_SETFL, O_NONBLOCK);
 	fcntl(pout[0], F_SETFL, O_NONBLOCK);
 	fcntl(perr[0], F_SETFL, O_NONBLOCK);
-	s[0] = (struct sink){ pout[0], r->out, 0, r->cap, 0, &r->out_trunc };
-	s[1] = (struct sink){ perr[0], r->err, 0, r->cap, 0, &r->err_trunc };
+	s[0] = (struct sink){ pout[0], r->out, 0, r->cap, 0, &r->out_trunc,
+	    r->tail };
+	s[1] = (struct sink){ perr[0], r->err, 0, r->cap, 0, &r->err_trunc,
+	    r->tail };
 	deadline = r->timeout_ms > 0 ? now_ms() + r->timeout_ms : 0;
+	watching = srv->watch != NULL;
 	while (s[0].fd >= 0 || s[1].fd >= 0) {
 		n = 0;
 		for (i = 0; i < 2; i++)
@@ -151,14 +216,36 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 				pf[n++] = (struct pollfd){ s[i].fd, POLLIN, 0 };
 		if (infd >= 0)
 			pf[n++] = (struct pollfd){ infd, POLLOUT, 0 };
+		wi = -1;
+		if (watching && !killed) {
+			wi = n;
+			pf[n++] = (struct pollfd){ srv->watch_fd, POLLIN, 0 };
+		}
 		left = -1;
-		if (deadline != 0)
-			left = (killed ? grace : deadline) - now_ms();
-		if (left < 0 && deadline != 0)
+		if (killed)
+			left = grace - now_ms();
+		else if (deadline != 0)
+			left = deadline - now_ms();
+		if (left < 0 && (deadline != 0 || killed))
 			left = 0;
 		if (poll(pf, (nfds_t)n, left > INT32_MAX ? INT32_MAX :
 		    (int)left) < 0 && errno != EINTR)
 			break;
+		if (wi >= 0 && pf[wi].revents != 0) {
+			switch (srv->watch(srv->watch_arg)) {
+			case MCP_WATCH_STOP:
+				r->stopped = killed = 1;
+				kill(-pid, SIGKILL);
+				kill(pid, SIGKILL);
+				/* the client waits for nothing: be quick */
+				grace = now_ms() + 500;
+				close_fd(&infd);
+				continue;
+			case MCP_WATCH_IGNORE:
+				watching = 0;
+				break;
+			}
+		}
 		if (deadline != 0 && !killed && now_ms() >= deadline) {
 			r->timed_out = killed = 1;
 			kill(-pid, SIGKILL);
@@ -193,8 +280,12 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 		r->status = WEXITSTATUS(wst);
 	else if (WIFSIGNALED(wst))
 		r->sig = WTERMSIG(wst);
-	r->outlen = s[0].len;
-	r->errlen = s[1].len;
+	if (sink_done(&s[0]) < 0 || sink_done(&s[1]) < 0)
+		r->outlen = r->errlen = 0;	/* out of memory: nothing kept */
+	else {
+		r->outlen = s[0].len;
+		r->errlen = s[1].len;
+	}
 	r->out_total = s[0].total;
 	r->err_total = s[1].total;
 	r->out[r->outlen] = '\0';

@@ -5,6 +5,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "mcp/mcp.h"
 
@@ -31,18 +32,38 @@ struct tool {
 	"\"code\":{\"type\":\"string\",\"enum\":[\"outside_roots\"," \
 	"\"protected\"]},\"hint\":{\"type\":\"string\"}"
 
+/* The turn a write landed in: what `arcturn undo` takes back. */
+#define TURN_OUT \
+	"\"turn\":{\"type\":[\"integer\",\"null\"],\"description\":" \
+	"\"the checkpoint turn of this write (arcturn undo, arcturn " \
+	"checkpoints); null when captured under dry run\"},"
+
 static const struct tool tools[] = {
 	{ "read_file", 0,
-	  "\"description\":\"Read a text file (UTF-8, at most 16 MiB) as "
-	  "arcturn read does: under dry run, as the pending session sees "
-	  "it.\","
+	  "\"description\":\"Read a text file (UTF-8) as arcturn read does: "
+	  "under dry run, as the pending session sees it. At most 64 KiB "
+	  "(65536 bytes) of whole lines a call: a longer file is cut, "
+	  "truncated is true and the text ends with a line saying which "
+	  "offset reads on.\","
 	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":"
-	  "{\"type\":\"string\"}},\"required\":[\"path\"],"
-	  "\"additionalProperties\":false},"
+	  "{\"type\":\"string\",\"description\":\"workspace-relative, or "
+	  "absolute inside the workspace\"},"
+	  "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"default\":1,"
+	  "\"description\":\"the first line to return (1: the first)\"},"
+	  "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
+	  "\"how many lines at most (default: as many as fit 64 KiB)\"}},"
+	  "\"required\":[\"path\"],\"additionalProperties\":false},"
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
-	  "\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"},"
-	  "\"bytes\":{\"type\":\"integer\"}},"
-	  "\"required\":[\"path\",\"content\",\"bytes\"]},"
+	  "\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\","
+	  "\"description\":\"the lines returned\"},"
+	  "\"bytes\":{\"type\":\"integer\",\"description\":\"the whole "
+	  "file's size\"},\"offset\":{\"type\":\"integer\"},"
+	  "\"lines\":{\"type\":\"integer\",\"description\":\"lines "
+	  "returned\"},\"totalLines\":{\"type\":\"integer\"},"
+	  "\"truncated\":{\"type\":\"boolean\",\"description\":\"cut by "
+	  "the 64 KiB budget: call again with offset + lines\"}},"
+	  "\"required\":[\"path\",\"content\",\"bytes\",\"offset\","
+	  "\"lines\",\"totalLines\",\"truncated\"]},"
 	  "\"annotations\":{\"readOnlyHint\":true}" },
 	{ "write_file", 0,
 	  "\"description\":\"Create or replace a file with content, as "
@@ -51,13 +72,17 @@ static const struct tool tools[] = {
 	  "structuredContent holds deniedPaths, code and hint); under dry "
 	  "run captured in the session.\","
 	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":"
-	  "{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
+	  "{\"type\":\"string\",\"description\":\"workspace-relative, or "
+	  "absolute inside the writable roots; no NUL or control "
+	  "characters\"},\"content\":{\"type\":\"string\","
+	  "\"description\":\"the whole new content, written as given "
+	  "(NULs included)\"}},"
 	  "\"required\":[\"path\",\"content\"],"
 	  "\"additionalProperties\":false},"
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
 	  "\"captured\":{\"type\":\"boolean\",\"description\":\"written "
-	  "into the dry-run session, not the workspace\"},"
+	  "into the dry-run session, not the workspace\"}," TURN_OUT
 	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
 	  "\"captured\"]},{\"required\":[\"deniedPaths\"]}]},"
 	  "\"annotations\":{\"destructiveHint\":true}" },
@@ -67,31 +92,46 @@ static const struct tool tools[] = {
 	  "git-style diff; dryRun previews without writing. Same policy as "
 	  "write_file.\","
 	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":"
-	  "{\"type\":\"string\"},\"edits\":{\"type\":\"array\",\"minItems\":1,"
+	  "{\"type\":\"string\",\"description\":\"workspace-relative, or "
+	  "absolute inside the writable roots\"},\"edits\":{\"type\":"
+	  "\"array\",\"minItems\":1,\"description\":\"applied in order, "
+	  "each to the text the last one left\","
 	  "\"items\":{\"type\":\"object\",\"properties\":{\"oldText\":"
-	  "{\"type\":\"string\",\"minLength\":1},\"newText\":"
-	  "{\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"]}},"
-	  "\"dryRun\":{\"type\":\"boolean\",\"default\":false}},"
+	  "{\"type\":\"string\",\"minLength\":1,\"description\":\"text "
+	  "that occurs exactly once (add context to make it unique)\"},"
+	  "\"newText\":{\"type\":\"string\",\"description\":\"what "
+	  "replaces it\"}},\"required\":[\"oldText\",\"newText\"]}},"
+	  "\"dryRun\":{\"type\":\"boolean\",\"default\":false,"
+	  "\"description\":\"return the diff without writing\"}},"
 	  "\"required\":[\"path\",\"edits\"],\"additionalProperties\":false},"
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
 	  "\"captured\":{\"type\":\"boolean\"},\"diff\":{\"type\":\"string\"},"
+	  TURN_OUT
 	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
 	  "\"captured\",\"diff\"]},{\"required\":[\"deniedPaths\"]}]},"
 	  "\"annotations\":{\"destructiveHint\":true}" },
 	{ "run_command", 0,
 	  "\"description\":\"Run a command (an argv array, no shell) under "
 	  "arcturn exec with the configured policy; under dry run its writes "
-	  "are captured. stdout and stderr are kept up to 1 MiB (1048576 "
-	  "bytes) each; exitCode is arcturn exec's status (128+N: killed by "
-	  "signal N).\","
+	  "are captured. Of stdout and stderr the first and last 16 KiB each "
+	  "are kept, with a line saying what was left out between them "
+	  "(stdoutBytes: the full size); exitCode is arcturn exec's status "
+	  "(128+N: killed by signal N).\","
 	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"command\":{\"type\":\"array\",\"minItems\":1,\"items\":"
-	  "{\"type\":\"string\",\"minLength\":1}},"
+	  "{\"type\":\"string\",\"minLength\":1},\"description\":\"the "
+	  "program and its arguments, no shell (use [\\\"sh\\\", "
+	  "\\\"-c\\\", \\\"...\\\"] for one)\"},"
 	  "\"cwd\":{\"type\":\"string\",\"description\":\"relative to the "
 	  "workspace, or absolute inside it; default: the workspace\"},"
 	  "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
-	  "86400000,\"default\":600000},\"stdin\":{\"type\":\"string\"}},"
+	  "86400000,\"default\":120000,\"description\":\"milliseconds "
+	  "until the command's process group is killed (timedOut); default "
+	  "120000 (2 minutes), at most 86400000 (a day)\"},"
+	  "\"stdin\":{\"type\":\"string\",\"description\":\"the "
+	  "command's standard input, passed whole (NULs included); "
+	  "default: none\"}},"
 	  "\"required\":[\"command\"],\"additionalProperties\":false},"
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"exitCode\":{\"type\":[\"integer\",\"null\"]},"
@@ -113,9 +153,13 @@ static const struct tool tools[] = {
 	  "\"description\":\"The pending dry-run changes as arcturn diff "
 	  "shows them: the diff (each file's first 200 body lines unless "
 	  "full), the stat, the files and the digest that apply --expect "
-	  "takes (null for a part of the changes, or none).\","
+	  "takes (null for a part of the changes, or none). The diff text "
+	  "is at most 64 KiB: a longer one is cut at a line (truncated); "
+	  "files lists every change, and paths asks for some of them.\","
 	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{" PATHS_IN ","
-	  "\"full\":{\"type\":\"boolean\",\"default\":false}},"
+	  "\"full\":{\"type\":\"boolean\",\"default\":false,"
+	  "\"description\":\"every body line of every file (default: the "
+	  "first 200 of each)\"}},"
 	  "\"additionalProperties\":false},"
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"diff\":{\"type\":\"string\"},\"stat\":{\"type\":\"string\"},"
@@ -152,7 +196,9 @@ static const struct tool tools[] = {
 	  "(arcturn apply --yes --expect DIGEST): expect is review_changes' "
 	  "digest, so that only what was reviewed lands.\","
 	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"expect\":"
-	  "{\"type\":\"string\"}," PATHS_IN "},\"required\":[\"expect\"],"
+	  "{\"type\":\"string\",\"description\":\"the digest "
+	  "review_changes returned for what was reviewed\"}," PATHS_IN "},"
+	  "\"required\":[\"expect\"],"
 	  "\"additionalProperties\":false},"
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"applied\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},"
@@ -187,4 +233,15 @@ mcp_tools_list(const struct mcp_server *srv)
 fail:
 	cJSON_Delete(r);
 	return NULL;
+}
+
+int
+mcp_tool_listed(const struct mcp_server *srv, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NTOOLS; i++)
+		if (strcmp(tools[i].name, name) == 0)
+			return !tools[i].apply || srv->allow_apply;
+	return 0;
 }

@@ -21,6 +21,7 @@
 #include "lib/mem.h"
 #include "lib/utf8.h"
 #include "mcp/mcp.h"
+#include "mcp/mcp_json.h"
 #include "mcp/mcp_tools.h"
 #include "session/wsview.h"
 
@@ -36,30 +37,75 @@ mcp_bad(char *msg, size_t msglen, int code, const char *fmt, ...)
 	return code;
 }
 
-/* args[key] as a string: required or not; -1 (msg filled) if it is wrong. */
+/*
+ * A string argument's bytes s (len of them) against flags: a NUL is
+ * refused unless MCP_ARG_BYTES (cJSON's C string would cut it there), a
+ * control character too with MCP_ARG_PATH. name and idx (-1: none) name
+ * the argument in the message.
+ */
+static int
+arg_check(const char *name, long idx, const char *s, size_t len, int flags,
+    char *msg, size_t msglen)
+{
+	char at[32] = "";
+	size_t i;
+	unsigned char ch;
+
+	if (idx >= 0)
+		snprintf(at, sizeof at, "[%ld]", idx);
+	for (i = 0; i < len; i++) {
+		ch = (unsigned char)s[i];
+		if (ch == '\0' && !(flags & MCP_ARG_BYTES))
+			return mcp_bad(msg, msglen, -1, "invalid arguments: "
+			    "%s%s holds a NUL character (\\u0000 at byte "
+			    "%zu); strings are taken whole, never cut at a "
+			    "NUL: remove it", name, at, i);
+		if ((ch < 0x20 || ch == 0x7f) && (flags & MCP_ARG_PATH))
+			return mcp_bad(msg, msglen, -1, "invalid arguments: "
+			    "%s%s holds a control character (U+%04X at byte "
+			    "%zu); a path may hold none", name, at,
+			    (unsigned)ch, i);
+	}
+	return 0;
+}
+
+/*
+ * args[key] as a string (flags: MCP_ARG_*), its length in *len when len
+ * is not NULL; absent and not required: *out NULL. -1 (msg filled) if it
+ * is wrong.
+ */
 int
-mcp_arg_str(const cJSON *args, const char *key, int required,
-    const char **out, char *msg, size_t msglen)
+mcp_arg_str(const cJSON *args, const char *key, int flags,
+    const char **out, size_t *len, char *msg, size_t msglen)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+	size_t n;
 
 	*out = NULL;
-	if (v == NULL && !required)
+	if (len != NULL)
+		*len = 0;
+	if (v == NULL && !(flags & MCP_ARG_REQUIRED))
 		return 0;
 	if (!cJSON_IsString(v))
 		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
-		    "a string", key);
+		    "a string%s", key, v == NULL ? " (it is required)" : "");
+	n = mcp_json_strlen(v);
+	if (arg_check(key, -1, v->valuestring, n, flags, msg, msglen) < 0)
+		return -1;
 	*out = v->valuestring;
+	if (len != NULL)
+		*len = n;
 	return 0;
 }
 
 /*
  * args[key] as an array of strings (n of them, NULL-terminated in *out,
  * which points into args: mem_free the array only), absent: *n = 0.
+ * flags: MCP_ARG_PATH or 0 (a NUL is always refused).
  */
 int
-mcp_arg_strv(const cJSON *args, const char *key, int nonempty, char ***out,
-    size_t *n, char *msg, size_t msglen)
+mcp_arg_strv(const cJSON *args, const char *key, int nonempty, int flags,
+    char ***out, size_t *n, char *msg, size_t msglen)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key), *e;
 	size_t i = 0;
@@ -71,10 +117,16 @@ mcp_arg_strv(const cJSON *args, const char *key, int nonempty, char ***out,
 	if (!cJSON_IsArray(v) || (nonempty && cJSON_GetArraySize(v) == 0))
 		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
 		    "an array of strings%s", key, nonempty ? ", not empty" : "");
-	cJSON_ArrayForEach(e, v)
+	cJSON_ArrayForEach(e, v) {
 		if (!cJSON_IsString(e) || e->valuestring[0] == '\0')
 			return mcp_bad(msg, msglen, -1, "invalid arguments: "
 			    "%s must hold non-empty strings only", key);
+		if (arg_check(key, (long)i++, e->valuestring,
+		    mcp_json_strlen(e), flags & ~MCP_ARG_BYTES, msg,
+		    msglen) < 0)
+			return -1;
+	}
+	i = 0;
 	if ((*out = mem_calloc((size_t)cJSON_GetArraySize(v) + 1,
 	    sizeof **out)) == NULL)
 		return mcp_bad(msg, msglen, -2, "out of memory");
@@ -197,8 +249,8 @@ mcp_dry(const struct mcp_server *srv)
 }
 
 /* The line dryrun_report would print for e. */
-static void
-err_line(const char *what, const struct dryrun_err *e, char *buf,
+void
+mcp_err_line(const char *what, const struct dryrun_err *e, char *buf,
     size_t size)
 {
 	const char *reason = e->err != 0 ? dryrun_strerror(e->err) : e->reason;
@@ -253,19 +305,71 @@ view_read(const struct mcp_server *srv, const char *what, const char *path,
 		e.status = 0;
 out:
 	if (e.status != 0)
-		err_line(what, &e, line, size);
+		mcp_err_line(what, &e, line, size);
 	mem_free(rel);
 	dryrun_done(&x);
 	return e.status == 0 ? 0 : -1;
 }
 
-static cJSON *
-tool_read(const struct mcp_server *srv, const char *path)
+/*
+ * Lines offset.. (1-based) of text, limit of them (0: all), within
+ * MCP_READ_BUDGET bytes (at least one line, cut at a character if it
+ * alone is over): *start, *n bytes; *shown lines, *total lines in all,
+ * *cut when the budget stopped it.
+ */
+static void
+pick_lines(const char *text, size_t len, long offset, long limit,
+    size_t *start, size_t *n, long *shown, long *total, int *cut)
 {
-	char line[PATH_MAX + 512], *buf = NULL, *text;
-	size_t len = 0;
+	const char *p = text, *end = text + len, *nl;
+	size_t b, e;
+	long line = 1;
+
+	*total = 0;
+	for (p = text; p < end; p = nl + 1) {
+		(*total)++;
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			break;
+	}
+	for (p = text; line < offset && p < end; line++) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		p = nl != NULL ? nl + 1 : end;
+	}
+	b = (size_t)(p - text);
+	*shown = 0;
+	*cut = 0;
+	e = b;
+	while (p < end && (limit == 0 || *shown < limit)) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		e = nl != NULL ? (size_t)(nl + 1 - text) : len;
+		if (e - b > MCP_READ_BUDGET) {
+			*cut = 1;
+			if (*shown == 0) {	/* one long line: a part */
+				e = b + MCP_READ_BUDGET;
+				while (e > b && ((unsigned char)text[e] &
+				    0xc0) == 0x80)
+					e--;
+				*shown = 1;
+			} else
+				e = (size_t)(p - text);
+			break;
+		}
+		(*shown)++;
+		p = text + e;
+	}
+	*start = b;
+	*n = e - b;
+}
+
+static cJSON *
+tool_read(const struct mcp_server *srv, const char *path, long offset,
+    long limit)
+{
+	char line[PATH_MAX + 512], note[256], *buf = NULL, *text, *part, *t;
+	size_t len = 0, start, n;
+	long shown, total;
 	cJSON *o, *r;
-	int dry;
+	int dry, cut;
 
 	if (view_read(srv, "read", path, 0, &buf, &len, &dry, line,
 	    sizeof line) < 0)
@@ -276,17 +380,56 @@ tool_read(const struct mcp_server *srv, const char *path)
 		return errno == EILSEQ ? mcp_fail("arcturn: read: %s: not "
 		    "UTF-8 text (a NUL byte or an invalid sequence); read_file "
 		    "returns text only", path) : NULL;
+	pick_lines(text, strlen(text), offset, limit, &start, &n, &shown,
+	    &total, &cut);
+	note[0] = '\0';
+	if (cut)
+		snprintf(note, sizeof note, "\n[arcturn: lines %ld-%ld of %ld "
+		    "shown (at most %zu bytes a call); call read_file with "
+		    "offset %ld to read on]\n", offset, offset + shown - 1,
+		    total, MCP_READ_BUDGET, offset + shown);
+	part = mem_strndup(text + start, n);
+	mem_free(text);
+	if (part == NULL)
+		return NULL;
 	if ((o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(o, "path", path) == NULL ||
-	    cJSON_AddStringToObject(o, "content", text) == NULL ||
-	    cJSON_AddNumberToObject(o, "bytes", (double)len) == NULL) {
+	    cJSON_AddStringToObject(o, "content", part) == NULL ||
+	    cJSON_AddNumberToObject(o, "bytes", (double)len) == NULL ||
+	    cJSON_AddNumberToObject(o, "offset", (double)offset) == NULL ||
+	    cJSON_AddNumberToObject(o, "lines", (double)shown) == NULL ||
+	    cJSON_AddNumberToObject(o, "totalLines", (double)total) == NULL ||
+	    cJSON_AddBoolToObject(o, "truncated", cut) == NULL ||
+	    (t = mem_alloc(n + strlen(note) + 1)) == NULL) {
 		cJSON_Delete(o);
-		mem_free(text);
+		mem_free(part);
 		return NULL;
 	}
-	r = mcp_result(o, text, 0);
-	mem_free(text);
+	memcpy(t, part, n);
+	strcpy(t + n, note);
+	mem_free(part);
+	r = mcp_result(o, t, 0);
+	mem_free(t);
 	return r;
+}
+
+/* An optional integer argument from 1 to max (absent: *out = 0). */
+static int
+arg_count(const cJSON *args, const char *key, long max, long *out,
+    char *msg, size_t msglen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+
+	*out = 0;
+	if (v == NULL)
+		return 0;
+	if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
+	    v->valuedouble > (double)max ||
+	    v->valuedouble != (double)(long)v->valuedouble)
+		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
+		    "an integer from 1 to %ld", key, max);
+	*out = (long)v->valuedouble;
+	return 0;
 }
 
 /* The argv of a child: arcturn -C DIR [--session ID] then words. */
@@ -300,8 +443,10 @@ mcp_argv(const struct mcp_server *srv, char *const *words, size_t nwords,
 	if ((v = mem_calloc(nwords + nmore + 6, sizeof *v)) == NULL)
 		return NULL;
 	v[n++] = "arcturn";
-	v[n++] = "-C";
-	v[n++] = srv->dir;
+	if (srv->dir != NULL) {		/* none: sandbox_status only */
+		v[n++] = "-C";
+		v[n++] = srv->dir;
+	}
 	if (srv->session != NULL) {
 		v[n++] = "--session";
 		v[n++] = (char *)srv->session;
@@ -457,18 +602,28 @@ put(const struct mcp_server *srv, const char *what, const char *path,
 	char *w[] = { "write", "--json", "--dry-run", "--", (char *)path };
 	char *wn[] = { "write", "--json", "--", (char *)path };
 	struct mcp_run r;
-	cJSON *res, *o;
+	const cJSON *turn;
+	cJSON *res, *o, *doc;
 	char *txt;
 	int dry;
 
 	if (child(srv, what, srv->dry_run ? w : wn, srv->dry_run ? 5 : 4,
 	    NULL, 0, content, len, 1, &r, &res) < 0)
 		return res;
+	/* the turn the write is undone by (arcturn undo), null under dry run */
+	doc = cJSON_Parse(r.out);
+	turn = cJSON_GetObjectItemCaseSensitive(doc, "turn");
 	mcp_run_free(&r);
 	/* the same choice `arcturn write` made */
 	dry = mcp_dry(srv);
-	if ((o = write_result(path, len, dry, diff)) == NULL)
+	if ((o = write_result(path, len, dry, diff)) == NULL ||
+	    (cJSON_IsNumber(turn) ? cJSON_AddNumberToObject(o, "turn",
+	    turn->valuedouble) : cJSON_AddNullToObject(o, "turn")) == NULL) {
+		cJSON_Delete(doc);
+		cJSON_Delete(o);
 		return NULL;
+	}
+	cJSON_Delete(doc);
 	if (diff != NULL)
 		return mcp_result(o, diff[0] ? diff : "no change", 0);
 	if ((txt = cJSON_PrintUnformatted(o)) == NULL) {
@@ -593,6 +748,8 @@ static int
 check_edits(const cJSON *edits, char *msg, size_t msglen)
 {
 	const cJSON *e, *o, *n;
+	char key[64];
+	long k = 0;
 
 	if (!cJSON_IsArray(edits) || cJSON_GetArraySize(edits) == 0)
 		return mcp_bad(msg, msglen, -1, "invalid arguments: edits must "
@@ -605,24 +762,16 @@ check_edits(const cJSON *edits, char *msg, size_t msglen)
 			return mcp_bad(msg, msglen, -1, "invalid arguments: "
 			    "each edit is {oldText, newText}, strings, oldText "
 			    "not empty");
+		/* edit_file edits text: a NUL in either is refused */
+		snprintf(key, sizeof key, "edits[%ld].oldText", k);
+		if (arg_check(key, -1, o->valuestring, mcp_json_strlen(o), 0,
+		    msg, msglen) < 0)
+			return -1;
+		snprintf(key, sizeof key, "edits[%ld].newText", k++);
+		if (arg_check(key, -1, n->valuestring, mcp_json_strlen(n), 0,
+		    msg, msglen) < 0)
+			return -1;
 	}
-	return 0;
-}
-
-/*
- * A path argument: no control character (a NUL never gets here: mcp.c
- * refuses a request that holds one), so that what the tool is given is
- * what the client meant.
- */
-static int
-plain_path(const char *path, char *msg, size_t msglen)
-{
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)path; *p != '\0'; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return mcp_bad(msg, msglen, -1, "invalid arguments: "
-			    "path holds a control character (0x%02x)", *p);
 	return 0;
 }
 
@@ -630,36 +779,50 @@ int
 mcp_tools_call(const struct mcp_server *srv, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen)
 {
-	static const char *const k_read[] = { "path", NULL };
+	static const char *const k_read[] = { "path", "offset", "limit",
+	    NULL };
 	static const char *const k_write[] = { "path", "content", NULL };
 	static const char *const k_edit[] = { "path", "edits", "dryRun", NULL };
 	const char *path = NULL, *content = NULL;
+	size_t clen = 0;
+	long offset = 0, limit = 0;
 	int preview = 0, rc;
 	cJSON *empty = NULL;
 
 	*result = NULL;
+	/* no workspace (started in /, $HOME, ...): say how to choose one */
+	if (srv->dir == NULL && mcp_tool_listed(srv, name) &&
+	    strcmp(name, "sandbox_status") != 0) {
+		if ((*result = mcp_fail("arcturn: %s", srv->why)) == NULL)
+			return mcp_bad(msg, msglen, MCP_EINTERNAL,
+			    "out of memory");
+		return 0;
+	}
 	if (args == NULL)
 		args = empty = cJSON_CreateObject();
 	if (args == NULL)
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	if (strcmp(name, "read_file") == 0) {
 		if (mcp_arg_only(args, k_read, msg, msglen) < 0 ||
-		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0 ||
-		    plain_path(path, msg, msglen) < 0)
+		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,
+		    &path, NULL, msg, msglen) < 0 ||
+		    arg_count(args, "offset", 1L << 30, &offset, msg,
+		    msglen) < 0 ||
+		    arg_count(args, "limit", 1L << 30, &limit, msg, msglen) < 0)
 			goto bad;
-		*result = tool_read(srv, path);
+		*result = tool_read(srv, path, offset ? offset : 1, limit);
 	} else if (strcmp(name, "write_file") == 0) {
 		if (mcp_arg_only(args, k_write, msg, msglen) < 0 ||
-		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0 ||
-		    plain_path(path, msg, msglen) < 0 ||
-		    mcp_arg_str(args, "content", 1, &content, msg, msglen) < 0)
+		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,
+		    &path, NULL, msg, msglen) < 0 ||
+		    mcp_arg_str(args, "content", MCP_ARG_REQUIRED |
+		    MCP_ARG_BYTES, &content, &clen, msg, msglen) < 0)
 			goto bad;
-		*result = put(srv, "write", path, content, strlen(content),
-		    NULL);
+		*result = put(srv, "write", path, content, clen, NULL);
 	} else if (strcmp(name, "edit_file") == 0) {
 		if (mcp_arg_only(args, k_edit, msg, msglen) < 0 ||
-		    mcp_arg_str(args, "path", 1, &path, msg, msglen) < 0 ||
-		    plain_path(path, msg, msglen) < 0 ||
+		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,
+		    &path, NULL, msg, msglen) < 0 ||
 		    check_edits(cJSON_GetObjectItemCaseSensitive(args, "edits"),
 		    msg, msglen) < 0 ||
 		    mcp_arg_bool(args, "dryRun", &preview, msg, msglen) < 0)
@@ -677,5 +840,8 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 	return 0;
 bad:
 	cJSON_Delete(empty);
-	return MCP_EPARAMS;
+	/* input errors are results the model can act on (spec 2025-11-25) */
+	if ((*result = mcp_fail("arcturn: %s: %s", name, msg)) == NULL)
+		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
+	return 0;
 }

@@ -18,10 +18,18 @@
 
 int	mcp_bad(char *msg, size_t msglen, int code, const char *fmt, ...)
 	    __attribute__((format(printf, 4, 5)));
-int	mcp_arg_str(const cJSON *args, const char *key, int required,
-	    const char **out, char *msg, size_t msglen);
+/*
+ * String arguments are taken whole (mcp_json.h): a NUL is refused unless
+ * MCP_ARG_BYTES (content, stdin: passed on with their length), a control
+ * character too with MCP_ARG_PATH; the message names the argument.
+ */
+#define MCP_ARG_REQUIRED	0x1
+#define MCP_ARG_PATH		0x2
+#define MCP_ARG_BYTES		0x4
+int	mcp_arg_str(const cJSON *args, const char *key, int flags,
+	    const char **out, size_t *len, char *msg, size_t msglen);
 int	mcp_arg_strv(const cJSON *args, const char *key, int nonempty,
-	    char ***out, size_t *n, char *msg, size_t msglen);
+	    int flags, char ***out, size_t *n, char *msg, size_t msglen);
 int	mcp_arg_bool(const cJSON *args, const char *key, int *out, char *msg,
 	    size_t msglen);
 /* keys: NULL-terminated; any other member of args is refused. */
@@ -34,6 +42,11 @@ cJSON	*mcp_result(cJSON *structured, const char *text, int iserr);
 cJSON	*mcp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* structured, its own JSON as the text. */
 cJSON	*mcp_json_result(cJSON *structured);
+
+/* The line dryrun_report would print for e, into buf. */
+struct dryrun_err;
+void	mcp_err_line(const char *what, const struct dryrun_err *e, char *buf,
+	    size_t size);
 
 /* Whether writes go to the dry-run session (flag, env, config). */
 int	mcp_dry(const struct mcp_server *);

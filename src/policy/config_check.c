@@ -154,3 +154,43 @@ config_check_inputs(const struct policy *p, char *err, size_t errlen)
 	errno = EINVAL;
 	return -1;
 }
+
+int
+config_check_workspace(const struct policy *p, char *err, size_t errlen)
+{
+	/* the system's own trees: nothing of a project's lives beneath */
+	static const char *const tree[] = { "/etc", "/usr", "/bin", "/sbin",
+	    "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/proc",
+	    "/sys", "/System", "/Library", "/private/etc", "/private/var/db",
+	    NULL };
+	/* folders that hold projects beneath them, but are none */
+	static const char *const top[] = { "/var", "/opt", "/srv", "/run",
+	    "/tmp", "/mnt", "/media", "/home", "/Users", "/Volumes", "/root",
+	    "/private", "/private/var", "/private/tmp", "/usr/local", NULL };
+	const char *ws = p->workspace, *what = NULL;
+	size_t i;
+
+	if (ws == NULL)
+		return 0;
+	if (strcmp(ws, "/") == 0)
+		what = "the root of the file system";
+	else if (p->home != NULL && strcmp(ws, p->home) == 0)
+		what = "the home directory";
+	else if (p->home != NULL && path_under(p->home, ws))
+		what = "a folder that holds the home directory";
+	else if (p->state != NULL && path_under(ws, p->state))
+		what = "arcturn's state dir (ARCTURN_HOME) or beneath it";
+	for (i = 0; what == NULL && tree[i] != NULL; i++)
+		if (path_under(ws, tree[i]))
+			what = "a system folder";
+	for (i = 0; what == NULL && top[i] != NULL; i++)
+		if (strcmp(ws, top[i]) == 0)
+			what = "a system folder";
+	if (what == NULL)
+		return 0;
+	if (err != NULL)
+		snprintf(err, errlen, "workspace: %s: %s; refused as a "
+		    "workspace", ws, what);
+	errno = EINVAL;
+	return -1;
+}

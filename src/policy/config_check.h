@@ -38,4 +38,18 @@ int	config_check_inputs(const struct policy *p, char *err, size_t errlen);
 int	config_check_link(const struct policy *p, const char *dir, char *err,
 	    size_t errlen);
 
+/*
+ * The workspace p->workspace must be a project's folder: not /, not the
+ * home directory or a folder that holds it (/home, /Users), not a system
+ * folder (/etc, /usr, /bin, /boot, /dev, /proc, /sys, ... and anything
+ * beneath /etc, /usr, /bin, /sbin, /lib*, /boot, /dev, /proc, /sys; the
+ * folder itself only for /var, /opt, /srv, /run, /tmp, /mnt, /media,
+ * where projects do live beneath), nor the state dir or beneath it. An
+ * agent's tools started there would write the whole disk, the home or
+ * arcturn's own records. -1 (EINVAL) with a line `workspace: WS: what
+ * it is; refused as a workspace`; the caller says how to choose one.
+ */
+int	config_check_workspace(const struct policy *p, char *err,
+	    size_t errlen);
+
 #endif

@@ -79,9 +79,10 @@ jerr() {
 	[ "$(jerr hint)" = null ]
 }
 
-# The MCP server on the lines of stdin (as mcp.bats drives it).
+# The MCP server on the lines of stdin (as mcp.bats drives it: stdin
+# open until every line was handled, mcp_drive.py).
 mcp() {
-	"$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err"
+	python3 "$BATS_TEST_DIRNAME/mcp_drive.py" "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err"
 }
 call() {	# id tool args-json
 	jq -cn --argjson id "$1" --arg n "$2" --argjson a "$3" \

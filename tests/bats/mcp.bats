@@ -34,9 +34,11 @@ call() {	# id tool args-json
 		'{name: $n, arguments: $a}')"
 }
 
-# Run the server (options "$@") on the lines of stdin; replies in $T/out.
+# Run the server (options "$@") on the lines of stdin, as a client does
+# (mcp_drive.py: stdin stays open until every line was handled); replies
+# in $T/out.
 serve() {
-	"$ARCTURN_BIN" mcp "$@" >"$T/out" 2>"$T/err"
+	python3 "$BATS_TEST_DIRNAME/mcp_drive.py" "$ARCTURN_BIN" mcp "$@" >"$T/out" 2>"$T/err"
 	echo $? >"$T/rc"
 	# stdout carries protocol messages only, one a line
 	jq -e -s 'all(.[]; .jsonrpc == "2.0" and has("id"))' "$T/out" >/dev/null ||
@@ -91,13 +93,21 @@ sc() {	# id field: the structuredContent's field
 	run reply 1 '[.result.tools[].name] | sort | join(" ")'
 	assert_output '"discard_changes edit_file read_file review_changes run_command sandbox_status write_file"'
 	[ "$(reply 1 '[.result.tools[] | select(.inputSchema.type == "object" and .outputSchema.type == "object")] | length')" = 7 ]
+	# every input is described, so that a model knows what to pass
+	run reply 1 '[.result.tools[] | .name as $t | .inputSchema.properties | to_entries[] |
+		select((.value.description // "") == "") | "\($t).\(.key)"]'
+	assert_output '[]'
+	run reply 1 '[.result.tools[] | .name as $t | .inputSchema.properties.edits.items.properties // {} | to_entries[] |
+		select((.value.description // "") == "") | "\($t).\(.key)"]'
+	assert_output '[]'
+	[ "$(reply 1 '[.result.tools[] | select((.description // "") == "")] | length')" = 0 ]
 	[ "$(reply 2 .error.code)" = -32602 ]
 	{ echo "$INIT"; req 1 tools/list; } | serve --allow-apply
 	[ "$(reply 1 '[.result.tools[].name] | index("apply_changes") != null')" = true ]
 	[ "$(reply 1 '.result.tools | length')" = 8 ]
 }
 
-@test "unknown tools and malformed arguments are JSON-RPC errors -32602" {
+@test "an unknown tool is a JSON-RPC error; malformed arguments are isError results naming the argument" {
 	{
 		echo "$INIT"
 		call 1 no_such_tool '{}'
@@ -109,10 +119,63 @@ sc() {	# id field: the structuredContent's field
 		call 7 edit_file '{"path": "a.txt", "edits": [{"oldText": ""}]}'
 		req 8 tools/call '{"name": "read_file", "arguments": [1]}'
 	} | serve
-	for i in 1 2 3 4 5 6 7 8; do
-		[ "$(reply $i .error.code)" = -32602 ] || fail "reply $i: $(reply $i)"
+	[ "$(reply 1 .error.code)" = -32602 ]
+	[ "$(reply 8 .error.code)" = -32602 ]
+	# input validation errors are tool results (spec 2025-11-25), so that
+	# the model reads them and corrects itself
+	for i in 2 3 4 5 6 7; do
+		[ "$(reply $i .result.isError)" = true ] || fail "reply $i: $(reply $i)"
 	done
+	reply 2 '.result.content[0].text' | grep -q 'read_file: invalid arguments: path must be a string (it is required)'
+	reply 4 '.result.content[0].text' | grep -q 'unknown argument extra'
+	reply 6 '.result.content[0].text' | grep -q 'timeoutMs must be an integer'
 	[ ! -e b ]
+}
+
+@test "strings are taken whole: a NUL or control character in a path is an error, content with NUL is written whole" {
+	printf 'keep\n' >important.txt
+	{
+		echo "$INIT"
+		call 1 write_file '{"path": "important.txt\u0000.bak", "content": "x"}'
+		call 2 write_file '{"path": "n.txt", "content": "line1\u0000line2\u00e9\ud83d\ude00"}'
+		call 3 edit_file '{"path": "important.txt", "edits": [{"oldText": "ke\u0000zz", "newText": "y"}]}'
+		call 4 edit_file '{"path": "important.txt", "edits": [{"oldText": "keep", "newText": "a\u0000b"}]}'
+		call 5 read_file '{"path": "important.txt\u0000x"}'
+		call 6 read_file '{"path": "a\nb"}'
+		call 7 run_command '{"command": ["wc", "-c"], "stdin": "a\u0000b"}'
+		call 8 run_command '{"command": ["echo", "a\u0000b"]}'
+		call 9 run_command '{"command": ["pwd"], "cwd": "sub\u0000"}'
+		call 10 review_changes '{"paths": ["a.txt", "b\u0001"]}'
+		call 11 discard_changes '{"paths": ["x\u0000"]}'
+		call 12 read_file '{"pa\u0000th": "a.txt"}'
+		call 13 write_file '{"path": "t\u007f.txt", "content": "x"}'
+	} | serve
+	# the path cut at its NUL would have named important.txt
+	[ "$(cat important.txt)" = keep ]
+	[ ! -e n.txt.bak ]
+	text() { reply "$1" '.result.content[0].text' | jq -r .; }
+	[ "$(reply 1 .result.isError)" = true ]
+	text 1 | grep -q '^arcturn: write_file: invalid arguments: path holds a NUL character (\\u0000 at byte 13)'
+	# 5 + 1 + 5 + 2 + 4 bytes: all of them
+	[ "$(wc -c <n.txt)" = 17 ]
+	printf 'line1\000line2\303\251\360\237\230\200' | cmp - n.txt
+	[ "$(sc 2 bytes)" = 17 ]
+	text 3 | grep -q 'edits\[0\].oldText holds a NUL character'
+	text 4 | grep -q 'edits\[0\].newText holds a NUL character'
+	text 5 | grep -q 'read_file: invalid arguments: path holds a NUL'
+	text 6 | grep -q 'path holds a control character (U+000A at byte 1)'
+	# stdin is passed whole
+	[ "$(sc 7 stdout | jq -r . | tr -d ' ')" = 3 ]
+	text 8 | grep -q 'command\[1\] holds a NUL character'
+	text 9 | grep -q 'cwd holds a NUL character'
+	text 10 | grep -q 'paths\[1\] holds a control character (U+0001'
+	text 11 | grep -q 'paths\[0\] holds a NUL character'
+	for i in 1 3 4 5 6 8 9 10 11 13; do
+		[ "$(reply $i .result.isError)" = true ] || fail "reply $i: $(reply $i)"
+	done
+	[ "$(reply 12 .error.code)" = -32600 ]
+	[ "$(cat important.txt)" = keep ]
+	[ -z "$(ls | grep -v '^a.txt$\|^important.txt$\|^n.txt$')" ]
 }
 
 @test "read_file: the file, and isError with the CLI's line" {
@@ -135,6 +198,9 @@ sc() {	# id field: the structuredContent's field
 	} | serve
 	[ "$(cat b.txt)" = new ]
 	[ "$(sc 1 captured)" = false ]
+	# the result names its turn: the one arcturn undo takes back
+	[ "$(sc 1 turn)" = "$("$ARCTURN_BIN" checkpoints --json | jq '.turns[0].id')" ]
+	[ "$(sc 1 turn)" -ge 1 ]
 	[ "$(reply 2 .result.isError)" = true ]
 	run reply 2 '.result.content[0].text'
 	assert_output "\"arcturn: write: .git/config: protected path (git control file); change it outside arcturn (git's hooks and config decide what git runs)\""
@@ -184,7 +250,7 @@ sc() {	# id field: the structuredContent's field
 	[ "$(sc 1 stdout)" = '"out\nin\n"' ]
 	[ "$(sc 1 stderr)" = '"err\n"' ]
 	[ "$(sc 1 stdoutTruncated)" = false ]
-	[ "$(sc 1 outputCap)" = 1048576 ]
+	[ "$(sc 1 outputCap)" = 32768 ]
 	backend=$(sc 6 backend)
 	[ "$(sc 1 backend)" = "$backend" ]
 	if [ "$backend" = '"none"' ]; then
@@ -204,17 +270,27 @@ sc() {	# id field: the structuredContent's field
 	# a command's own 127 is its result, not a tool failure
 	[ "$(sc 7 exitCode)" = 127 ]
 	[ "$(reply 7 .result.isError)" = null ]
+	# the default timeout is 2 minutes, and the schema says so
+	{ echo "$INIT"; req 1 tools/list; } | serve
+	[ "$(reply 1 '.result.tools[] | select(.name == "run_command") | .inputSchema.properties.timeoutMs.default')" = 120000 ]
+	[ "$(reply 1 '.result.tools[] | select(.name == "run_command") | .inputSchema.properties.timeoutMs.maximum')" = 86400000 ]
 }
 
-@test "run_command caps a 10 MB stdout at 1 MiB and says so" {
+@test "run_command keeps the head and tail of a 10 MB stdout and says what it left out" {
 	{
 		echo "$INIT"
-		call 1 run_command '{"command":["sh","-c","head -c 10000000 /dev/zero | tr \"\\\\000\" a"]}'
+		call 1 run_command '{"command":["sh","-c","echo FIRST; head -c 10000000 /dev/zero | tr \"\\\\000\" a; echo; echo LAST"]}'
 	} | serve
 	[ "$(sc 1 exitCode)" = 0 ]
 	[ "$(sc 1 stdoutTruncated)" = true ]
-	[ "$(sc 1 stdoutBytes)" = 10000000 ]
-	[ "$(sc 1 'stdout | length')" = 1048576 ]
+	[ "$(sc 1 stdoutBytes)" = 10000012 ]
+	[ "$(sc 1 outputCap)" = 32768 ]
+	sc 1 stdout | jq -j . >"$T/stdout"
+	[ "$(head -n 1 "$T/stdout")" = FIRST ]
+	[ "$(tail -n 1 "$T/stdout")" = LAST ]
+	grep -q '^\[arcturn: 9967244 bytes of stdout left out; its first 16384 and last 16384 bytes are shown (10000012 in all). To see the rest, redirect it to a file and read_file it with offset and limit.\]$' "$T/stdout"
+	# 32 KiB kept and the line: the result fits a model's context
+	[ "$(wc -c <"$T/stdout")" -lt 33200 ]
 }
 
 @test "--dry-run: write_file and run_command are captured, arcturn diff shows the digest review_changes gave" {
@@ -231,6 +307,7 @@ sc() {	# id field: the structuredContent's field
 	[ ! -e b.txt ] && [ ! -e c.txt ]
 	[ "$(cat a.txt)" = hello ]
 	[ "$(sc 1 captured)" = true ]
+	[ "$(sc 1 turn)" = null ]
 	[ "$(sc 2 captured)" = true ]
 	# read_file sees the session
 	[ "$(sc 3 content)" = '"bye\n"' ]
@@ -285,6 +362,12 @@ sc() {	# id field: the structuredContent's field
 	[ "$(reply 5 .result.isError)" = true ]
 	[ ! -e b.txt ]
 	digest=$("$ARCTURN_BIN" diff | sed -n 's/^digest: //p')
+	# a stale digest is refused without naming the pending one: the
+	# agent must review what it applies
+	[ ${#digest} = 64 ]
+	reply 5 '.result.content[0].text' | grep -q 'changed since review .*call review_changes again'
+	run reply 5 .
+	refute_output --partial "$digest"
 	call 1 apply_changes "$(jq -cn --arg d "$digest" '{expect: $d}')" |
 		{ echo "$INIT"; cat; } | serve --dry-run --allow-apply
 	[ "$(sc 1 applied)" = true ]
@@ -325,11 +408,14 @@ sc() {	# id field: the structuredContent's field
 }
 
 @test "EOF ends the server with status 0, also in the middle of a message" {
-	printf '%s\n%s' "$INIT" '{"jsonrpc":"2.0","id":1,"meth' | serve
-	[ "$(cat "$T/rc")" = 0 ]
+	rc=0
+	printf '%s\n%s' "$INIT" '{"jsonrpc":"2.0","id":1,"meth' |
+		"$ARCTURN_BIN" mcp >"$T/out" || rc=$?
+	[ "$rc" = 0 ]
 	[ "$(wc -l <"$T/out")" = 1 ]
-	: | serve
-	[ "$(cat "$T/rc")" = 0 ]
+	"$ARCTURN_BIN" mcp </dev/null >"$T/out" || rc=$?
+	[ "$rc" = 0 ]
+	[ ! -s "$T/out" ]
 }
 
 @test "a stdout that cannot be written ends the server" {
@@ -338,4 +424,244 @@ sc() {	# id field: the structuredContent's field
 		"$ARCTURN_BIN" mcp >/dev/full 2>"$T/err" || rc=$?
 	[ "$rc" = 2 ]
 	grep -q 'write to standard output' "$T/err"
+}
+
+@test "arcturn mcp -C DIR (after the command) serves DIR as arcturn -C DIR mcp does" {
+	cd "$OUT"
+	{ echo "$INIT"; call 1 write_file '{"path":"b.txt","content":"after\n"}'; call 2 read_file '{"path":"a.txt"}'; } |
+		serve -C "$WS"
+	[ "$(cat "$WS/b.txt")" = after ]
+	[ "$(sc 2 content)" = '"hello\n"' ]
+	[ ! -e "$OUT/b.txt" ]
+	{ echo "$INIT"; call 1 write_file '{"path":"c.txt","content":"before\n"}'; } |
+		python3 "$BATS_TEST_DIRNAME/mcp_drive.py" "$ARCTURN_BIN" -C "$WS" mcp >"$T/out"
+	[ "$(cat "$WS/c.txt")" = before ]
+}
+
+@test "a workspace that is /, the home, a system folder or the state dir is refused, saying how to choose one" {
+	# given with -C: the server does not start
+	for d in / "$HOME" /etc /usr/bin "$HOME/.arcturn"; do
+		mkdir -p "$HOME/.arcturn"
+		rc=0
+		"$ARCTURN_BIN" mcp -C "$d" </dev/null >"$T/out" 2>"$T/err" || rc=$?
+		[ "$rc" = 2 ] || fail "-C $d: status $rc"
+		grep -q "refused as a workspace" "$T/err" || fail "-C $d: $(cat "$T/err")"
+		grep -q 'arcturn mcp -C DIR' "$T/err"
+		grep -q 'MCP root' "$T/err"
+		[ ! -s "$T/out" ]
+	done
+	# started there by a client: it serves, and its file tools say why
+	for d in / "$HOME"; do
+		cd "$d"
+		{
+			echo "$INIT"
+			call 1 write_file '{"path":"x-arcturn-test","content":"x"}'
+			call 2 read_file '{"path":"etc/hostname"}'
+			call 3 run_command '{"command":["true"]}'
+			call 4 sandbox_status '{}'
+		} | serve
+		[ ! -e "$d/x-arcturn-test" ]
+		for i in 1 2 3; do
+			[ "$(reply $i .result.isError)" = true ] || fail "$d: reply $i: $(reply $i)"
+			reply $i '.result.content[0].text' | grep -q "refused as a workspace.*arcturn mcp -C DIR.*MCP root" ||
+				fail "$d: reply $i: $(reply $i)"
+		done
+		[ "$(reply 4 .result.isError)" = null ]
+		grep -q "refused as a workspace" "$T/err"
+	done
+}
+
+@test "MCP roots: the client's file:// root becomes the workspace; with several, the first, said on stderr" {
+	cd "$HOME"
+	roots() {	# id uri...
+		local id=$1; shift
+		jq -cn --arg id "$id" --args '{jsonrpc: "2.0", id: $id,
+			result: {roots: [$ARGS.positional[] | {uri: ., name: "r"}]}}' "$@"
+	}
+	init_roots=$(jq -cn '{jsonrpc: "2.0", id: 0, method: "initialize",
+		params: {protocolVersion: "2025-11-25", capabilities: {roots: {listChanged: true}},
+		clientInfo: {name: "bats", version: "1"}}}')
+	mkdir "$T/w s"
+	{
+		echo "$init_roots"
+		echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+		# asked before the roots arrive: it waits for them
+		call 1 write_file '{"path":"b.txt","content":"rooted\n"}'
+		roots arcturn-roots-1 "file://$WS" "file://$OUT"
+		call 2 read_file '{"path":"a.txt"}'
+		# the roots change: asked again, the new one is taken (%20: a space)
+		echo '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}'
+		roots arcturn-roots-2 "file://${T// /%20}/w%20s"
+		call 3 write_file '{"path":"c.txt","content":"moved\n"}'
+	} | serve
+	[ "$(jq -c 'select(.method == "roots/list") | .id' "$T/out" | tr '\n' ' ')" = '"arcturn-roots-1" "arcturn-roots-2" ' ]
+	[ "$(cat "$WS/b.txt")" = rooted ]
+	[ ! -e "$HOME/b.txt" ]
+	[ "$(sc 2 content)" = '"hello\n"' ]
+	[ "$(cat "$T/w s/c.txt")" = moved ]
+	grep -q "the client gave 2 roots; arcturn serves one workspace, the first: $WS" "$T/err"
+	# a root that is refused: no workspace, the tools say so
+	{
+		echo "$init_roots"
+		echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+		roots arcturn-roots-1 "file:///"
+		call 1 write_file '{"path":"b.txt","content":"x"}'
+	} | serve -q
+	reply 1 '.result.content[0].text' | grep -q 'workspace: /: the root of the file system; refused as a workspace (the MCP root)'
+	# -C DIR wins: no roots/list is asked
+	{ echo "$init_roots"; echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'; req 1 ping; } |
+		serve -C "$WS"
+	[ "$(jq -c 'select(.method == "roots/list")' "$T/out")" = "" ]
+}
+
+# A long run_command for the tests below: a copy of sleep under a name of
+# its own, so that pgrep finds this test's command and no other.
+long_sleep() {
+	SLEEP=$T/arcturn-test-sleep-$BATS_TEST_NUMBER-$$
+	cp "$(command -v sleep)" "$SLEEP"
+	chmod 755 "$SLEEP"
+}
+
+@test "during a long run_command a ping is answered at once; notifications/cancelled kills the call and no reply is sent for it" {
+	long_sleep
+	run python3 - "$ARCTURN_BIN" "$SLEEP" <<'PY'
+import json, os, subprocess, sys, time
+bin, sleep = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([bin, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m):
+    p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+def recv():
+    m = json.loads(p.stdout.readline())
+    print("got", json.dumps(m)[:200])
+    return m
+def running():	# anchored: this script's own argv names the command too
+    return subprocess.run(["pgrep", "-f", "^" + sleep], stdout=subprocess.DEVNULL).returncode == 0
+def gone_within(s):	# the kernel ends a killed process a moment later
+    end = time.time() + s
+    while running() and time.time() < end:
+        time.sleep(0.01)
+    return not running()
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+recv()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "run_command", "arguments": {"command": [sleep, "60"]}}})
+# the command is running: its process shows (a wait on a condition)
+deadline = time.time() + 60
+while not running() and time.time() < deadline:
+    time.sleep(0.02)
+assert running(), "the command never started"
+t = time.time()
+send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+m = recv()
+assert m["id"] == 2 and m["result"] == {}, m
+print("ping answered in %.3f s" % (time.time() - t))
+assert time.time() - t < 1.0
+send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}})
+# a request after the cancel: answered once the call is gone, and the
+# cancelled call has no reply before it
+send({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+m = recv()
+assert m["id"] == 3 and "result" in m, m
+print("cancelled in %.3f s" % (time.time() - t))
+assert time.time() - t < 5.0
+assert gone_within(1.0), "the cancelled command still runs"
+p.stdin.close()
+rest = p.stdout.read().decode()
+assert rest == "", rest
+assert p.wait() == 0
+print("OK")
+PY
+	echo "$output"
+	assert_success
+	assert_line OK
+}
+
+@test "a client gone during a long run_command: the command is killed, the server exits within a second, the session lock is free" {
+	long_sleep
+	run python3 - "$ARCTURN_BIN" "$SLEEP" <<'PY'
+import json, subprocess, sys, time
+bin, sleep = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([bin, "mcp", "--dry-run"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m):
+    p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+def running():	# anchored: this script's own argv names the command too
+    return subprocess.run(["pgrep", "-f", "^" + sleep], stdout=subprocess.DEVNULL).returncode == 0
+def gone_within(s):	# the kernel ends a killed process a moment later
+    end = time.time() + s
+    while running() and time.time() < end:
+        time.sleep(0.01)
+    return not running()
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+json.loads(p.stdout.readline())
+send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "run_command", "arguments": {"command": ["sh", "-c", "echo captured >c.txt; exec \"$0\" 60", sleep]}}})
+deadline = time.time() + 60
+while not running() and time.time() < deadline:
+    time.sleep(0.02)
+assert running(), "the command never started"
+t = time.time()
+p.stdin.close()
+rc = p.wait(timeout=30)
+took = time.time() - t
+print("server exited %d in %.3f s" % (rc, took))
+assert rc == 0
+assert took < 1.0, took
+assert p.stdout.read() == b"", "a reply after the client left"
+assert gone_within(1.0), "the command outlived the server"
+print("OK")
+PY
+	echo "$output"
+	assert_success
+	assert_line OK
+	# the session's lock is free: discard takes it at once
+	run timeout 10 "$ARCTURN_BIN" discard --yes
+	assert_success
+}
+
+@test "read_file: offset and limit pick lines; a large file is cut at 64 KiB with a line saying how to read on" {
+	seq 1 10 >ten.txt
+	seq 1 100000 >big.txt	# 588,895 bytes
+	{
+		echo "$INIT"
+		call 1 read_file '{"path":"ten.txt","offset":3,"limit":2}'
+		call 2 read_file '{"path":"ten.txt","offset":9}'
+		call 3 read_file '{"path":"big.txt"}'
+		call 4 read_file '{"path":"big.txt","offset":99999}'
+		call 5 read_file '{"path":"ten.txt","offset":0}'
+	} | serve
+	[ "$(sc 1 content)" = '"3\n4\n"' ]
+	[ "$(sc 1 lines)" = 2 ] && [ "$(sc 1 totalLines)" = 10 ] && [ "$(sc 1 truncated)" = false ]
+	[ "$(sc 2 content)" = '"9\n10\n"' ]
+	[ "$(sc 3 truncated)" = true ]
+	[ "$(sc 3 bytes)" = "$(wc -c <big.txt)" ]
+	[ "$(sc 3 totalLines)" = 100000 ]
+	n=$(sc 3 lines)
+	# whole lines, within the budget, in order from the first
+	[ "$(sc 3 content | jq -j .)" = "$(seq 1 "$n")" ] || [ "$(sc 3 content | jq -j .)" = "$(seq 1 "$n"; echo)" ]
+	[ "$(sc 3 'content | length')" -le 65536 ]
+	reply 3 '.result.content[0].text' | jq -j . | tail -n 1 |
+		grep -qx "\[arcturn: lines 1-$n of 100000 shown (at most 65536 bytes a call); call read_file with offset $((n + 1)) to read on\]"
+	[ "$(sc 4 content)" = '"99999\n100000\n"' ] && [ "$(sc 4 truncated)" = false ]
+	[ "$(reply 5 .result.isError)" = true ]
+	reply 5 '.result.content[0].text' | grep -q 'offset must be an integer from 1'
+}
+
+@test "review_changes: a diff over 64 KiB is cut at a line, the files list and digest stay whole, paths page through the rest" {
+	{
+		echo "$INIT"
+		call 1 run_command '{"command":["sh","-c","for i in $(seq 1 100); do seq -f \"line %g of a generated file\" 1 150 >gen$i.txt; done"]}'
+		call 2 review_changes '{}'
+		call 3 review_changes '{"paths":["gen100.txt"]}'
+	} | serve --dry-run
+	[ "$(sc 1 exitCode)" = 0 ]
+	[ "$(sc 2 truncated)" = true ]
+	[ "$(sc 2 count)" = 100 ]
+	[ "$(sc 2 'diff | length')" -le 65536 ]
+	# the digest is the whole session's, as arcturn diff prints it
+	[ "$(sc 2 digest | jq -r .)" = "$("$ARCTURN_BIN" diff | sed -n 's/^digest: //p')" ]
+	reply 2 '.result.content[0].text' | jq -j . | tail -n 1 |
+		grep -q '^\[arcturn: the diff is [0-9]* bytes; the first [0-9]* are shown (at most 65536 a call). files lists every change: call review_changes with paths, a few at a time, to see the rest.\]$'
+	# the cut diff ends with a whole line
+	[ "$(sc 2 diff | jq -j . | tail -c 1 | od -An -c | tr -d ' ')" = '\n' ]
+	[ "$(sc 3 truncated)" = false ]
+	sc 3 diff | jq -r . | grep -q '^+line 150 of a generated file$'
 }

@@ -278,7 +278,7 @@ reply() {	# id filter
 	    "$(mcp_call 3 edit_file '{"path":"cfg/config","edits":[{"oldText":"[core]","newText":"[core]\n\tfsmonitor = x"}]}')" \
 	    "$(mcp_call 4 write_file '{"path":"h2/new","content":"ok\n"}')" \
 	    "$(mcp_call 5 edit_file '{"path":"h2/pre-commit","edits":[{"oldText":"old","newText":"new"}]}')" |
-	    "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err"
+	    python3 "$BATS_TEST_DIRNAME/mcp_drive.py" "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err"
 	[ "$(reply 1 .result.isError)" = true ]
 	[ "$(reply 2 .result.isError)" = true ]
 	[ "$(reply 3 .result.isError)" = true ]
@@ -297,10 +297,11 @@ reply() {	# id filter
 	    "$(mcp_call 2 write_file '{"path":"important.txt\u0001","content":"gone\n"}')" \
 	    "$(mcp_call 3 write_file '{"path":"x\\u0000y","content":"ok\n"}')" \
 	    "$(mcp_call 4 write_file '{"path":"d/ok","content":"ok\n"}')" |
-	    "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err"
-	[ "$(reply 1 .error.code)" = -32602 ]
-	reply 1 .error.message | grep -q 'u0000'
-	[ "$(reply 2 .error.code)" = -32602 ]
+	    python3 "$BATS_TEST_DIRNAME/mcp_drive.py" "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err"
+	# argument errors are tool results the model can act on (isError)
+	[ "$(reply 1 .result.isError)" = true ]
+	reply 1 .result.content | grep -q 'path'
+	[ "$(reply 2 .result.isError)" = true ]
 	[ "$(cat important.txt)" = important ]
 	[ ! -e important.txt.bak ]
 	# an escaped backslash before u0000 is no NUL: a plain name

@@ -13,6 +13,7 @@ import path from "node:path";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const bin = process.argv[2];
 let n = 0, failed = 0;
@@ -114,11 +115,38 @@ async function main() {
 	ok(r.isError && /^arcturn: /.test(text(r)), "run_command: isError when the command cannot run", r);
 	r = await c.callTool({ name: "run_command", arguments: { command: ["sh", "-c", "head -c 10000000 /dev/zero | tr '\\000' a"] } });
 	ok(!r.isError && r.structuredContent.stdoutTruncated === true && r.structuredContent.stdoutBytes === 10000000 &&
-	    r.structuredContent.stdout.length === r.structuredContent.outputCap,
-	    "run_command: a 10 MB stdout is capped", { ...r.structuredContent, stdout: undefined });
+	    r.structuredContent.stdout.length < r.structuredContent.outputCap + 400 &&
+	    r.structuredContent.stdout.includes("[arcturn: 9967232 bytes of stdout left out;"),
+	    "run_command: a 10 MB stdout keeps its head and tail and says what was left out",
+	    { ...r.structuredContent, stdout: r.structuredContent.stdout.slice(16300, 16700) });
+
+	// a long call: ping answered during it; an abort (notifications/cancelled) ends it
+	const ac = new AbortController();
+	const long = c.callTool({ name: "run_command", arguments: { command: ["sleep", "30"] } }, undefined, { signal: ac.signal });
+	let t0 = Date.now();
+	await c.ping();
+	ok(Date.now() - t0 < 2000, "ping is answered during a long run_command", Date.now() - t0);
+	ac.abort();
+	let aborted = false;
+	try { await long; } catch (e) { aborted = true; }
+	t0 = Date.now();
+	r = await c.callTool({ name: "read_file", arguments: { path: "a.txt" } });
+	ok(aborted && !r.isError && Date.now() - t0 < 2000, "an aborted run_command is cancelled and the server goes on at once", Date.now() - t0);
 
 	ok(await rpcError(c.callTool({ name: "no_such_tool", arguments: {} })) === -32602, "an unknown tool: -32602");
-	ok(await rpcError(c.callTool({ name: "read_file", arguments: { path: 1 } })) === -32602, "malformed arguments: -32602");
+	r = await c.callTool({ name: "read_file", arguments: { path: 1 } });
+	ok(r.isError && text(r) === "arcturn: read_file: invalid arguments: path must be a string",
+	    "malformed arguments: an isError result the model can read (spec 2025-11-25)", r);
+	// strings are taken whole: a NUL in a path is an error, in content it is written
+	fs.writeFileSync(path.join(ws, "important.txt"), "keep\n");
+	r = await c.callTool({ name: "write_file", arguments: { path: "important.txt\u0000.bak", content: "x" } });
+	ok(r.isError && /path holds a NUL character/.test(text(r)) &&
+	    fs.readFileSync(path.join(ws, "important.txt"), "utf8") === "keep\n", "write_file: a NUL in the path is an error", r);
+	r = await c.callTool({ name: "write_file", arguments: { path: "nul.txt", content: "line1\u0000line2" } });
+	ok(!r.isError && fs.readFileSync(path.join(ws, "nul.txt"), "latin1") === "line1\u0000line2",
+	    "write_file: content with a NUL is written whole", r);
+	r = await c.callTool({ name: "edit_file", arguments: { path: "important.txt", edits: [{ oldText: "ke\u0000x", newText: "y" }] } });
+	ok(r.isError && /edits\[0\]\.oldText holds a NUL/.test(text(r)), "edit_file: a NUL in oldText is an error", r);
 	ok(await rpcError(c.callTool({ name: "apply_changes", arguments: { expect: "x" } })) === -32602,
 	    "apply_changes is refused without --allow-apply");
 	await c.close();
@@ -154,6 +182,32 @@ async function main() {
 	ok(r.isError && !fs.existsSync(path.join(ws, "e.txt")), "apply_changes: a stale digest is refused", r);
 	r = await c.callTool({ name: "apply_changes", arguments: { expect: d } });
 	ok(!r.isError && fs.readFileSync(path.join(ws, "e.txt"), "utf8") === "applied\n", "apply_changes applies", r);
+	await c.close();
+
+	// launch as clients write it: started in the home, -C after mcp
+	const home = path.join(top, "home");
+	let t = new StdioClientTransport({ command: bin, args: ["mcp", "-C", ws], cwd: home, env, stderr: "pipe" });
+	c = new Client({ name: "arcturn-tests", version: "1" });
+	await c.connect(t);
+	r = await c.callTool({ name: "read_file", arguments: { path: "a.txt" } });
+	ok(!r.isError && r.structuredContent.content === "hello\n", "args [mcp, -C, DIR] from the home serves DIR", r);
+	await c.close();
+	// started in the home without -C: refused, saying how to choose
+	t = new StdioClientTransport({ command: bin, args: ["mcp"], cwd: home, env, stderr: "pipe" });
+	c = new Client({ name: "arcturn-tests", version: "1" });
+	await c.connect(t);
+	r = await c.callTool({ name: "write_file", arguments: { path: "x.txt", content: "x" } });
+	ok(r.isError && /refused as a workspace.*-C DIR.*MCP root/.test(text(r)) && !fs.existsSync(path.join(home, "x.txt")),
+	    "started in the home: the tools refuse it and say how to choose a workspace", r);
+	await c.close();
+	// the same with MCP roots: the client's root is the workspace
+	t = new StdioClientTransport({ command: bin, args: ["mcp"], cwd: home, env, stderr: "pipe" });
+	c = new Client({ name: "arcturn-tests", version: "1" }, { capabilities: { roots: { listChanged: true } } });
+	c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file://" + ws, name: "ws" }] }));
+	await c.connect(t);
+	r = await c.callTool({ name: "write_file", arguments: { path: "rooted.txt", content: "r\n" } });
+	ok(!r.isError && fs.readFileSync(path.join(ws, "rooted.txt"), "utf8") === "r\n" && !fs.existsSync(path.join(home, "rooted.txt")),
+	    "MCP roots: the client's file:// root is the workspace", r);
 	await c.close();
 
 	// raw lines: version negotiation and malformed input
