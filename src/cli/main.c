@@ -44,6 +44,7 @@ struct command {
 	int		(*fn)(struct cli *);
 	const char	*usage;
 	const char	*help;
+	const char	*brief;		/* one line for the list in --help */
 };
 
 static const struct command commands[] = {
@@ -72,55 +73,69 @@ static const struct command commands[] = {
 	  "Exit status: CMD's own, 128+N if killed by signal N, 125 if arcturn\n"
 	  "failed, 126 if CMD could not run, 127 if CMD was not found. Asked for\n"
 	  "JSON, arcturn says how it ended in one line after CMD's own output.\n"
-	  "ARCTURN_BACKEND=helper|helper-landlock|bwrap|none forces a backend." },
+	  "ARCTURN_BACKEND=helper|helper-landlock|bwrap|none forces a backend.",
+	  "run a command that may write only in the workspace and grants" },
 	{ "sandbox", cmd_sandbox,
 	  "sandbox status [--json] | sandbox unstamp [PATH]",
 	  "Show which backend `arcturn exec` would use here, why the others\n"
 	  "were skipped, and which guarantees hold on this machine (--json for\n"
 	  "a machine-readable report). `unstamp` (Windows) restores the\n"
-	  "integrity labels arcturn stamped on writable roots." },
+	  "integrity labels arcturn stamped on writable roots.",
+	  "say which sandbox runs here, and what it guarantees" },
 	{ "write", cmd_write, "write [--dry-run] PATH",
-	  "Write standard input to PATH (into the session under dry run)." },
+	  "Write standard input to PATH (into the session under dry run).",
+	  "write standard input to a file (a file tool for agents)" },
 	{ "edit", cmd_edit, "edit [--dry-run] PATH --old TEXT --new TEXT [--all]",
-	  "Replace the one occurrence of TEXT (every one with --all)." },
+	  "Replace the one occurrence of TEXT (every one with --all).",
+	  "replace one text in a file" },
 	{ "read", cmd_read, "read [--dry-run] PATH",
 	  "Print PATH: under dry run (--dry-run, dryRun in the config or\n"
-	  "ARCTURN_DRY_RUN), as the pending session sees it; else the real file." },
+	  "ARCTURN_DRY_RUN), as the pending session sees it; else the real file.",
+	  "print a file as the pending changes see it" },
 	{ "diff", cmd_diff,
 	  "diff [--full] [--stat] [--name-only] [--name-status]\n"
 	  "             [--color=auto|always|never] [--no-pager] [PATH]...",
 	  "Show every pending change (or those at or beneath PATH) as one\n"
 	  "git-style diff, each file's first 200 body lines unless --full;\n"
-	  "on a terminal through the pager ($PAGER) unless --no-pager." },
+	  "on a terminal through the pager ($PAGER) unless --no-pager.",
+	  "review the pending changes as one git-style diff" },
 	{ "apply", cmd_apply,
 	  "apply [--yes] [--expect DIGEST] [--force PATH...] [PATH]...",
 	  "Apply pending changes to the workspace, file by file, as one undoable\n"
-	  "turn. --force lands the named paths over conflicts." },
+	  "turn. --force lands the named paths over conflicts.",
+	  "land the pending changes, as one undoable turn" },
 	{ "discard", cmd_discard, "discard [--yes] [PATH]...",
 	  "Throw away the pending changes of the session (only those of each\n"
-	  "PATH, when given)." },
+	  "PATH, when given).",
+	  "throw the pending changes away" },
 	{ "session", cmd_session, "session list|show|rm [--yes] [ID]",
 	  "List, show or remove dry-run sessions (rm asks first, as discard\n"
-	  "does, unless --yes)." },
+	  "does, unless --yes).",
+	  "list, show or remove dry-run sessions" },
 	{ "turn", cmd_turn, "turn [--label TEXT]",
 	  "Start a turn: later writes and edits join it, and rewind or undo\n"
-	  "take it back as one. Without it, each write or edit is a turn." },
+	  "take it back as one. Without it, each write or edit is a turn.",
+	  "start a turn that later writes join" },
 	{ "rewind", cmd_rewind, "rewind [TURN] [--force]",
 	  "Restore every path the turns since TURN (default: the last one)\n"
 	  "changed to its state before them. A path changed since is a\n"
 	  "conflict: nothing is restored unless --force. The rewind is a turn\n"
-	  "itself." },
+	  "itself.",
+	  "put back what the turns since TURN changed" },
 	{ "undo", cmd_undo, "undo [--force]",
-	  "Rewind the last turn (undo twice: redo)." },
+	  "Rewind the last turn (undo twice: redo).",
+	  "take the last turn back (twice: redo)" },
 	{ "checkpoints", cmd_checkpoints, "checkpoints [--json]",
-	  "List the turns of the workspace, newest first, with their paths." },
+	  "List the turns of the workspace, newest first, with their paths.",
+	  "list the turns, newest first" },
 	{ "mcp", cmd_mcp, "mcp [--dry-run] [--allow-apply]",
 	  "Serve the workspace to an agent as an MCP server over stdio\n"
 	  "(newline-delimited JSON-RPC): read_file, write_file, edit_file,\n"
 	  "run_command, review_changes, discard_changes, sandbox_status, with\n"
 	  "the policy of the commands above.\n\n"
 	  "  --dry-run       capture writes and commands in the dry-run session\n"
-	  "  --allow-apply   also offer apply_changes (default: a human applies)" },
+	  "  --allow-apply   also offer apply_changes (default: a human applies)",
+	  "serve the workspace to an agent over MCP (stdio)" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -134,6 +149,90 @@ usage_all(FILE *f)
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "       arcturn %s\n", commands[i].usage);
 	fprintf(f, "       arcturn --version | --help | COMMAND --help\n");
+}
+
+/* --help and `arcturn help`: the usage, what each command does, examples. */
+static int
+help_all(void)
+{
+	size_t i;
+
+	usage_all(stdout);
+	printf("\ncommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		printf("  %-12s %s\n", commands[i].name, commands[i].brief);
+	printf("\nexamples:\n"
+	    "  $ arcturn exec -- make test             build and test; writes stay\n"
+	    "                                          in the workspace and temp dir\n"
+	    "  $ arcturn exec --grant '~/.npm' -- npm install\n"
+	    "                                          and let npm keep its cache\n"
+	    "  $ arcturn exec --dry-run -- sh build.sh capture every change instead\n"
+	    "  $ arcturn diff; arcturn apply           review them, then land them\n"
+	    "  $ arcturn undo                          take the last turn back\n"
+	    "\n`arcturn help COMMAND` (or COMMAND --help) says more of one.\n");
+	return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+}
+
+static int
+help_one(const struct command *cmd)
+{
+	printf("usage: arcturn %s\n\n%s\n", cmd->usage, cmd->help);
+	return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+}
+
+static const struct command *
+find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* Edits (insert, delete, change, swap two) from a to b, at most 3 counted. */
+static int
+distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int d[16][16], v;
+
+	if (la > 15 || lb > 15)
+		return 3;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb] < 3 ? d[la][lb] : 3;
+}
+
+/* The command name closest to a mistyped one (two edits at most), or NULL. */
+static const char *
+suggest(const char *name)
+{
+	const char *best = NULL;
+	size_t i;
+	int d, bd = 3;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if ((d = distance(name, commands[i].name)) < bd) {
+			bd = d;
+			best = commands[i].name;
+		}
+	return bd <= (strlen(name) > 3 ? 2 : 1) ? best : NULL;
 }
 
 void
@@ -222,8 +321,7 @@ main(int argc, char **argv)
 			cli.quiet = 1;
 			break;
 		case 'h':
-			usage_all(stdout);
-			return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+			return help_all();
 		case 'V':
 			ver = 1;	/* after the loop: --json may follow */
 			break;
@@ -244,27 +342,42 @@ main(int argc, char **argv)
 	}
 	if (ver)
 		return version(cli.json);
+	/* `help` and `help COMMAND`, as --help and COMMAND --help */
+	if (optind < argc && strcmp(argv[optind], "help") == 0) {
+		if (optind + 1 >= argc)
+			return help_all();
+		if ((cmd = find_command(argv[optind + 1])) != NULL)
+			return help_one(cmd);
+		optind++;	/* the unknown one is told below */
+	}
+	if (optind < argc && (cmd = find_command(argv[optind])) == NULL)
+		/* what a mistyped command was asked for: --json after it */
+		for (i = (size_t)optind + 1; i < (size_t)argc; i++)
+			if (strcmp(argv[i], "--json") == 0)
+				cli.json = 1;
 	say_start("", cli.json);
 	if (optind >= argc) {
 		say_err("no command given (see arcturn --help)");
 		usage_all(stderr);
 		return say_finish(EXIT_USAGE);
 	}
-	for (i = 0; i < NCOMMANDS; i++)
-		if (strcmp(commands[i].name, argv[optind]) == 0)
-			cmd = &commands[i];
 	if (cmd == NULL) {
-		say_err("unknown command: %s (see arcturn --help)", argv[optind]);
+		const char *near = suggest(argv[optind]);
+
+		if (near != NULL)
+			say_err("unknown command: %s (did you mean '%s'? see "
+			    "arcturn --help)", argv[optind], near);
+		else
+			say_err("unknown command: %s (see arcturn --help)",
+			    argv[optind]);
 		say_is(SAY_USAGE, NULL);
 		return say_finish(EXIT_USAGE);
 	}
 	cli.argc = argc - optind;
 	cli.argv = argv + optind;
 	if (cli.argc > 1 && (strcmp(cli.argv[1], "--help") == 0 ||
-	    strcmp(cli.argv[1], "-h") == 0)) {
-		printf("usage: arcturn %s\n\n%s\n", cmd->usage, cmd->help);
-		return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
-	}
+	    strcmp(cli.argv[1], "-h") == 0))
+		return help_one(cmd);
 	/* getopt state is reset for the command's own parser. */
 	optind = 0;
 	say_start(cmd->name, cli.json);

@@ -67,3 +67,40 @@ setup() { common_setup; }
 	run arcturn sandbox frob
 	assert_failure 2
 }
+
+@test "--help and help say what each command does and show examples; help COMMAND is COMMAND --help" {
+	run -0 arcturn --help
+	assert_line --regexp '^  exec +run a command that may write only in the workspace and grants$'
+	assert_line --regexp '^  undo +take the last turn back'
+	assert_line --regexp '^  \$ arcturn exec -- make test '
+	# every command of the usage lines has its line in the list
+	local c
+	for c in $(sed -n 's/^ *\(usage: \)\{0,1\}arcturn \([a-z][a-z-]*\).*/\2/p' <<<"$output"); do
+		assert_line --regexp "^  $c +[a-z]"
+	done
+	local all=$output
+	run -0 arcturn help
+	assert_equal "$output" "$all"
+	run -0 arcturn undo --help
+	local one=$output
+	run -0 arcturn help undo
+	assert_equal "$output" "$one"
+}
+
+@test "a mistyped command gets a suggestion; one far from every command does not" {
+	run -2 arcturn exce -- true
+	assert_output "arcturn: unknown command: exce (did you mean 'exec'? see arcturn --help)"
+	run -2 arcturn udno
+	assert_output "arcturn: unknown command: udno (did you mean 'undo'? see arcturn --help)"
+	run -2 arcturn frobnicate
+	assert_output "arcturn: unknown command: frobnicate (see arcturn --help)"
+	run -2 arcturn help frobnicate
+	assert_output "arcturn: unknown command: frobnicate (see arcturn --help)"
+}
+
+@test "an unknown command with --json after it answers in JSON" {
+	run --separate-stderr -2 arcturn bogus --json
+	assert_output '{"schema":"arcturn/arcturn/v1","error":{"code":"usage","message":"unknown command: bogus (see arcturn --help)"}}'
+	run --separate-stderr -2 arcturn bogus
+	assert_output ""
+}
