@@ -671,11 +671,38 @@ fail:
 	return say_print(NULL);
 }
 
+/*
+ * The first line of sandbox status: what it all means for `exec`, in
+ * words, before the facts it rests on.
+ */
+static void
+verdict(const struct sandbox_report *r, const struct policy *p)
+{
+	int i, n = 0;
+
+	for (i = 0; i < SANDBOX_NKEYS; i++)
+		n += holds(r, i);
+	if (p->mode == MODE_OFF)
+		printf("verdict: NOT confined: the sandbox is off (--sandbox "
+		    "off or \"sandbox\": \"off\" in the config)\n");
+	else if (!holds(r, SG_WRITES))
+		printf("verdict: NOT confined here: exec runs commands without "
+		    "a sandbox (--require-sandbox refuses instead): %s\n",
+		    r->why);
+	else
+		printf("verdict: confined: exec lets a command write only in %s "
+		    "(%d of %d guarantees below hold)\n",
+		    p->mode == MODE_READ_ONLY ? "the temp dir (read-only mode)" :
+		    "the workspace, the temp dir, arcturn's state dir and the "
+		    "grants", n, SANDBOX_NKEYS);
+}
+
 static void
 status_text(const struct sandbox_report *r, const struct policy *p)
 {
 	int i;
 
+	verdict(r, p);
 	printf("backend: %s\n", r->backend);
 	printf("  why: %s\n", r->why);
 	for (i = 0; i < r->nfacts; i++)

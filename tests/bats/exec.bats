@@ -458,3 +458,16 @@ MARK=(sh -c 'echo ran > marker')
 	assert_equal "$(cat "$WS/in")" in
 	assert_equal "$(snap "$OUT")" "$before"
 }
+
+@test "sandbox status begins with a verdict in words that agrees with the writes guarantee" {
+	run -0 status_json_get 'j["guarantees"]["writes_outside"]["holds"]'
+	local holds=$output
+	run -0 "$ARCTURN_BIN" sandbox status
+	if [ "$holds" = True ]; then
+		assert_line --index 0 --regexp '^verdict: confined: exec lets a command write only in the workspace, the temp dir, .* \([0-9]+ of [0-9]+ guarantees below hold\)$'
+	else
+		assert_line --index 0 --regexp '^verdict: NOT confined here: '
+	fi
+	ARCTURN_BACKEND=none run -0 "$ARCTURN_BIN" sandbox status
+	assert_line --index 0 --regexp '^verdict: NOT confined here: exec runs commands without a sandbox \(--require-sandbox refuses instead\): .*ARCTURN_BACKEND=none'
+}
