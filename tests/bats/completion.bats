@@ -332,7 +332,8 @@ source_missing() {	# dir
 	mkdir "$T/c"
 	cp "$C"/* "$T/c/"
 	sed -i 's/"--sandbox --grant --dry-run/"--sandbox --dry-run/' "$T/c/arcturn.bash"
-	! cmp -s "$C/arcturn.bash" "$T/c/arcturn.bash"
+	run cmp -s "$C/arcturn.bash" "$T/c/arcturn.bash"
+	assert_failure
 	C=$T/c
 	run help_missing bash
 	assert_output "exec option: --grant"
