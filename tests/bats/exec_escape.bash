@@ -378,30 +378,53 @@ mq messages 0"
 # kill -9 of arcturn while the command keeps writing: nothing more is
 # written afterwards (where status says the lifetime guarantee holds).
 t_kill9() {
-	local pid n1 n2 holds
+	local pid n1 n2 holds reader rc i t0
 	holds=$(status_json_get 'j["guarantees"]["lifetime"]["holds"]')
+	# The handshake: the command's stdout is a fifo whose reader sees
+	# EOF once the command (and whatever else holds it) is gone.
+	mkfifo "$T/alive"
+	timeout 20 cat "$T/alive" >/dev/null &
+	reader=$!
 	"$ARCTURN_BIN" exec "$@" -- sh -c 'echo $$ > "$1/pid"
 		while :; do echo x >> "$1/counter"; sleep 0.05; done' sh "$TMPDIR" \
-	    3>&- >/dev/null 2>&1 &
+	    3>&- >"$T/alive" 2>/dev/null &
 	pid=$!
 	for i in $(seq 100); do
 		[ "$(wc -l <"$TMPDIR/counter" 2>/dev/null || echo 0)" -ge 3 ] && break
 		sleep 0.05
 	done
 	kill -9 "$pid"
+	t0=$(date +%s%N)
 	wait "$pid" 2>/dev/null || true
-	sleep 0.5
-	n1=$(wc -l <"$TMPDIR/counter")
-	sleep 1
-	n2=$(wc -l <"$TMPDIR/counter")
-	echo "lines after the kill: $n1, a second later: $n2 (lifetime holds: $holds)"
-	[ "$n1" -ge 3 ]
 	if [ "$holds" = True ]; then
+		# the command ends, at once: its fifo closes (timeout's 124:
+		# it did not)
+		rc=0
+		wait "$reader" || rc=$?
+		assert_equal "$rc" 0
+		echo "the command was gone $(( ($(date +%s%N) - t0) / 1000000 )) ms after the kill"
+		[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 5000 ]
+		n1=$(wc -l <"$TMPDIR/counter")
+		n2=$n1
+		# nothing is left to write: the count stays
+		for i in 1 2 3; do n2=$(wc -l <"$TMPDIR/counter"); done
+		echo "lines once the command was gone: $n1, then $n2"
+		[ "$n1" -ge 3 ]
 		assert_equal "$n2" "$n1"
 	else
-		# status said NO: the command outlives arcturn; end it ourselves
+		# status said NO: the command outlives arcturn (it goes on
+		# writing); end it ourselves
+		n1=$(wc -l <"$TMPDIR/counter")
+		for i in $(seq 200); do
+			[ "$(wc -l <"$TMPDIR/counter")" -gt "$n1" ] && break
+			sleep 0.05
+		done
+		n2=$(wc -l <"$TMPDIR/counter")
+		echo "lines after the kill: $n1, later: $n2 (lifetime holds: $holds)"
+		[ "$n1" -ge 3 ]
 		[ "$n2" -gt "$n1" ]
 		kill "$(cat "$TMPDIR/pid")"
+		wait "$reader" || true
 	fi
 	if [ "${1:-}" = --dry-run ]; then
 		# what the killed run left (the overlay's work dir included,
