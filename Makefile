@@ -98,7 +98,7 @@ UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS = $(wildcard tests/tools/*.c)
 TOOL_BINS = $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all test tests demo clean cross release bench install fuzz-mods FORCE
+.PHONY: all check test tests demo clean cross release bench install fuzz-mods FORCE
 # Keep the object files of the unit tests (make would delete them as
 # intermediates, and a second `make tests` would then relink).
 .SECONDARY:
@@ -193,8 +193,15 @@ $(BUILD)/tools/%: tests/tools/%.c
 
 tests: $(BUILD)/arcturn $(UNIT_BINS) $(TOOL_BINS)
 
+# make test: every test (what CI runs); each part installs what it needs
+# the first time (vendor/need.sh). make check: the quick tier, the unit
+# tests and the fast black-box files, with only what vendor/bootstrap.sh
+# installed.
 test: tests
 	tests/run
+
+check: tests
+	tests/run --check
 
 demo: $(BUILD)/arcturn
 	tests/demo.sh $(BUILD)/arcturn

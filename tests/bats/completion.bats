@@ -35,7 +35,7 @@ setup() {
 
 need() {
 	command -v "$1" >/dev/null ||
-		fail "$1 is missing: install it (vendor/bootstrap.sh does)"
+		fail "$1 is missing: install it (sh vendor/need.sh completion.bats does)"
 }
 
 # Complete each LINE (at its end) in shell $1, in one process of that
@@ -220,7 +220,7 @@ check_shell() {
 
 @test "bash with bash-completion loaded: the same" {
 	[ -f /usr/share/bash-completion/bash_completion ] ||
-		fail "bash-completion is missing: install it (vendor/bootstrap.sh does)"
+		fail "bash-completion is missing: install it (sh vendor/need.sh completion.bats does)"
 	check_shell bash-completion
 }
 
@@ -332,7 +332,8 @@ source_missing() {	# dir
 	mkdir "$T/c"
 	cp "$C"/* "$T/c/"
 	sed -i 's/"--sandbox --grant --dry-run/"--sandbox --dry-run/' "$T/c/arcturn.bash"
-	! cmp -s "$C/arcturn.bash" "$T/c/arcturn.bash"
+	run cmp -s "$C/arcturn.bash" "$T/c/arcturn.bash"
+	assert_failure
 	C=$T/c
 	run help_missing bash
 	assert_output "exec option: --grant"

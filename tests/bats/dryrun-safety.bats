@@ -473,8 +473,10 @@ next_apply_keeps() {
 	command -v flock >/dev/null || skip "flock(1) is missing"
 	dw f <<<"x"
 	d=$(sess_dir)
-	# hold the lock for 4 s, saying when it is held
-	flock -x "$d/lock" sh -c ': >"$1"; sleep 4' _ "$T/held" &
+	# hold the lock, saying when it is held, until told to let go
+	flock -x "$d/lock" sh -c ': >"$1"; i=0
+		until [ -e "$2" ] || [ $i -ge 400 ]; do sleep 0.05; i=$((i + 1)); done' \
+	    _ "$T/held" "$T/release" &
 	holder=$!
 	for _ in $(seq 1 200); do
 		[ -e "$T/held" ] && break
@@ -482,11 +484,22 @@ next_apply_keeps() {
 	done
 	[ -e "$T/held" ]
 	start=$(date +%s%N)
-	run arcturn diff --stat
-	end=$(date +%s%N)
+	arcturn diff --stat >"$T/out" 2>&1 &
+	differ=$!
+	# the handshake: let go once it has said it waits
+	for _ in $(seq 1 200); do
+		grep -q 'waiting for session' "$T/out" && break
+		sleep 0.05
+	done
+	said=$(date +%s%N)
+	: >"$T/release"
+	rc=0
+	wait "$differ" || rc=$?
 	wait "$holder"
-	assert_success
+	assert_equal "$rc" 0
+	run cat "$T/out"
 	assert_line --partial "waiting for session $(basename "$d"): another arcturn holds it"
-	# it waited for the lock, then went on
-	[ $(( (end - start) / 1000000 )) -ge 1500 ]
+	# it said so after a second of waiting, then went on once let go
+	[ $(( (said - start) / 1000000 )) -ge 1000 ]
+	assert_line --partial "1 file changed"
 }

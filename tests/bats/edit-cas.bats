@@ -33,7 +33,10 @@ edit_done() {
 }
 
 no_temp_left() {
-	! ls -A . | grep -q '^\.arcturn-\(tmp\|swp\)-'
+	if ls -A . | grep -q '^\.arcturn-\(tmp\|swp\)-'; then
+		echo "a temp file is left: $(ls -A .)" >&2
+		return 1
+	fi
 }
 
 @test "the user saves in place while edit works: theirs stays, edit exits 1 and says so" {

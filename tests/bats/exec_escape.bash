@@ -224,11 +224,12 @@ t_dgram_daemon() {
 		assert_line --partial "error 13"
 		refused_line "$sock"
 	done
-	sleep 0.2
-	[ ! -e "$OUT/log" ]
+	# the handshake: an allowed datagram after the refused ones; the
+	# daemon logs in arrival order, so once it is logged any refused one
+	# that had got through would be logged before it
 	run "$ARCTURN_BIN" exec --allow-unix "$sock" -- python3 -c "$CLIENT_PY" "$sock" dgram sendto
 	assert_output sent
-	for i in $(seq 50); do [ -s "$OUT/log" ] && break; sleep 0.05; done
+	for i in $(seq 200); do [ -s "$OUT/log" ] && break; sleep 0.05; done
 	assert_equal "$(cat "$OUT/log")" "got pwned-sendto"
 }
 
@@ -278,8 +279,16 @@ for d in sys.argv[1:]:
 # A socket in the workspace that an outside daemon made before the
 # command started is reachable (the workspace is the command's).
 t_workspace_socket() {
-	start_daemon "$WS/ws.sock" "$OUT/log" stream
-	sleep 0.1
+	start_daemon "$WS/ws.sock" "$OUT/log" stream	# listening once it returns
+	# "made before the command" is the gate's rule by the socket's ctime
+	# (older than the start by SLACK_NS, 50 ms, in landlock-helper/gate.c):
+	# wait until the file system's clock is 60 ms past it, not a blind sleep
+	local made now
+	made=$(stat -c %.3Z "$WS/ws.sock")
+	while : >"$T/clock" && now=$(stat -c %.3Y "$T/clock") &&
+	    awk -v a="$now" -v b="$made" 'BEGIN { exit !(a < b + 0.06) }'; do
+		sleep 0.01
+	done
 	run "$ARCTURN_BIN" exec -- python3 -c "$CLIENT_PY" "$WS/ws.sock" stream connect
 	echo "$output"
 	assert_output "reply ok"
@@ -369,30 +378,53 @@ mq messages 0"
 # kill -9 of arcturn while the command keeps writing: nothing more is
 # written afterwards (where status says the lifetime guarantee holds).
 t_kill9() {
-	local pid n1 n2 holds
+	local pid n1 n2 holds reader rc i t0
 	holds=$(status_json_get 'j["guarantees"]["lifetime"]["holds"]')
+	# The handshake: the command's stdout is a fifo whose reader sees
+	# EOF once the command (and whatever else holds it) is gone.
+	mkfifo "$T/alive"
+	timeout 20 cat "$T/alive" >/dev/null &
+	reader=$!
 	"$ARCTURN_BIN" exec "$@" -- sh -c 'echo $$ > "$1/pid"
 		while :; do echo x >> "$1/counter"; sleep 0.05; done' sh "$TMPDIR" \
-	    3>&- >/dev/null 2>&1 &
+	    3>&- >"$T/alive" 2>/dev/null &
 	pid=$!
 	for i in $(seq 100); do
 		[ "$(wc -l <"$TMPDIR/counter" 2>/dev/null || echo 0)" -ge 3 ] && break
 		sleep 0.05
 	done
 	kill -9 "$pid"
+	t0=$(date +%s%N)
 	wait "$pid" 2>/dev/null || true
-	sleep 0.5
-	n1=$(wc -l <"$TMPDIR/counter")
-	sleep 1
-	n2=$(wc -l <"$TMPDIR/counter")
-	echo "lines after the kill: $n1, a second later: $n2 (lifetime holds: $holds)"
-	[ "$n1" -ge 3 ]
 	if [ "$holds" = True ]; then
+		# the command ends, at once: its fifo closes (timeout's 124:
+		# it did not)
+		rc=0
+		wait "$reader" || rc=$?
+		assert_equal "$rc" 0
+		echo "the command was gone $(( ($(date +%s%N) - t0) / 1000000 )) ms after the kill"
+		[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 5000 ]
+		n1=$(wc -l <"$TMPDIR/counter")
+		n2=$n1
+		# nothing is left to write: the count stays
+		for i in 1 2 3; do n2=$(wc -l <"$TMPDIR/counter"); done
+		echo "lines once the command was gone: $n1, then $n2"
+		[ "$n1" -ge 3 ]
 		assert_equal "$n2" "$n1"
 	else
-		# status said NO: the command outlives arcturn; end it ourselves
+		# status said NO: the command outlives arcturn (it goes on
+		# writing); end it ourselves
+		n1=$(wc -l <"$TMPDIR/counter")
+		for i in $(seq 200); do
+			[ "$(wc -l <"$TMPDIR/counter")" -gt "$n1" ] && break
+			sleep 0.05
+		done
+		n2=$(wc -l <"$TMPDIR/counter")
+		echo "lines after the kill: $n1, later: $n2 (lifetime holds: $holds)"
+		[ "$n1" -ge 3 ]
 		[ "$n2" -gt "$n1" ]
 		kill "$(cat "$TMPDIR/pid")"
+		wait "$reader" || true
 	fi
 	if [ "${1:-}" = --dry-run ]; then
 		# what the killed run left (the overlay's work dir included,

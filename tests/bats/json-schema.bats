@@ -68,7 +68,7 @@ validate() {
 
 setup() {
 	command -v node >/dev/null ||
-		skip "node is missing (vendor/bootstrap.sh installs it)"
+		skip "node is missing (sh vendor/need.sh json-schema.bats installs it)"
 	[ -d "$SCHEMAS" ] && [ -f "$VALIDATOR" ] ||
 		skip "no schema/ and tests/json/validate.mjs beside this copy (ARCTURN_SCHEMA_DIR, ARCTURN_JSON_VALIDATOR)"
 	[ -f "$ARCTURN_NPM_MCP/node_modules/@modelcontextprotocol/sdk/package.json" ] ||

@@ -11,7 +11,7 @@ setup() {
 	common_setup
 	docs_setup
 	command -v mandoc >/dev/null ||
-		fail "mandoc is missing: install it (vendor/bootstrap.sh does)"
+		fail "mandoc is missing: install it (sh vendor/need.sh manpage.bats does)"
 	PAGE=$RELEASE_DIR/arcturn.1
 }
 

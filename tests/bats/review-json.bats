@@ -57,7 +57,7 @@ for f in d["files"]:
     assert f["conflict"] is None, f
     assert isinstance(f["added"], int) and isinstance(f["binary"], bool), f
 ' "$output" "$digest" "$WS"
-	! grep -q 120777 <<<"$output"
+	refute_output --partial 120777
 	# the view flags change the text only: the same document
 	doc=$output
 	for flags in "--full --json" "--json --stat" "--name-only --json" "--json --name-status"; do
@@ -134,7 +134,7 @@ await() {
 	# the pager got the whole diff; the spool was never a name in TMPDIR
 	grep -qx '+x' "$T/paged"
 	grep -q '^digest: ' "$T/paged"
-	! grep -q arcturn "$T/tmpdir"
+	run ! grep -q arcturn "$T/tmpdir"
 	[ "$(ARCTURN_DRY_RUN=1 arcturn read f)" = y ]
 }
 

@@ -395,11 +395,16 @@ fault_loop(int writes)
 {
 	struct ckpt_turn t, *l;
 	struct ckpt *c;
+	struct {
+		char		 path[16];
+		struct ckpt_state before, after;
+	} ref[2];
 	long n;
-	size_t nt;
+	size_t nt, i;
 	int fds = -1, rc, happened, bfd;
 
-	for (n = 0; ; n++) {
+	/* n = -1: the reference turn, nothing fails */
+	for (n = -1; ; n++) {
 		setup();
 		fx_put(g_root, "a", "alpha\n", 0644);
 		CHECK(symlinkat("a", g_root, "l") == 0);
@@ -435,11 +440,32 @@ fault_loop(int writes)
 			CHECK(ckpt_list(c, &l, &nt) == 0);
 			CHECK(nt == (rc < 0 ? 0 : 1));
 			CHECK(nt == 0 || l[0].n == 2);
+			/* a turn that is there is the reference's, entry for entry */
+			for (i = 0; nt == 1 && i < l[0].n && i < 2; i++) {
+				struct ckpt_entry *e = &l[0].e[i];
+
+				if (n < 0) {
+					snprintf(ref[i].path, sizeof ref[i].path,
+					    "%s", e->path);
+					ref[i].before = e->before;
+					ref[i].after = e->after;
+					continue;
+				}
+				CHECK_STR(e->path, ref[i].path);
+				CHECK(memcmp(&e->before, &ref[i].before,
+				    sizeof e->before) == 0);
+				CHECK(memcmp(&e->after, &ref[i].after,
+				    sizeof e->after) == 0);
+			}
 			ckpt_turns_free(l, nt);
 			ckpt_close(c);
 			CHECK(count("blobs", "") <= 2);
 		}
 		teardown();
+		if (n < 0) {
+			CHECK(rc == 0 && !happened);
+			continue;
+		}
 		if (!happened)
 			break;
 	}

@@ -521,6 +521,8 @@ t_read_all(void)
 		mem_fail_after(n);
 		if (fsx_read_all(g_root, "a/b/file", 100, &buf, &len) == 0) {
 			mem_fail_after(-1);
+			/* what a read without a failure gets */
+			CHECK(len == 5 && memcmp(buf, "hello", 5) == 0);
 			mem_free(buf);
 			break;
 		}

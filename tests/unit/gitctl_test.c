@@ -350,13 +350,15 @@ t_limits(void)
 static void
 t_alloc_faults(void)
 {
-	struct strlist files = { NULL, 0 };
-	struct gitctl_cfg cfg;
+	struct strlist files = { NULL, 0 }, rfiles = { NULL, 0 };
+	struct gitctl_cfg cfg, rcfg;
 	struct gitctl g;
 	long n;
+	size_t i;
 	int rc;
 
-	for (n = 0; n < 100000; n++) {
+	/* n = -1: the reference, no allocation fails */
+	for (n = -1; n < 100000; n++) {
 		fs_init();
 		fakefs_add(&fs, "/home/me/proj/.git/worktrees/wt", 0);
 		fakefs_file(&fs, "/home/me/proj/.git/worktrees/wt/gitdir",
@@ -378,10 +380,31 @@ t_alloc_faults(void)
 			    "/home/me/proj/.git/modules/lib/config", &cfg);
 		if (rc == 0)
 			rc = gitctl_global(&g, NULL, &cfg, &files);
+		if (n < 0) {
+			CHECK(rc == 0);
+			rcfg = cfg;
+			rfiles = files;
+			files.v = NULL;
+			files.n = 0;
+			gitctl_free(&g);
+			continue;
+		}
 		if (!mem_failed()) {
 			mem_fail_after(-1);
 			CHECK(rc == 0);
 			CHECK(g.na == 3 && cfg.inc.n == 1 && files.n == 2);
+			/* what the reference found */
+			CHECK(cfg.hooks.n == rcfg.hooks.n && cfg.inc.n == rcfg.inc.n &&
+			    files.n == rfiles.n);
+			for (i = 0; i < cfg.hooks.n && i < rcfg.hooks.n; i++)
+				CHECK_STR(cfg.hooks.v[i], rcfg.hooks.v[i]);
+			for (i = 0; i < cfg.inc.n && i < rcfg.inc.n; i++)
+				CHECK_STR(cfg.inc.v[i], rcfg.inc.v[i]);
+			for (i = 0; i < files.n && i < rfiles.n; i++)
+				CHECK_STR(files.v[i], rfiles.v[i]);
+			CHECK((cfg.worktree == NULL) == (rcfg.worktree == NULL));
+			if (cfg.worktree != NULL && rcfg.worktree != NULL)
+				CHECK_STR(cfg.worktree, rcfg.worktree);
 			gitctl_cfg_free(&cfg);
 			strlist_free(&files);
 			gitctl_free(&g);
@@ -395,6 +418,8 @@ t_alloc_faults(void)
 		gitctl_free(&g);
 	}
 	CHECK(n > 10 && n < 100000);
+	gitctl_cfg_free(&rcfg);
+	strlist_free(&rfiles);
 }
 
 int

@@ -352,10 +352,18 @@ static void
 fault_loop(const char *text, int want)
 {
 	struct jsonfile jf;
+	char ref[sizeof E], *want_doc = NULL, *got_doc;
 	long n;
 	int rc, failed;
 
 	put(text, strlen(text));
+	/* the reference: the same read without a failure */
+	rc = jsonfile_read(&jf, F, 1 << 20, E, sizeof E);
+	CHECK(rc == want);
+	snprintf(ref, sizeof ref, "%s", E);
+	if (rc >= 0)
+		CHECK((want_doc = cJSON_PrintUnformatted(jf.root)) != NULL);
+	jsonfile_free(&jf);
 	for (n = 0; n < 10000; n++) {
 		mem_fail_after(n);
 		rc = jsonfile_read(&jf, F, 1 << 20, E, sizeof E);
@@ -369,6 +377,14 @@ fault_loop(const char *text, int want)
 	}
 	CHECK(n > 5);
 	CHECK(rc == want);
+	/* the read that got through gives the reference's tree or error */
+	if (rc >= 0) {
+		CHECK((got_doc = cJSON_PrintUnformatted(jf.root)) != NULL);
+		CHECK_STR(got_doc, want_doc);
+		cJSON_free(got_doc);
+		cJSON_free(want_doc);
+	} else
+		CHECK_STR(E, ref);
 	jsonfile_free(&jf);
 }
 

@@ -113,6 +113,8 @@ t_alloc_faults(void)
 		mem_fail_after(n);
 		if (readall_path(at("file2"), 100, &buf, &len) == 0) {
 			mem_fail_after(-1);
+			/* what a read without a failure gets */
+			CHECK(len == 5 && memcmp(buf, "hello", 5) == 0);
 			mem_free(buf);
 			break;
 		}

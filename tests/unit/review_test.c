@@ -156,7 +156,12 @@ t_stat_write_fails(void)
 	struct buf b = { "", 0, 0, 0 };
 	int n;
 
+	static struct buf ref;
+
 	sample(&c);
+	/* the reference: no write fails */
+	memset(&ref, 0, sizeof ref);
+	CHECK(review_stat(&c, 0, out_buf, &ref) == 0);
 	for (n = 1; n < 40; n++) {
 		memset(&b, 0, sizeof b);
 		b.fail_at = n;
@@ -165,6 +170,8 @@ t_stat_write_fails(void)
 		CHECK(errno == ENOSPC);
 	}
 	CHECK(n > 3 && n < 40);		/* every write until the last failed */
+	/* past the last write: what the reference wrote, whole */
+	CHECK_STR(b.s, ref.s);
 	free(c.v);
 }
 
@@ -257,19 +264,32 @@ t_json_alloc_faults(void)
 	long n;
 	int rc;
 
+	char *ref, *got = NULL;
+
 	sample(&c);
 	cJSON_InitHooks(&hooks);
+	/* the reference: the document built without a failure */
+	CHECK((doc = cJSON_CreateObject()) != NULL);
+	CHECK(review_json(doc, &c, "s1", "/ws", "abc") == 0);
+	CHECK((ref = cJSON_PrintUnformatted(doc)) != NULL);
+	cJSON_Delete(doc);
 	for (n = 0; n < 200; n++) {
 		CHECK((doc = cJSON_CreateObject()) != NULL);
 		mem_fail_after(n);
 		rc = review_json(doc, &c, "s1", "/ws", "abc");
 		mem_fail_after(-1);
-		cJSON_Delete(doc);
-		if (rc == 0 && !mem_failed())
+		if (rc == 0 && !mem_failed()) {
+			CHECK((got = cJSON_PrintUnformatted(doc)) != NULL);
+			cJSON_Delete(doc);
 			break;
+		}
+		cJSON_Delete(doc);
 		CHECK(rc == -1 && errno == ENOMEM);
 	}
 	CHECK(n > 0 && n < 200);
+	CHECK(got != NULL && strcmp(got, ref) == 0);
+	mem_free(got);
+	mem_free(ref);
 	free(c.v);
 }
 

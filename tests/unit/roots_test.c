@@ -78,6 +78,31 @@ in_list(const struct strlist *l, const char *s)
 	return 0;
 }
 
+/* a and b hold the same lists, in the same order, with the same rules */
+static void
+same_list(const struct strlist *a, const unsigned char *ar,
+    const struct strlist *b, const unsigned char *br)
+{
+	size_t i;
+
+	CHECK(a->n == b->n);
+	for (i = 0; i < a->n && i < b->n; i++) {
+		CHECK_STR(a->v[i], b->v[i]);
+		CHECK(ar == NULL || br == NULL || ar[i] == br[i]);
+	}
+}
+
+static void
+same_roots(const struct roots *a, const struct roots *b)
+{
+	CHECK(a->ndev == b->ndev);
+	same_list(&a->w, a->wrule, &b->w, b->wrule);
+	same_list(&a->p, a->prule, &b->p, b->prule);
+	same_list(&a->pin, NULL, &b->pin, NULL);
+	same_list(&a->absent, a->arule, &b->absent, b->arule);
+	same_list(&a->watch, a->xrule, &b->watch, b->xrule);
+}
+
 /* l holds exactly want (NULL-terminated), in this order */
 static void
 same(const struct strlist *l, const char **want)
@@ -460,11 +485,12 @@ t_alloc_faults(void)
 	char *grants[] = { "/home/me/link/new", "/var/folders/T" };
 	char *prot[] = { ".git/hooks", "in/x", "a/b/c/d", ".git/config" };
 	struct policy pol;
-	struct roots r;
+	struct roots r, ref;
 	long n;
 	int rc;
 
-	for (n = 0; n < 10000; n++) {
+	/* n = -1: the reference, no allocation fails */
+	for (n = -1; n < 10000; n++) {
 		fs_init();
 		fakefs_add(&fs, "/home/me/proj/real/x", 1);
 		policy_init(&pol);
@@ -475,10 +501,16 @@ t_alloc_faults(void)
 		mem_fail_after(n);
 		rc = roots_build(&pol, ROOTS_PROTECT | ROOTS_DEVICES |
 		    ROOTS_MISSING, &ops, &r);
+		if (n < 0) {
+			CHECK(rc == 0);
+			ref = r;
+			continue;
+		}
 		if (!mem_failed()) {
 			CHECK(rc == 0);
 			/* 7, and git's missing config.worktree and commondir */
 			CHECK(r.p.n == 9 && r.pin.n == 5);
+			same_roots(&r, &ref);
 			roots_free(&r);
 			break;
 		}
@@ -487,6 +519,7 @@ t_alloc_faults(void)
 	}
 	mem_fail_after(-1);
 	CHECK(n > 20 && n < 10000);
+	roots_free(&ref);
 }
 
 /* The real thing: realpath(3), mkdir(2), a symlinked workspace. */
@@ -893,11 +926,12 @@ static void
 t_git_alloc_faults(void)
 {
 	struct policy pol;
-	struct roots r;
+	struct roots r, ref;
 	long n;
 	int rc;
 
-	for (n = 0; n < 100000; n++) {
+	/* n = -1: the reference, no allocation fails */
+	for (n = -1; n < 100000; n++) {
 		git_init();
 		fakefs_add(&fs, "/home/me/proj/.git/worktrees/wt", 0);
 		fakefs_file(&fs, "/home/me/proj/.git/worktrees/wt/gitdir",
@@ -915,10 +949,16 @@ t_git_alloc_faults(void)
 		mem_fail_after(n);
 		rc = roots_build(&pol, ROOTS_PROTECT | ROOTS_MISSING |
 		    ROOTS_MAKE | ROOTS_GIT | ROOTS_DEVICES, &ops, &r);
+		if (n < 0) {
+			CHECK(rc == 0);
+			ref = r;
+			continue;
+		}
 		if (!mem_failed()) {
 			CHECK(rc == 0);
 			CHECK(in_list(&r.p, "/home/me/proj/lib/h"));
 			CHECK(in_list(&r.p, "/home/me/proj/.git/inc"));
+			same_roots(&r, &ref);
 			roots_free(&r);
 			break;
 		}
@@ -928,6 +968,7 @@ t_git_alloc_faults(void)
 	}
 	mem_fail_after(-1);
 	CHECK(n > 50 && n < 100000);
+	roots_free(&ref);
 }
 
 int

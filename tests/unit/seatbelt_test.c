@@ -458,6 +458,16 @@ t_alloc_faults(void)
 	long n;
 	int rc;
 
+	char **ref;
+	size_t i;
+
+	/* the reference: the same call without a failure */
+	fs_init();
+	policy_init(&p);
+	p.grants.v = grants;
+	p.grants.n = 2;
+	p.network = 0;
+	CHECK(seatbelt(&p, cmd, &ops, &ref, err, sizeof err) == 0);
 	for (n = 0; n < 10000; n++) {
 		fs_init();
 		policy_init(&p);
@@ -468,6 +478,10 @@ t_alloc_faults(void)
 		rc = seatbelt(&p, cmd, &ops, &v, err, sizeof err);
 		if (!mem_failed()) {
 			CHECK(rc == 0);
+			/* the argv that got through is the reference's */
+			for (i = 0; ref[i] != NULL && v[i] != NULL; i++)
+				CHECK_STR(v[i], ref[i]);
+			CHECK(ref[i] == NULL && v[i] == NULL);
 			seatbelt_free(v);
 			break;
 		}
@@ -475,6 +489,7 @@ t_alloc_faults(void)
 	}
 	mem_fail_after(-1);
 	CHECK(n > 10 && n < 10000);
+	seatbelt_free(ref);
 }
 
 /* The real seam: realpath(3) and mkdir(2) on this machine. */

@@ -1143,7 +1143,7 @@ static void
 t_alloc_faults(void)
 {
 	struct changes c;
-	struct cap *out = mem_alloc(sizeof *out);
+	struct cap *out = mem_alloc(sizeof *out), *ref = mem_alloc(sizeof *ref);
 	struct udiff_opts o = { 3, 200, 0, 0 };
 	long n;
 	int rc;
@@ -1153,7 +1153,15 @@ t_alloc_faults(void)
 	owrite("a/b", "1\n3\n");
 	owrite("c/d", "x\n");
 	CHECK(mknodat(S.upperfd, "gone", S_IFCHR, 0) == 0);
+	/* the reference: the same review without a failure */
+	ref->len = 0;
+	CHECK(changes_list(&S, wsfd, &c, NULL, NULL) == 0);
+	CHECK(review_diff(&S, wsfd, &c, &o, cap_out, ref, NULL, NULL,
+	    NULL) == 0);
+	changes_free(&c);
+	CHECK(ref->len > 0);
 	for (n = 0; n < 500; n++) {
+		out->len = 0;
 		mem_fail_after(n);
 		rc = changes_list(&S, wsfd, &c, NULL, NULL);
 		if (rc == 0)
@@ -1167,7 +1175,10 @@ t_alloc_faults(void)
 			CHECK(errno == ENOMEM);
 	}
 	CHECK(n < 500);
+	/* the run that got through says what the reference said */
+	CHECK(out->len == ref->len && memcmp(out->buf, ref->buf, ref->len) == 0);
 	mem_free(out);
+	mem_free(ref);
 }
 
 int
