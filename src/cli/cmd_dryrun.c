@@ -112,6 +112,19 @@ dryrun_report(const char *what, const struct dryrun_err *e)
 	    e->hint[0] != '\0' ? "; " : "", e->hint);
 }
 
+void
+dryrun_line(const char *what, const struct dryrun_err *e, char *buf,
+    size_t size)
+{
+	const char *reason = e->err != 0 ? dryrun_strerror(e->err) : e->reason;
+
+	if (e->bare)
+		snprintf(buf, size, "arcturn: %s", reason);
+	else
+		snprintf(buf, size, "arcturn: %s: %s%s%s", what, e->subject,
+		    e->subject[0] != '\0' ? ": " : "", reason);
+}
+
 int
 dryrun_denied(struct dryrun_err *e, const struct policy *p,
     const struct roots *r, const struct roots_denial *d, const char *subject,

@@ -78,6 +78,13 @@ int	dryrun_fail(struct dryrun_err *e, int status, int err,
 void	dryrun_report(const char *what, const struct dryrun_err *e);
 
 /*
+ * The line dryrun_report prints for e, without the hint, into buf (the
+ * MCP server's text for the same failure).
+ */
+void	dryrun_line(const char *what, const struct dryrun_err *e, char *buf,
+	    size_t size);
+
+/*
  * A path the policy refuses (roots_deny said d; r the roots asked):
  * fill e (EXIT_REFUSED, code outside_roots or protected) with the rule
  * in the reason and the way out in the hint. subject is the path as the

@@ -16,7 +16,6 @@
 #include "lib/mem.h"
 #include "mcp/mcp.h"
 #include "mcp/mcp_json.h"
-#include "mcp/mcp_tools.h"
 #include "policy/config_check.h"
 
 /* stdin, a line at a time, no line longer than MCP_LINE_MAX kept. */
@@ -313,7 +312,7 @@ set_workspace(struct mcp_server *srv, const char *dir, const char *from)
 	c.session = srv->session;
 	dryrun_init(&x);
 	if (dryrun_load(&x, &c, srv->dry_run, &e) < 0) {
-		mcp_err_line("mcp", &e, err, sizeof err);
+		dryrun_line("mcp", &e, err, sizeof err);
 		snprintf(srv->why, sizeof srv->why, "%s", strncmp(err,
 		    "arcturn: ", 9) == 0 ? err + 9 : err);
 	} else if (config_check_workspace(&x.p, err, sizeof err) < 0)

@@ -248,20 +248,6 @@ mcp_dry(const struct mcp_server *srv)
 	return dry;
 }
 
-/* The line dryrun_report would print for e. */
-void
-mcp_err_line(const char *what, const struct dryrun_err *e, char *buf,
-    size_t size)
-{
-	const char *reason = e->err != 0 ? dryrun_strerror(e->err) : e->reason;
-
-	if (e->bare)
-		snprintf(buf, size, "arcturn: %s", reason);
-	else
-		snprintf(buf, size, "arcturn: %s: %s%s%s", what, e->subject,
-		    e->subject[0] != '\0' ? ": " : "", reason);
-}
-
 /*
  * Read path as `arcturn read` does (for an edit: as `arcturn edit` does,
  * the session only under dry run). 0 with *buf, *len, *dry (writes go to
@@ -305,7 +291,7 @@ view_read(const struct mcp_server *srv, const char *what, const char *path,
 		e.status = 0;
 out:
 	if (e.status != 0)
-		mcp_err_line(what, &e, line, size);
+		dryrun_line(what, &e, line, size);
 	mem_free(rel);
 	dryrun_done(&x);
 	return e.status == 0 ? 0 : -1;

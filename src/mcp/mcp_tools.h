@@ -43,10 +43,6 @@ cJSON	*mcp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* structured, its own JSON as the text. */
 cJSON	*mcp_json_result(cJSON *structured);
 
-/* The line dryrun_report would print for e, into buf. */
-struct dryrun_err;
-void	mcp_err_line(const char *what, const struct dryrun_err *e, char *buf,
-	    size_t size);
 
 /* Whether writes go to the dry-run session (flag, env, config). */
 int	mcp_dry(const struct mcp_server *);

@@ -118,7 +118,8 @@ no_temp_left() {
 		jq -cn '{jsonrpc: "2.0", id: 1, method: "tools/call",
 			params: {name: "edit_file", arguments: {path: "f",
 			edits: [{oldText: "one", newText: "ONE"}]}}}'
-	} | ARCTURN_TEST_EDIT_PAUSE_MS=3000 "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err" &
+	} | ARCTURN_TEST_EDIT_PAUSE_MS=3000 python3 "$BATS_TEST_DIRNAME/mcp_drive.py" \
+	    "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err" &
 	pid=$!
 	i=0
 	while ! ls -A . | grep -q '^\.arcturn-tmp-'; do
