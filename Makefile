@@ -64,7 +64,8 @@ CORE_MODS  = lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem lib/path \
              sandbox/sandbox
 FRONT_MODS = cli/cli cli/cmd_apply cli/cmd_checkpoint cli/cmd_diff \
              cli/cmd_discard cli/cmd_dryrun cli/cmd_exec cli/cmd_file \
-             cli/cmd_json cli/cmd_session cli/cmd_turn cli/say
+             cli/cmd_json cli/cmd_sandbox cli/cmd_session cli/cmd_turn \
+             cli/say
 # The MCP server (mcp.h): a front end over the others.
 MCP_MODS   = mcp/mcp mcp/mcp_cmds mcp/mcp_json mcp/mcp_run mcp/mcp_schema mcp/mcp_tools
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) lib/os_linux \
@@ -80,7 +81,7 @@ WIN_MODS   = lib/jsonfile lib/mem lib/path lib/readall lib/utf8 \
              policy/grants_win policy/roots policy/strlist \
              sandbox/labeljournal sandbox/sandbox sandbox/sandbox_win \
              sandbox/winquote \
-             cli/cli cli/cmd_dryrun_win cli/cmd_exec cli/say mcp/mcp_win
+             cli/cli cli/cmd_dryrun_win cli/cmd_exec cli/cmd_sandbox cli/say mcp/mcp_win
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = sandbox/labeljournal sandbox/seatbelt sandbox/winquote
 

@@ -82,6 +82,16 @@ int	dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **argv);
 struct roots;
 void	cmd_roots_text(const struct roots *r, char *buf, size_t len);
 
+/*
+ * For exec and sandbox (cmd_exec.c): cmd_load builds the policy from c's
+ * options and f (config_load), printing the error or warnings, -1 on
+ * error; cmd_tilde gives path with the home shown as ~ (into buf).
+ */
+struct config_flags;
+int	cmd_load(struct cli *c, struct config_flags *f, struct policy *p);
+const char *cmd_tilde(const struct policy *p, const char *path, char *buf,
+	    size_t len);
+
 /* Print `usage: ...` for the named command to stderr (main.c). */
 void	cmd_usage(const char *);
 
