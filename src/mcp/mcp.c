@@ -1,6 +1,7 @@
 /*
- * `arcturn mcp`: the MCP server's front end, its line reader and its
- * JSON-RPC dispatch (mcp.h). The tools are in mcp_tools.c.
+ * `arcturn mcp`: the MCP server's front end and its JSON-RPC dispatch
+ * (mcp.h). Its input is read by mcp_lines.c, the tools are in
+ * mcp_tools.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,125 +17,8 @@
 #include "lib/mem.h"
 #include "mcp/mcp.h"
 #include "mcp/mcp_json.h"
+#include "mcp/mcp_lines.h"
 #include "policy/config_check.h"
-
-/* stdin, a line at a time, no line longer than MCP_LINE_MAX kept. */
-struct reader {
-	int	 fd;
-	char	 chunk[65536];
-	size_t	 pos, n;
-	char	*line;
-	size_t	 len, size;
-	int	 skipping;	/* in a line over the cap: dropped to its end */
-	int	 whole;		/* line holds a whole line, handed out */
-	int	 eof;		/* read(2) said end of input */
-};
-
-enum { LINE_EOF, LINE_OK, LINE_BIG, LINE_ERR, LINE_NONE };
-
-static int
-line_add(struct reader *r, const char *p, size_t n)
-{
-	size_t want = r->len + n + 1, sz;
-	char *q;
-
-	if (want > r->size) {
-		for (sz = r->size ? r->size : 4096; sz < want; sz *= 2)
-			;
-		if ((q = mem_realloc(r->line, sz)) == NULL)
-			return -1;
-		r->line = q;
-		r->size = sz;
-	}
-	memcpy(r->line + r->len, p, n);
-	r->len += n;
-	r->line[r->len] = '\0';
-	return 0;
-}
-
-/*
- * A whole line from what r holds (without its newline) into r->line,
- * r->len bytes: LINE_OK; LINE_BIG for one over the cap, read to its end
- * and dropped; LINE_NONE when what is held ends inside a line (kept:
- * the next call goes on with it); LINE_ERR with errno.
- */
-static int
-take_line(struct reader *r)
-{
-	const char *nl;
-	size_t take;
-
-	if (r->whole) {		/* the last line was handed out */
-		r->whole = 0;
-		r->len = 0;
-		if (r->line != NULL)
-			r->line[0] = '\0';
-	}
-	while (r->pos < r->n) {
-		nl = memchr(r->chunk + r->pos, '\n', r->n - r->pos);
-		take = nl != NULL ? (size_t)(nl - (r->chunk + r->pos)) :
-		    r->n - r->pos;
-		if (!r->skipping && r->len + take > MCP_LINE_MAX) {
-			r->skipping = 1;
-			r->len = 0;
-		}
-		if (!r->skipping && line_add(r, r->chunk + r->pos, take) < 0)
-			return LINE_ERR;
-		r->pos += take + (nl != NULL);
-		if (nl == NULL)
-			continue;
-		r->whole = 1;
-		if (r->skipping) {
-			r->skipping = 0;
-			return LINE_BIG;
-		}
-		if (r->len > 0 && r->line[r->len - 1] == '\r')
-			r->line[--r->len] = '\0';
-		return LINE_OK;
-	}
-	return LINE_NONE;
-}
-
-/* One read(2) into r: 1, or 0 at EOF, -1 with errno. */
-static int
-fill(struct reader *r)
-{
-	ssize_t n;
-
-	r->pos = r->n = 0;
-	do
-		n = read(r->fd, r->chunk, sizeof r->chunk);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -1;
-	if (n == 0) {
-		r->eof = 1;
-		return 0;
-	}
-	r->n = (size_t)n;
-	return 1;
-}
-
-/*
- * The next line: as take_line, reading as needed; LINE_EOF at the end of
- * input (a last line without a newline is dropped: a message cut short).
- */
-static int
-next_line(struct reader *r)
-{
-	int rc;
-
-	for (;;) {
-		if ((rc = take_line(r)) != LINE_NONE)
-			return rc;
-		if (r->eof)
-			return LINE_EOF;
-		if ((rc = fill(r)) < 0)
-			return LINE_ERR;
-		if (rc == 0)
-			return LINE_EOF;
-	}
-}
 
 /* A line kept for later: a tools/call while the roots are awaited. */
 struct qline {
@@ -617,7 +501,7 @@ drain(struct state *st)
 	struct reader *r = st->r;
 	int rc, stop = 0;
 
-	while (!stop && (rc = take_line(r)) != LINE_NONE) {
+	while (!stop && (rc = lines_take(r)) != LINE_NONE) {
 		if (rc == LINE_BIG)
 			send_error(st, NULL, MCP_EREQUEST, "invalid request: "
 			    "message over 4194304 bytes (4 MiB); skipped");
@@ -638,7 +522,7 @@ watch(void *arg)
 
 	if (r->pos < r->n)
 		return MCP_WATCH_IGNORE;	/* not drained: cannot read */
-	if (fill(r) <= 0) {
+	if (lines_fill(r) <= 0) {
 		/* the client is gone (or stdin broke): end the call now */
 		st->gone = 1;
 		return MCP_WATCH_STOP;
@@ -829,7 +713,7 @@ cmd_mcp(struct cli *c)
 			mem_free(q);
 			continue;
 		}
-		switch (next_line(&r)) {
+		switch (lines_next(&r)) {
 		case LINE_OK:
 			if (strspn(r.line, " \t") != r.len)
 				handle(&st, r.line, r.len);

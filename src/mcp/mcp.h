@@ -5,8 +5,8 @@
  * this is the code's.
  *
  * Transport (mcp.c): newline-delimited JSON-RPC 2.0 on stdin/stdout, one
- * message a line, each line at most MCP_LINE_MAX bytes (a longer one is
- * skipped unread, answered -32600, and the server goes on). stdout carries
+ * message a line, each line at most MCP_LINE_MAX bytes (mcp_lines.h; a
+ * longer one is skipped unread, answered -32600, and the server goes on). stdout carries
  * protocol messages only; diagnostics (config warnings, a lock we wait
  * for) go to stderr. EOF, also in the middle of a line, ends the server
  * with status 0; a failed write to stdout ends it with status 2.
@@ -59,7 +59,6 @@
 
 /* The protocol versions served, oldest first; the last is the default. */
 #define MCP_VERSIONS	{ "2025-06-18", "2025-11-25" }
-#define MCP_LINE_MAX	((size_t)4 << 20)	/* 4 MiB a message */
 #define MCP_OUT_CAP	((size_t)32 << 10)	/* run_command: 32 KiB a stream,
 						   half head, half tail */
 #define MCP_READ_MAX	((size_t)16 << 20)	/* read_file: 16 MiB */
