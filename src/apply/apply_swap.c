@@ -12,15 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply/apply.h"
 #include "apply/apply_swap.h"
 #include "lib/fsx.h"
 #include "lib/hash.h"
 #include "lib/mem.h"
 #include "lib/os.h"
 
-#define PERM(m)		((m) & 07777)
-#define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 /*
  * A ctime this close to the moment we hashed may hide a write made in the
  * same tick of the coarse clock the kernel stamps with: hash again.

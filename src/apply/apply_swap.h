@@ -41,8 +41,12 @@
 #include <limits.h>
 #include <time.h>
 
-#include "apply/apply.h"
+#include "apply/apply_item.h"
 #include "lib/hash.h"
+
+/* For the engine's parts: permission bits; how a source is opened. */
+#define PERM(m)		((m) & 07777)
+#define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 
 #define APPLY_R_CHANGED	"changed since capture; refused"
 #define APPLY_R_CREATED	"created since capture; refused"
