@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/syscall.h>
@@ -579,4 +580,25 @@ fsx_list(int dirfd, int (*keep)(int, const char *, void *), void *arg,
 	*namesp = v;
 	*np = n;
 	return 0;
+}
+
+int
+fsx_tick_past(int dirfd, const char *name, const struct timespec *t)
+{
+	struct timespec ms = { 0, 1000000 }, c;
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (utimensat(dirfd, name, NULL, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -1;
+		c = os_ctime(&st);
+		if (c.tv_sec > t->tv_sec ||
+		    (c.tv_sec == t->tv_sec && c.tv_nsec > t->tv_nsec))
+			return 0;
+		nanosleep(&ms, NULL);
+	}
+	errno = ETIMEDOUT;
+	return -1;
 }

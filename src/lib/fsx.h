@@ -174,6 +174,16 @@ int	fsx_replace_if_stream(int dirfd, const char *name,
 /* fsync a directory; one opened O_PATH (search only) counts as done. */
 int	fsx_sync_dir(int dirfd);
 
+/*
+ * Touch dirfd/name (a symlink itself, not followed) until its ctime is
+ * later than *t: then the file system's clock, which stamps with a coarse
+ * tick, has passed *t, and whatever changes from now on is stamped later
+ * than *t, as nothing that changed before is. A few milliseconds at most;
+ * -1 with errno (ETIMEDOUT after two seconds).
+ */
+struct timespec;
+int	fsx_tick_past(int dirfd, const char *name, const struct timespec *t);
+
 /* A fresh random temp name (FSX_TMP_PREFIX...), for any other object. */
 int	fsx_tmp_name(char name[FSX_TMP_NAMELEN + 1]);
 int	fsx_is_tmp_name(const char *name);

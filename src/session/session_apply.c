@@ -253,30 +253,6 @@ walk(struct unalias *u, int ufd, size_t plen, int depth)
 	return rc;
 }
 
-/*
- * Until the file system's clock is past t, as the mark's ctime shows, so
- * that the dry run's own mark comes later: 0, or -1 (ETIMEDOUT after 2
- * s: a file system that keeps coarser times than that).
- */
-static int
-tick_past(int dirfd, struct timespec t)
-{
-	struct timespec ms = { 0, 1000000 };
-	struct stat st;
-	int i;
-
-	for (i = 0; i < 2000; i++) {
-		if (utimensat(dirfd, APPLY_MARK, NULL, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    fstatat(dirfd, APPLY_MARK, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return -1;
-		if (later(&st, &t, 0))
-			return 0;
-		nanosleep(&ms, NULL);
-	}
-	errno = ETIMEDOUT;
-	return -1;
-}
-
 long
 session_unalias(struct session *s, int rootfd)
 {
@@ -299,7 +275,7 @@ session_unalias(struct session *s, int rootfd)
 		goto out;
 	/* what apply unlinked too, wherever it was: on disk before the mark goes */
 	if (os_syncfs(s->upperfd) < 0 ||
-	    (u->fixed > 0 && tick_past(s->dirfd, u->last) < 0) ||
+	    (u->fixed > 0 && fsx_tick_past(s->dirfd, APPLY_MARK, &u->last) < 0) ||
 	    (unlinkat(s->dirfd, APPLY_MARK, 0) < 0 && errno != ENOENT))
 		goto out;
 	rc = u->fixed;

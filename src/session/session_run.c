@@ -377,6 +377,13 @@ session_run_begin(struct session *s, struct session_run *r)
 	if (fstatat(s->dirfd, RUN_MARK, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
 	r->since = os_ctime(&st);
+	/*
+	 * The command starts on a later tick than since: what it changes is
+	 * stamped after since, and a file saved just before the run, in
+	 * since's own tick, is not taken for a change of the run's.
+	 */
+	if (fsx_tick_past(s->dirfd, RUN_MARK, &r->since) < 0)
+		return -1;
 	r->clock = clock_offset();
 	return note_dirs(s, r);
 }

@@ -52,7 +52,8 @@
 struct run_dir;
 
 struct session_run {
-	struct timespec	since;	/* ctime of the mark */
+	struct timespec	since;	/* ctime of the mark; the command starts
+					   on a later tick of the clock */
 	int		cut;	/* begin found a run a restart cut short */
 	int		stale;	/* begin found a run that never ended */
 	int		unrecorded; /* ... or one that could not record */

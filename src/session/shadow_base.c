@@ -100,7 +100,7 @@ shadow_base_real(int rootfd, const char *rel, const struct timespec *since,
 	    fstatat(cur, p, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		ct = os_ctime(&st);
 		if (ct.tv_sec > since->tv_sec || (ct.tv_sec == since->tv_sec &&
-		    ct.tv_nsec >= since->tv_nsec)) {
+		    ct.tv_nsec > since->tv_nsec)) {
 			errno = EAGAIN;
 			rc = -1;
 		}

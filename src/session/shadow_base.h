@@ -24,8 +24,9 @@
  * rootfd now, walking real directories only: a parent that is a symlink
  * or no directory makes rel absent (the change then stands where that
  * non-directory was removed first). With since non-NULL, a real object
- * whose ctime is at or after *since is not what a dry run saw when it
- * started: EAGAIN.
+ * whose ctime is after *since is not what a dry run saw when it started:
+ * EAGAIN (the run's command starts on a later tick than since: see
+ * session_run_begin).
  */
 int	shadow_base_now(int rfd, const char *name, struct apply_base *);
 int	shadow_base_real(int rootfd, const char *rel,
