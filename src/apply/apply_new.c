@@ -22,22 +22,7 @@
 int
 apply_open_src(struct apply_item *it)
 {
-	struct stat st;
-	int fd;
-
-	fd = fsx_open_beneath(it->srcdir, it->src, OFLAGS, 0);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0) {
-		fsx_close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	return fd;
+	return fsx_regular(fsx_open_beneath(it->srcdir, it->src, OFLAGS, 0));
 }
 
 int

@@ -390,25 +390,33 @@ fsx_read_line(const char *path, char *buf, size_t len)
 }
 
 int
+fsx_regular(int fd)
+{
+	struct stat st;
+	int e;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else
+		return fd;
+	fsx_close(fd);
+	errno = e;
+	return -1;
+}
+
+int
 fsx_read_all(int dirfd, const char *name, size_t max, char **bufp,
     size_t *lenp)
 {
-	struct stat st;
 	int fd, rc;
 
-	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd < 0)
+	if ((fd = fsx_regular(openat(dirfd, name, O_RDONLY | O_NONBLOCK |
+	    O_NOFOLLOW | O_CLOEXEC))) < 0)
 		return -1;
-	if (fstat(fd, &st) < 0) {
-		fsx_close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		fsx_close(fd);
-		errno = EINVAL;
-		return -1;
-	}
 	rc = readall_fd(fd, max, bufp, lenp);
 	fsx_close(fd);
 	return rc;

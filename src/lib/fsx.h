@@ -171,6 +171,13 @@ int	fsx_replace_if(int dirfd, const char *name,
 int	fsx_replace_if_stream(int dirfd, const char *name,
 	    const unsigned char want[HASH_LEN], int srcfd);
 
+/*
+ * fd (just opened, or -1), when it is a regular file; else -1, fd closed,
+ * errno EINVAL (not a regular file) or fstat's. For
+ * `fd = fsx_regular(openat(...))`.
+ */
+int	fsx_regular(int fd);
+
 /* fsync a directory; one opened O_PATH (search only) counts as done. */
 int	fsx_sync_dir(int dirfd);
 
