@@ -58,10 +58,7 @@ except OSError:
 }
 
 stop_unix_listener() {
-	if [ -n "${ULISTENER:-}" ]; then
-		kill "$ULISTENER" 2>/dev/null || true
-		wait "$ULISTENER" 2>/dev/null || true
-	fi
+	stop_bg "${ULISTENER:-}"
 	ULISTENER=
 }
 

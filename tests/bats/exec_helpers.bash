@@ -132,11 +132,15 @@ except OSError:
 	[ -n "$PORT" ]
 }
 
+# stop_bg PID: end a server the test started in the background (none: "").
+stop_bg() {
+	[ -n "${1:-}" ] || return 0
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
 stop_listener() {
-	if [ -n "${LISTENER:-}" ]; then
-		kill "$LISTENER" 2>/dev/null || true
-		wait "$LISTENER" 2>/dev/null || true
-	fi
+	stop_bg "${LISTENER:-}"
 	LISTENER=
 }
 
