@@ -8,6 +8,7 @@
 #include "buildinfo.h"	/* generated per target by the Makefile */
 #include "cli/cmd.h"
 #include "cli/say.h"
+#include "lib/jsonfile.h"
 #include "uapi/landlock_uapi.h"
 
 #ifdef __linux__
@@ -302,6 +303,7 @@ main(int argc, char **argv)
 	size_t i;
 	int c, rc, ver = 0;
 
+	jsonfile_hooks();	/* before any cJSON tree is made */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:C:qh", opts, NULL)) != -1) {
 		switch (c) {

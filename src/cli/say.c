@@ -8,6 +8,7 @@
 
 #include "cli/cmd.h"
 #include "cli/say.h"
+#include "lib/jsonfile.h"
 #include "lib/mem.h"
 #include "lib/utf8.h"
 
@@ -198,21 +199,13 @@ say_code_of(int err)
 	}
 }
 
-void
-say_json_hooks(void)
-{
-	static cJSON_Hooks h = { mem_alloc, mem_free };
-
-	cJSON_InitHooks(&h);
-}
-
 cJSON *
 say_doc(const char *name)
 {
 	char schema[96];
 	cJSON *o;
 
-	say_json_hooks();
+	jsonfile_hooks();
 	snprintf(schema, sizeof schema, "arcturn/%s/v1",
 	    name != NULL ? name : st.cmd != NULL ? st.cmd : "arcturn");
 	if ((o = cJSON_CreateObject()) == NULL ||

@@ -80,7 +80,4 @@ int	say_printed(void);
  */
 int	say_finish(int rc);
 
-/* cJSON's allocation through mem.c (idempotent). */
-void	say_json_hooks(void);
-
 #endif

@@ -59,6 +59,18 @@ json_free(void *v)
 	mem_free(v);
 }
 
+void
+jsonfile_hooks(void)
+{
+	static cJSON_Hooks hooks = { json_alloc, json_free };
+	static int done;
+
+	if (!done) {
+		cJSON_InitHooks(&hooks);
+		done = 1;
+	}
+}
+
 static void
 seterr(char *err, size_t errlen, int e, const char *fmt, ...)
 {
@@ -385,7 +397,6 @@ int
 jsonfile_read(struct jsonfile *jf, const char *path, size_t max, char *err,
     size_t errlen)
 {
-	cJSON_Hooks hooks = { json_alloc, json_free };
 	struct pass s;
 	const char *end = NULL;
 	char what[64];
@@ -401,7 +412,7 @@ jsonfile_read(struct jsonfile *jf, const char *path, size_t max, char *err,
 		fileerr(jf, nul, err, errlen, "", "unexpected NUL byte");
 		goto fail;
 	}
-	cJSON_InitHooks(&hooks);
+	jsonfile_hooks();
 	json_oom = 0;
 	jf->root = cJSON_ParseWithLengthOpts(jf->text, jf->len + 1, &end, 1);
 	if (jf->root == NULL && json_oom)

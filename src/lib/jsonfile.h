@@ -85,6 +85,13 @@ struct jsonfile {
 int	jsonfile_read(struct jsonfile *jf, const char *path, size_t max,
 	    char *err, size_t errlen);
 
+/*
+ * Route cJSON's allocations through mem (so that its fault injection
+ * reaches them), once per process: every module that builds or parses
+ * cJSON trees calls this first; later calls do nothing.
+ */
+void	jsonfile_hooks(void);
+
 /* Free what jsonfile_read filled in and zero *jf; a zeroed jf is fine. */
 void	jsonfile_free(struct jsonfile *jf);
 

@@ -16,6 +16,7 @@
 
 #include "lib/fsx.h"
 #include "lib/hash.h"
+#include "lib/jsonfile.h"
 #include "lib/mem.h"
 #include "lib/utc.h"
 #include "session/session.h"
@@ -26,14 +27,6 @@
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define WAIT_NOTE_NS	1000000000L	/* say that we wait after this */
 #define WAIT_STEP_NS	10000000L
-
-static void
-json_hooks(void)
-{
-	static cJSON_Hooks h = { mem_alloc, mem_free };
-
-	cJSON_InitHooks(&h);
-}
 
 int
 session_id_valid(const char *id)
@@ -222,7 +215,7 @@ meta_build(const char *id, const char *workspace, const char *created,
 	char *txt, *buf;
 	size_t n;
 
-	json_hooks();
+	jsonfile_hooks();
 	if ((o = cJSON_CreateObject()) == NULL)
 		goto nomem;
 	if (cJSON_AddNumberToObject(o, "version", SESSION_VERSION) == NULL ||
@@ -266,7 +259,7 @@ meta_parse(struct session *s, const char *buf, size_t len)
 	cJSON *o, *v, *id, *ws, *cr;
 	int rc = -1;
 
-	json_hooks();
+	jsonfile_hooks();
 	o = cJSON_ParseWithLength(buf, len);
 	if (o == NULL) {
 		if (mem_failed()) {
