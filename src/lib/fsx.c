@@ -422,6 +422,86 @@ fsx_read_all(int dirfd, const char *name, size_t max, char **bufp,
 	return rc;
 }
 
+/* The next name of a walk: its length, 0 at the end; -1 with errno. */
+static ssize_t
+dirs_next(const char **sp, const char *end, char name[NAME_MAX + 1])
+{
+	const char *s = *sp;
+	size_t n;
+
+	while (s < end && *s == '/')
+		s++;
+	for (n = 0; s + n < end && s[n] != '/'; n++)
+		;
+	*sp = s + n;
+	if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (n > NAME_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(name, s, n);
+	name[n] = '\0';
+	return (ssize_t)n;
+}
+
+int
+fsx_open_dirs(int dirfd, const char *rel, int flags, mode_t mode,
+    const char **base, int *made)
+{
+	const int dflags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	char name[NAME_MAX + 1];
+	const char *s = rel, *end;
+	struct stat st;
+	ssize_t n;
+	int fd, next, e, mk;
+
+	end = rel + strlen(rel);
+	if (flags & FSX_DIRS_PARENT) {
+		end = strrchr(rel, '/');
+		end = end != NULL ? end : rel;
+		*base = *end == '/' ? end + 1 : end;
+	}
+	if (made != NULL)
+		*made = 0;
+	if ((fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -1;
+	while ((n = dirs_next(&s, end, name)) > 0) {
+		mk = 0;
+		next = openat(fd, name, dflags);
+		if (next < 0 && errno == ENOENT && (flags & FSX_DIRS_MAKE)) {
+			mk = mkdirat(fd, name, mode) == 0;
+			if (!mk && errno != EEXIST)
+				goto fail;
+			next = openat(fd, name, dflags);
+			if (next >= 0 && mk && fchmod(next, mode) < 0) {
+				fsx_close(next);
+				goto fail;
+			}
+		}
+		if (next < 0) {
+			/* O_DIRECTORY may win over O_NOFOLLOW: say "link" */
+			if (errno == ENOTDIR && fstatat(fd, name, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				errno = ELOOP;
+			goto fail;
+		}
+		if (mk && made != NULL)
+			*made = 1;
+		close(fd);
+		fd = next;
+	}
+	if (n == 0)
+		return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
 int
 fsx_chmod_nofollow(int dirfd, const char *name, mode_t mode)
 {

@@ -47,6 +47,22 @@ int	fsx_open_parent(int rootfd, const char *rel, int mkdirs,
 	    const char **base);
 
 /*
+ * Open the folders of rel beneath dirfd one name at a time, never
+ * following a symlink (a link in the way is ELOOP), and return the last
+ * one's fd (O_RDONLY, close-on-exec; a new fd even when rel names none).
+ * FSX_DIRS_PARENT walks only rel's parent folders and points *base at its
+ * last name; FSX_DIRS_MAKE makes a missing folder with mode (whatever the
+ * umask) and sets *made when it did (made may be NULL). A "." or ".."
+ * name is EINVAL, a name over NAME_MAX ENAMETOOLONG; repeated slashes are
+ * one. Unlike fsx_open_parent, which follows a link that stays beneath
+ * root, this is for trees arcturn owns or where a link must not count.
+ */
+#define FSX_DIRS_PARENT	1
+#define FSX_DIRS_MAKE	2
+int	fsx_open_dirs(int dirfd, const char *rel, int flags, mode_t mode,
+	    const char **base, int *made);
+
+/*
  * chmod dirfd/name without ever following a symlink: EOPNOTSUPP if it is
  * one. Linux pins the inode with O_PATH and changes it through
  * /proc/self/fd; without /proc it opens the object O_NOFOLLOW and fchmods.

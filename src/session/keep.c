@@ -95,35 +95,8 @@ mark_recorded(struct keep *k)
 static int
 mirror_parent(int top, const char *rel, const char **base)
 {
-	char comp[NAME_MAX + 1];
-	const char *p, *q;
-	int cur, fd;
-
-	if ((cur = dup(top)) < 0)
-		return -1;
-	for (p = rel; (q = strchr(p, '/')) != NULL; p = q + 1) {
-		if ((size_t)(q - p) > NAME_MAX || q == p) {
-			close(cur);
-			errno = EINVAL;
-			return -1;
-		}
-		memcpy(comp, p, (size_t)(q - p));
-		comp[q - p] = '\0';
-		fd = openat(cur, comp, DFLAGS);
-		if (fd < 0 && errno == ENOENT) {
-			if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST) {
-				fsx_close(cur);
-				return -1;
-			}
-			fd = openat(cur, comp, DFLAGS);
-		}
-		fsx_close(cur);
-		if (fd < 0)
-			return -1;
-		cur = fd;
-	}
-	*base = p;
-	return cur;
+	return fsx_open_dirs(top, rel, FSX_DIRS_PARENT | FSX_DIRS_MAKE, 0700,
+	    base, NULL);
 }
 
 /* Copy the regular file dirfd/name to kfd/kname, hashing the bytes. */

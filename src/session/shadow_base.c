@@ -66,34 +66,19 @@ int
 shadow_base_real(int rootfd, const char *rel, const struct timespec *since,
     struct apply_base *b)
 {
-	char c[NAME_MAX + 1];
-	const char *p, *q;
+	const char *p;
 	struct stat st;
 	struct timespec ct;
-	int cur, fd, rc;
+	int cur, rc;
 
-	if ((cur = dup(rootfd)) < 0)
-		return -1;
-	for (p = rel; (q = strchr(p, '/')) != NULL; p = q + 1) {
-		if ((size_t)(q - p) > NAME_MAX) {
-			close(cur);
-			errno = ENAMETOOLONG;
+	if ((cur = fsx_open_dirs(rootfd, rel, FSX_DIRS_PARENT, 0, &p,
+	    NULL)) < 0) {
+		/* no real directory there: nothing beneath it either */
+		if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
 			return -1;
-		}
-		memcpy(c, p, (size_t)(q - p));
-		c[q - p] = '\0';
-		fd = openat(cur, c, DFLAGS);
-		close(cur);
-		if (fd < 0) {
-			/* no real directory there: nothing beneath it either */
-			if (errno != ENOENT && errno != ENOTDIR &&
-			    errno != ELOOP)
-				return -1;
-			memset(b, 0, sizeof *b);
-			b->absent = 1;
-			return 0;
-		}
-		cur = fd;
+		memset(b, 0, sizeof *b);
+		b->absent = 1;
+		return 0;
 	}
 	rc = shadow_base_now(cur, p, b);
 	if (rc == 0 && since != NULL && !b->absent && !b->is_dir &&

@@ -335,6 +335,63 @@ t_open_parent(void)
 	}
 }
 
+/* fsx_open_dirs: a link never counts, even one that stays beneath root. */
+static void
+t_open_dirs(void)
+{
+	struct stat st;
+	const char *b;
+	char d[64];
+	int fd, made, fds = fx_count_fds();
+	mode_t old;
+
+	build_tree();
+	CHECK((fd = fsx_open_dirs(g_root, "a//b/file", FSX_DIRS_PARENT, 0, &b,
+	    NULL)) >= 0);
+	CHECK_STR(b, "file");
+	describe(fd, d, sizeof d);
+	CHECK_STR(d, "d:a/b");
+	close(fd);
+	CHECK((fd = fsx_open_dirs(g_root, "top", FSX_DIRS_PARENT, 0, &b,
+	    NULL)) >= 0);
+	CHECK_STR(b, "top");
+	describe(fd, d, sizeof d);
+	CHECK_STR(d, "d:.");
+	close(fd);
+	CHECK((fd = fsx_open_dirs(g_root, "a/b", 0, 0, NULL, NULL)) >= 0);
+	describe(fd, d, sizeof d);
+	CHECK_STR(d, "d:a/b");
+	close(fd);
+	/* links in the way, inside or out: ELOOP, nothing made */
+	CHECK(fsx_open_dirs(g_root, "a/rel/x", FSX_DIRS_PARENT |
+	    FSX_DIRS_MAKE, 0700, &b, &made) == -1 && errno == ELOOP);
+	CHECK(fsx_open_dirs(g_root, "abs/n1/x", FSX_DIRS_PARENT |
+	    FSX_DIRS_MAKE, 0700, &b, &made) == -1 && errno == ELOOP);
+	CHECK(fx_count(AT_FDCWD, g_out, "") == 1);
+	CHECK(fsx_open_dirs(g_root, "a/b/file/x", FSX_DIRS_PARENT, 0, &b,
+	    NULL) == -1 && errno == ENOTDIR);
+	CHECK(fsx_open_dirs(g_root, "a/../a/x", FSX_DIRS_PARENT, 0, &b,
+	    NULL) == -1 && errno == EINVAL);
+	CHECK(fsx_open_dirs(g_root, "./a/x", FSX_DIRS_PARENT, 0, &b,
+	    NULL) == -1 && errno == EINVAL);
+	/* made with the mode asked for, whatever the umask */
+	old = umask(0277);
+	CHECK((fd = fsx_open_dirs(g_root, "m1/m2/x", FSX_DIRS_PARENT |
+	    FSX_DIRS_MAKE, 0700, &b, &made)) >= 0 && made == 1);
+	umask(old);
+	CHECK(fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0700);
+	close(fd);
+	CHECK((fd = fsx_open_dirs(g_root, "m1/m2", FSX_DIRS_MAKE, 0700, NULL,
+	    &made)) >= 0 && made == 0);
+	close(fd);
+	CHECK(fsx_open_dirs(g_root, "n1/x", FSX_DIRS_PARENT, 0, &b, NULL) ==
+	    -1 && errno == ENOENT);
+	CHECK(!fx_exists(g_root, "n1"));
+	close(g_root);
+	g_root = -1;
+	CHECK(fx_count_fds() == fds);
+}
+
 static void
 read_back(const char *rel, const char *want, mode_t mode)
 {
@@ -793,6 +850,7 @@ main(void)
 	signal(SIGPIPE, SIG_IGN);
 	RUN(t_cases_both_paths);
 	RUN(t_open_parent);
+	RUN(t_open_dirs);
 	RUN(t_write_atomic);
 	RUN(t_write_atomic_fd);
 	RUN(t_write_fault_loop);
