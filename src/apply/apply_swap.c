@@ -255,6 +255,16 @@ aside_is_base(const struct apply_item *it, const struct apply_real *r, int pfd,
 	return ok;
 }
 
+/* What aside_is_base's "no" (0) or "cannot tell" (-1, err) makes of it. */
+static void
+not_base(struct apply_item *it, int same, int err)
+{
+	if (same < 0)
+		apply_fail(it, err);
+	else
+		apply_refuse(it, APPLY_R_CHANGED);
+}
+
 int
 apply_keep(struct apply_item *it, const struct apply_env *env, int pfd,
     const char *name, const struct apply_real *r)
@@ -406,10 +416,7 @@ apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
 		}
 		/* No exchange here: look again right before the rename. */
 		if ((same = aside_is_base(it, r, pfd, name)) <= 0) {
-			if (same < 0)
-				apply_fail(it, errno);
-			else
-				apply_refuse(it, APPLY_R_CHANGED);
+			not_base(it, same, errno);
 			goto undo;
 		}
 		if (renameat(pfd, tmp, pfd, name) < 0) {
@@ -436,10 +443,7 @@ apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
 		}
 		if (back < 0)
 			given_relink(g, pfd, tmp);
-		if (same < 0)
-			apply_fail(it, err);
-		else
-			apply_refuse(it, APPLY_R_CHANGED);
+		not_base(it, same, err);
 		apply_unkeep(it, env);
 		drop_tmp(it, env, pfd, tmp, tst);
 		return -1;
@@ -495,10 +499,7 @@ apply_swap_delete(struct apply_item *it, const struct apply_env *env, int pfd,
 		goto undo;
 	}
 	if ((same = aside_is_base(it, r, pfd, tmp)) <= 0) {
-		if (same < 0)
-			apply_fail(it, errno);
-		else
-			apply_refuse(it, APPLY_R_CHANGED);
+		not_base(it, same, errno);
 		if (fsx_rename_noreplace(pfd, tmp, name) == 0) {
 			apply_unkeep(it, env);
 			return -1;

@@ -567,6 +567,22 @@ still_there(int dirfd, const char *name)
 }
 
 /*
+ * The end of a write or remove: when it failed, drop the record it made
+ * (unless its change landed anyway) and the folders it made; rc back.
+ */
+static int
+change_done(struct session *s, const char *rel, struct walk *w, int made,
+    int rc)
+{
+	if (rc < 0 && made && !still_there(w->ufd, w->name))
+		(void)session_base_del(s, rel);
+	if (rc < 0)
+		undo_made(s, rel, w);
+	walk_done(w);
+	return rc;
+}
+
+/*
  * The base of rel for a write or remove that found uk in upper/ and the
  * real dir rfd: the real state now, unless upper/ already holds rel
  * without a record (then it says "unrecorded": a killed dry run made it,
@@ -682,12 +698,7 @@ write_src(struct session *s, int rootfd, const char *rel,
 		rc = fsx_write_atomic(w.ufd, w.name, src->buf, src->len, mode,
 		    0);
 out:
-	if (rc < 0 && made && !still_there(w.ufd, w.name))
-		(void)session_base_del(s, rel);
-	if (rc < 0)
-		undo_made(s, rel, &w);
-	walk_done(&w);
-	return rc;
+	return change_done(s, rel, &w, made, rc);
 }
 
 int
@@ -734,11 +745,6 @@ shadow_remove(struct session *s, int rootfd, const char *rel)
 	else if ((rc = unlinkat(w.ufd, w.name, 0)) == 0)
 		rc = session_base_del(s, rel);
 out:
-	if (rc < 0 && made && !still_there(w.ufd, w.name))
-		(void)session_base_del(s, rel);
-	if (rc < 0)
-		undo_made(s, rel, &w);
-	walk_done(&w);
-	return rc;
+	return change_done(s, rel, &w, made, rc);
 }
 
