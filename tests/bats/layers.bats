@@ -109,3 +109,47 @@ sys.exit(1 if bad else 0)'
 	assert_line "a new include circle: lib/hash lib/utc"
 	assert_line "no longer a circle (strike it from layers.bats): lib/mem lib/path"
 }
+
+# Only the front ends speak: below cli/ and mcp/ nothing prints or ends the
+# process (a forked child's _exit is no exit of arcturn's). say.c is the
+# printer they share.
+SPEAK_PY='import glob, os, re, sys
+src = sys.argv[1]
+call = re.compile(r"(?<![\w.>])(printf|fprintf|vfprintf|puts|fputs|putchar|"
+                  r"perror|exit|abort|err|errx|warn|warnx)\s*\(")
+bad = []
+files = [f for f in glob.glob(os.path.join(src, "*", "*.c"))
+         if os.path.relpath(f, src).split("/")[0] not in ("cli", "mcp")]
+if len(files) < 40:
+    sys.exit("only %d files under %s" % (len(files), src))
+for f in sorted(files):
+    text = re.sub(r"/\*.*?\*/", "", open(f, errors="replace").read(), flags=re.S)
+    text = re.sub(r"\"(\\\\.|[^\"\\\\\n])*\"", "\"\"", text)
+    for n, line in enumerate(text.split("\n"), 1):
+        m = call.search(line)
+        if m:
+            bad.append("%s:%d: %s" % (os.path.relpath(f, src), n, m.group(1)))
+for b in bad:
+    print(b)
+print("%d files below cli/ and mcp/" % len(files))
+sys.exit(1 if bad else 0)'
+
+@test "below cli/ and mcp/, nothing prints or exits" {
+	run python3 -c "$SPEAK_PY" "$SRC_DIR"
+	echo "$output"
+	assert_success
+	assert_line --regexp '^[0-9]+ files below cli/ and mcp/$'
+}
+
+@test "the speech check finds a print and an exit below the front ends" {
+	cp -r "$SRC_DIR" "$T/src"
+	printf 'void f(void) { fprintf(stderr, "x"); }\n' >>"$T/src/lib/mem.c"
+	printf 'void g(void) { exit(1); }\n' >>"$T/src/session/plan.c"
+	printf 'void h(void) { _exit(1); }\n' >>"$T/src/sandbox/sandbox.c"
+	run python3 -c "$SPEAK_PY" "$T/src"
+	echo "$output"
+	assert_failure
+	assert_line --regexp '^lib/mem.c:[0-9]+: fprintf$'
+	assert_line --regexp '^session/plan.c:[0-9]+: exit$'
+	refute_line --partial 'sandbox/sandbox.c'
+}
