@@ -314,6 +314,16 @@ open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
 	return 0;
 }
 
+/* Where the session keeps what apply replaced under name. */
+static void
+kept_path(char *buf, size_t len, const struct dryrun *x, const char *name)
+{
+	char part[KEEP_NAMELEN + 16];
+
+	snprintf(part, sizeof part, "replaced/%s", name);
+	session_path(buf, len, x->p.state, x->id, part);
+}
+
 /*
  * What an earlier apply of the session kept and no turn holds (it was
  * cut short before its turn): said, and the session stays for it. 1 then
@@ -322,17 +332,18 @@ open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
 static int
 kept_earlier(struct dryrun *x, FILE *out)
 {
-	char n[KEEP_NAMELEN];
+	char n[KEEP_NAMELEN], where[PATH_MAX];
 	int r;
 
 	if ((r = keep_unrecorded(&x->s, n)) == 0)
 		return 0;
-	if (r > 0)
+	if (r > 0) {
+		kept_path(where, sizeof where, x, n);
 		fprintf(out, "Content an earlier apply replaced, which no turn "
 		    "holds (the apply was cut short, or undo could not give "
-		    "it back), is kept in %s/overlays/%s/replaced/%s; "
-		    "`arcturn discard --yes` drops it with the session.\n",
-		    x->p.state, x->id, n);
+		    "it back), is kept in %s; `arcturn discard --yes` drops it "
+		    "with the session.\n", where);
+	}
 	return 1;
 }
 
@@ -417,8 +428,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	/* all it replaced is in the turn (undo gives it back), or not */
 	whole = recorded && keep_whole(k);
 	if (kept > 0 && (!res.all || !whole)) {
-		snprintf(where, sizeof where, "%s/overlays/%s/replaced/%s",
-		    x->p.state, x->id, keep_name(k));
+		kept_path(where, sizeof where, x, keep_name(k));
 		if (aj == NULL)
 			fprintf(out, "Replaced content kept in %s (%zu "
 			    "file(s)).\n", where, kept);

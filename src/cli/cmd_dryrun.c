@@ -282,7 +282,7 @@ dryrun_open(struct dryrun *x, const char *what, int create, int lockop,
 		sub[0] = '\0';
 		if (x->storefd < 0 && (x->storefd =
 		    session_store_open(x->p.state, create)) < 0)
-			snprintf(sub, sizeof sub, "%s/overlays", x->p.state);
+			session_path(sub, sizeof sub, x->p.state, NULL, NULL);
 		else if (id != NULL)
 			snprintf(x->id, sizeof x->id, "%s", id);
 		else if (session_default(x->storefd, x->p.workspace, create,
@@ -723,8 +723,8 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	}
 	/* so that arcturn inside the command fails instead of waiting */
 	(void)setenv(DRYRUN_BUSY_ENV, x.id, 1);
-	snprintf(upper, sizeof upper, "%s/overlays/%s/upper", x.p.state, x.id);
-	snprintf(work, sizeof work, "%s/overlays/%s/work", x.p.state, x.id);
+	session_path(upper, sizeof upper, x.p.state, x.id, "upper");
+	session_path(work, sizeof work, x.p.state, x.id, "work");
 	if ((fixed = session_unalias(&x.s, x.rootfd)) < 0) {
 		say_err("%s: session %s: looking for files an earlier apply "
 		    "left linked to the workspace: %s; not running the "

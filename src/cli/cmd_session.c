@@ -81,19 +81,20 @@ session_list_cmd(struct dryrun *x, struct cli *c)
 {
 	struct changes ch;
 	struct session s;
-	char **ids = NULL;
+	char **ids = NULL, store[PATH_MAX];
 	size_t n = 0, i;
 	cJSON *doc = NULL, *arr = NULL, *o;
 	long pend;
 	int rc = 0;
 
+	session_path(store, sizeof store, x->p.state, NULL, NULL);
 	x->storefd = session_store_open(x->p.state, 0);
 	if (x->storefd < 0 && errno != ENOENT) {
-		say_errno("session: %s/overlays", x->p.state);
+		say_errno("session: %s", store);
 		return EXIT_USAGE;
 	}
 	if (x->storefd >= 0 && session_list(x->storefd, &ids, &n) < 0) {
-		say_errno("session: %s/overlays", x->p.state);
+		say_errno("session: %s", store);
 		return EXIT_USAGE;
 	}
 	if (c->json && ((doc = say_doc("session-list")) == NULL ||

@@ -77,6 +77,19 @@ mkdir_ok(int dirfd, const char *name, mode_t mode)
 	return 0;
 }
 
+void
+session_path(char *buf, size_t len, const char *state, const char *id,
+    const char *part)
+{
+	if (id == NULL)
+		snprintf(buf, len, "%s/" SESSION_STORE, state);
+	else if (part == NULL)
+		snprintf(buf, len, "%s/" SESSION_STORE "/%s", state, id);
+	else
+		snprintf(buf, len, "%s/" SESSION_STORE "/%s/%s", state, id,
+		    part);
+}
+
 int
 session_store_open(const char *state, int create)
 {
@@ -87,11 +100,11 @@ session_store_open(const char *state, int create)
 	sfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sfd < 0)
 		return -1;
-	if (create && mkdir_ok(sfd, "overlays", 0700) < 0) {
+	if (create && mkdir_ok(sfd, SESSION_STORE, 0700) < 0) {
 		fsx_close(sfd);
 		return -1;
 	}
-	fd = openat(sfd, "overlays", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	fd = openat(sfd, SESSION_STORE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	fsx_close(sfd);
 	return fd;

@@ -89,6 +89,16 @@ int	session_id_valid(const char *id);
 int	session_new_id(char id[SESSION_IDMAX + 1]);
 
 /*
+ * Where a session lives on disk, for messages and for the mount layer:
+ * $state/overlays (id NULL), $state/overlays/ID (part NULL) or
+ * $state/overlays/ID/PART (upper, work, replaced/NAME...). The one place
+ * that spells the layout out; cut to len as snprintf does.
+ */
+#define SESSION_STORE	"overlays"
+void	session_path(char *buf, size_t len, const char *state, const char *id,
+	    const char *part);
+
+/*
  * Open $state/overlays as an O_DIRECTORY fd. With create, the state dir
  * and overlays/ are made (0700) when missing; without, ENOENT.
  */
