@@ -649,9 +649,11 @@ static int
 record(struct dryrun *x, const struct session_run *run)
 {
 	struct changes_rec rec;
+	struct timespec since;
 	char why[128];
 
-	if (changes_record_bases(&x->s, x->rootfd, &run->since, &rec) < 0) {
+	session_run_since(run, &since);
+	if (changes_record_bases(&x->s, x->rootfd, &since, &rec) < 0) {
 		say_err("exec --dry-run: session %s: incomplete: could not record "
 		    "what the changes were made on: %s; apply will refuse "
 		    "what is not recorded", x->id, dryrun_strerror(errno));

@@ -460,6 +460,23 @@ session_run_changed(struct session *s, int rootfd,
 	return changed_since(r, s->upperfd, rootfd, &r->since, 0);
 }
 
+void
+session_run_since(const struct session_run *r, struct timespec *out)
+{
+	long long back = r->clock - clock_offset();
+
+	*out = r->since;
+	if (back <= CLOCK_SLACK)
+		return;
+	back += CLOCK_SLACK;
+	out->tv_sec -= (time_t)(back / 1000000000LL);
+	out->tv_nsec -= (long)(back % 1000000000LL);
+	if (out->tv_nsec < 0) {
+		out->tv_nsec += 1000000000L;
+		out->tv_sec--;
+	}
+}
+
 int
 session_run_end(struct session *s, int changed, int recorded)
 {

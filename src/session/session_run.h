@@ -66,6 +66,15 @@ void	session_run_sweep(struct session *s);
 int	session_run_changed(struct session *s, int rootfd,
 	    const struct session_run *r);
 int	session_run_end(struct session *s, int changed, int recorded);
+/*
+ * The time a file's ctime must not pass to count as older than the run:
+ * since, moved back by as far as the clock was set back while the command
+ * ran (ctimes stamped after that are earlier than since, and yet new), so
+ * that a real file changed meanwhile is never taken for what the command's
+ * change was made on. A clock set back and forward again within the run
+ * is not seen.
+ */
+void	session_run_since(const struct session_run *r, struct timespec *out);
 /* Free what begin noted; r may be zeroed. */
 void	session_run_free(struct session_run *r);
 

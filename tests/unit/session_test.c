@@ -839,7 +839,9 @@ t_run_marks(void)
 {
 	struct session s;
 	struct session_run r;
+	struct timespec t;
 	char boot[64], link[64];
+	long long d;
 	ssize_t n;
 	ino_t ino;
 	int store = fresh();
@@ -877,11 +879,27 @@ t_run_marks(void)
 	session_run_free(&r);
 	settle();
 
-	/* a clock set back meanwhile: ctimes say nothing, so "changed" */
+	/* a clock set meanwhile: ctimes say nothing, so "changed" */
 	CHECK(session_run_begin(&s, &r) == 0);
 	CHECK(session_run_changed(&s, -1, &r) == 0);
-	r.clock -= 2000000000LL;
+	session_run_since(&r, &t);
+	CHECK(t.tv_sec == r.since.tv_sec && t.tv_nsec == r.since.tv_nsec);
+	r.clock -= 2000000000LL;	/* set forward: since stands */
 	CHECK(session_run_changed(&s, -1, &r) == 1);
+	session_run_since(&r, &t);
+	CHECK(t.tv_sec == r.since.tv_sec && t.tv_nsec == r.since.tv_nsec);
+	/*
+	 * Set back 2 s: a file stamped up to 2 s (and the slack) before
+	 * since may be the command's time's own, so the bases' bound moves
+	 * back as far.
+	 */
+	r.clock += 4000000000LL;
+	CHECK(session_run_changed(&s, -1, &r) == 1);
+	session_run_since(&r, &t);
+	d = (r.since.tv_sec - t.tv_sec) * 1000000000LL +
+	    (r.since.tv_nsec - t.tv_nsec);
+	CHECK(d >= 2000000000LL && d < 2200000000LL);
+	CHECK(t.tv_nsec >= 0 && t.tv_nsec < 1000000000L);
 	CHECK(session_run_end(&s, 0, 1) == 0);
 	session_run_free(&r);
 
