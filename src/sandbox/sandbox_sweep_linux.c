@@ -7,7 +7,9 @@
  * Nothing of the command runs when the sweep starts: the helper's
  * waiter returns once the init of the command's pid namespace has ended
  * (the kernel kills and reaps the rest of the namespace before that), and
- * bwrap once its pid 1 has. The helper without its mount layer (no user
+ * bwrap once its pid 1 has. Should arcturn itself be killed, the backend
+ * is killed with it (PR_SET_PDEATHSIG), and the command with the backend:
+ * nothing runs on unswept (but nothing is swept either). The helper without its mount layer (no user
  * namespace: Landlock alone) has no pid namespace: there a background
  * child can outlive the command and race the sweep, but there nothing is
  * protected either (sandbox status says so).
@@ -25,12 +27,14 @@
  * state dir's protected cache/ makes every later exec in that workspace
  * refuse until the path is gone (sweep_held).
  */
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -656,6 +660,7 @@ struct sweep_job {
 	const struct roots	*r;
 	int			 b;
 	char			**cmd;
+	pid_t			 parent;
 };
 
 static int
@@ -666,6 +671,14 @@ sweep_child(void *arg, int fd)
 	int rc;
 
 	line[0] = '\0';
+	/*
+	 * The backend ends with arcturn, however arcturn ends (the helper's
+	 * waiter, and bwrap --die-with-parent, then end the command): it
+	 * never goes on unsupervised, nor unswept.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+	    getppid() != j->parent)
+		return EXIT_OWN;
 	rc = j->b == LB_BWRAP ? bwrap_run(j->p, j->r, j->cmd, line,
 	    sizeof line) : helper_run(j->p, j->r, 1, j->cmd, line, sizeof line);
 	(void)fsx_write_full(fd, line, strlen(line));
@@ -676,7 +689,7 @@ int
 sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
     char *err, size_t errlen)
 {
-	struct sweep_job j = { p, r, b, cmd };
+	struct sweep_job j = { p, r, b, cmd, getpid() };
 	struct findings f;
 	struct chain *ac;
 	struct snap *sn;

@@ -15,8 +15,14 @@ load git_helpers
 
 setup_file() { probe_machine; }
 setup() { common_setup; git_setup; }
-# the plants leave read-only folders behind
-teardown() { chmod -R u+w "$T" 2>/dev/null || true; }
+# the plants leave read-only folders behind; a failed test, processes
+teardown() {
+	local p
+	chmod -R u+w "$T" 2>/dev/null || true
+	for p in $(pgrep -f "$T/(racer|sleeper)-"); do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+}
 
 # fsmon: a config line whose fsmonitor, run by any git status, leaves MARK
 fsmon() {
@@ -163,6 +169,54 @@ t_module_readonly() {
 @test "helper: a submodule's config is put back though its folder was made read-only" { t_module_readonly helper; }
 @test "bwrap: a submodule's config is put back though its folder was made read-only" { t_module_readonly bwrap; }
 
+# --- a background child of the command writing on while arcturn sweeps
+
+t_racer() {
+	use_backend "$1"
+	fsmon >"$T/fsmon"
+	git_repo "$WS"
+	# its own name, so that pgrep finds it and nothing else
+	printf 'while :; do echo ../evil > .git/commondir; done\n' >"$T/racer-$BATS_TEST_NUMBER.sh"
+	run arcturn exec -- sh -c "cp -r .git evil && rm -rf evil/hooks && cp ../fsmon evil/config
+		sh '$T/racer-$BATS_TEST_NUMBER.sh' </dev/null >/dev/null 2>&1 &
+		until [ -e .git/commondir ]; do :; done; echo racing"
+	echo "$output"
+	assert_success
+	assert_line racing
+	# every process of the command was gone before the sweep began
+	run pgrep -f "$T/racer-$BATS_TEST_NUMBER.sh"
+	assert_failure
+	[ ! -e .git/commondir ]
+	judge "$WS"
+}
+
+@test "helper: a background child of the command cannot race the sweep" { t_racer helper; }
+@test "bwrap: a background child of the command cannot race the sweep" { t_racer bwrap; }
+
+# --- arcturn killed while the command runs: the command ends with it
+
+t_killed() {
+	use_backend "$1"
+	git_repo "$WS"
+	local tag=$T/sleeper-$BATS_TEST_NUMBER.sh pid k
+	printf 'touch "$1"; sleep 600\n' >"$tag"
+	"$ARCTURN_BIN" exec -- sh "$tag" "$WS/ready" 3>&- &
+	pid=$!
+	for k in $(seq 600); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	[ -e "$WS/ready" ]
+	run pgrep -f "$tag"
+	assert_success
+	kill -KILL "$pid"
+	wait "$pid" || true
+	# the kernel ends the namespace's processes once its init is gone
+	for k in $(seq 200); do pgrep -f "$tag" >/dev/null || break; sleep 0.05; done
+	run pgrep -f "$tag"
+	assert_failure
+}
+
+@test "helper: in a repository, the command does not outlive a killed arcturn" { t_killed helper; }
+@test "bwrap: in a repository, the command does not outlive a killed arcturn" { t_killed bwrap; }
+
 # --- what cannot be moved aside holds the workspace until it is gone
 
 t_held() {
@@ -176,6 +230,12 @@ t_held() {
 	run arcturn exec -- true
 	assert_failure 125
 	assert_output --partial "arcturn: exec: $WS/.git/commondir: an earlier run left this at a protected path and could not move it aside (git may run what it says): refusing to run here until it is gone; check it and remove it"
+	# nor does a dry run (the helper's)
+	if [ "$1" = helper ]; then
+		run arcturn exec --dry-run -- true
+		assert_failure 125
+		assert_output --partial "arcturn: exec: $WS/.git/commondir: an earlier run left this at a protected path"
+	fi
 	# another workspace is not held
 	git_repo "$T/other"
 	run arcturn -C "$T/other" exec -- true
