@@ -9,10 +9,11 @@
  * (the kernel kills and reaps the rest of the namespace before that), and
  * bwrap once its pid 1 has. Should arcturn itself be killed, the backend
  * is killed with it (PR_SET_PDEATHSIG), and the command with the backend:
- * nothing runs on unswept (but nothing is swept either). The helper without its mount layer (no user
- * namespace: Landlock alone) has no pid namespace: there a background
- * child can outlive the command and race the sweep, but there nothing is
- * protected either (sandbox status says so).
+ * nothing runs on unswept (but nothing is swept either). The helper
+ * without its mount layer (no user namespace: Landlock alone) has no pid
+ * namespace: there a background child can outlive the command and race
+ * the sweep, but there nothing is protected either (sandbox status says
+ * so), and the helper falling back to it (-m) says so before the run.
  *
  * The walk to a path starts at / and never follows a symlink. A folder
  * that existed at the start gets back the mode it had (`chmod 555 .git`
@@ -134,7 +135,10 @@ struct snap {
 	struct chain	 ch;
 };
 
-/* The next component of *p (advanced past it) in comp: 1, or 0 at end. */
+/*
+ * The next component of *p (advanced past it) in comp: 1; 0 at the end,
+ * or for a component longer than NAME_MAX (no file has such a name).
+ */
 static int
 component(const char **p, char comp[NAME_MAX + 1], int *last)
 {
@@ -146,12 +150,11 @@ component(const char **p, char comp[NAME_MAX + 1], int *last)
 	if (*c == '\0')
 		return 0;
 	s = strchr(c, '/');
-	n = s != NULL ? (size_t)(s - c) : strlen(c);
-	if (n > NAME_MAX)
-		n = NAME_MAX;	/* fails to match, as the kernel would */
+	if ((n = s != NULL ? (size_t)(s - c) : strlen(c)) > NAME_MAX)
+		return 0;
 	memcpy(comp, c, n);
 	comp[n] = '\0';
-	*p = c + (s != NULL ? (size_t)(s - c) : strlen(c));
+	*p = c + n;
 	*last = s == NULL || s[strspn(s, "/")] == '\0';
 	return 1;
 }
@@ -236,7 +239,7 @@ aside_name(const char *name, char out[NAME_MAX + 1])
 static int
 move_aside(int fd, const char *name, char to[NAME_MAX + 1])
 {
-	struct stat st;
+	struct stat st, dir;
 	int k, rc = -1, e, opened = 0;
 
 	/* tests: a sweep that fails, as none here can be made to */
@@ -257,7 +260,7 @@ move_aside(int fd, const char *name, char to[NAME_MAX + 1])
 				break;
 		}
 		if ((errno == EACCES || errno == EPERM) && !opened &&
-		    fstat(fd, &st) == 0 && fd_chmod(fd, (st.st_mode & 07777) |
+		    fstat(fd, &dir) == 0 && fd_chmod(fd, (dir.st_mode & 07777) |
 		    S_IRWXU) == 0) {
 			opened = 1;
 			k--;
@@ -270,7 +273,7 @@ move_aside(int fd, const char *name, char to[NAME_MAX + 1])
 		errno = EAGAIN;
 	e = errno;
 	if (opened)
-		(void)fd_chmod(fd, st.st_mode & 07777);
+		(void)fd_chmod(fd, dir.st_mode & 07777);
 	errno = e;
 	return rc;
 }
@@ -327,8 +330,9 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 				errno = e;
 				return W_FAIL;
 			}
-			found(f, "exec: %s: the command put a %s at %.*s, above "
-			    "this protected path; moved aside to %.*s/%s", path,
+			found(f, "exec: %s: the command put a %s at %.*s, "
+			    "above this protected path; moved aside to %.*s/%s",
+			    path,
 			    S_ISLNK(st.st_mode) ? "symlink" : "file", (int)*at,
 			    path, (int)(prev - path), path, to);
 			close(fd);
@@ -344,15 +348,16 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 				errno = e;
 				return W_FAIL;
 			}
-			found_minor(f, "exec: %.*s: its mode was changed during the "
-			    "run (%04o); put back (%04o)", (int)*at, path,
+			found_minor(f, "exec: %.*s: its mode was changed "
+			    "during the run (%04o); put back (%04o)", (int)*at,
+			    path,
 			    (unsigned)(st.st_mode & 07777),
 			    (unsigned)ch->d[i].mode);
 		}
 		/* a folder the command made without search for its owner */
 		if ((sub = open_dir(fd, comp)) < 0 && errno == EACCES &&
-		    !start && f != NULL && fchmodat(fd, comp, (st.st_mode & 07777) |
-		    S_IRWXU, 0) == 0)
+		    !start && f != NULL && fchmodat(fd, comp,
+		    (st.st_mode & 07777) | S_IRWXU, 0) == 0)
 			sub = open_dir(fd, comp);
 		e = errno;
 		close(fd);
@@ -396,8 +401,8 @@ sweep_absent(const struct roots *r, const struct chain *ac,
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
 				failed(f, 'A', path, "exec: %s: a protected "
-				    "path that did not exist; cannot look at it "
-				    "(%s)", path, strerror(errno));
+				    "path that did not exist; cannot look at "
+				    "it (%s)", path, strerror(errno));
 		} else if (move_aside(fd, name, to) == 0)
 			found(f, "exec: %s: created during the run at a "
 			    "protected path that did not exist; moved aside to "
@@ -507,8 +512,8 @@ snap_restore(const struct roots *r, struct snap *sn, struct findings *f)
 				    "during the run; put back as it was", path);
 			else
 				failed(f, 'C', path, "exec: %s: a protected "
-				    "file changed during the run; cannot put it "
-				    "back (%s)", path, strerror(errno));
+				    "file changed during the run; cannot put "
+				    "it back (%s)", path, strerror(errno));
 		}
 		close(fd);
 next:
@@ -633,12 +638,13 @@ sweep_held(const struct policy *p, char *err, size_t errlen)
 			    "this at a protected path and could not move it "
 			    "aside (git may run what it says): refusing to run "
 			    "here until it is gone; check it and remove it (if "
-			    "it is yours, remove %s/cache/%s instead)", line + 2,
-			    p->state, name);
+			    "it is yours, remove %s/cache/%s instead)",
+			    line + 2, p->state, name);
 			rc = -1;
 		} else if (line[0] == 'C') {
-			snprintf(err, errlen, "exec: %s: an earlier run changed "
-			    "this protected file and could not put it back: "
+			snprintf(err, errlen, "exec: %s: an earlier run "
+			    "changed this protected file and could not put it "
+			    "back: "
 			    "refusing to run here; check it, then remove "
 			    "%s/cache/%s", line + 2, p->state, name);
 			rc = -1;
@@ -722,8 +728,9 @@ sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
 		held_name(p, name);
 		if (held_write(p, &f.held) == 0)
 			snprintf(err, errlen, "%s; exec refuses to run in this "
-			    "workspace until it is gone (%s/cache/%s)%s", f.hard,
-			    p->state, name, f.nhard > 1 ? ", and more" : "");
+			    "workspace until it is gone (%s/cache/%s)%s",
+			    f.hard, p->state, name, f.nhard > 1 ? ", and more" :
+			    "");
 		else
 			snprintf(err, errlen, "%s; remove it before git runs "
 			    "here (%s/cache/%s: %s)", f.hard, p->state, name,
