@@ -71,7 +71,8 @@ MCP_MODS   = mcp/mcp mcp/mcp_args mcp/mcp_cmds mcp/mcp_json mcp/mcp_lines mcp/mc
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) lib/os_linux \
              sandbox/sandbox_bwrap_linux sandbox/sandbox_helper_linux \
              sandbox/sandbox_limits_linux sandbox/sandbox_linux \
-             sandbox/sandbox_posix sandbox/sandbox_probe_linux mcp/mcp_linux
+             sandbox/sandbox_posix sandbox/sandbox_probe_linux \
+             sandbox/sandbox_sweep_linux mcp/mcp_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) lib/os_macos \
              sandbox/sandbox_macos sandbox/sandbox_posix sandbox/seatbelt \
              mcp/mcp_macos

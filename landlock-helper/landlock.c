@@ -40,6 +40,14 @@
 #define DEVICE_RIGHTS	(LANDLOCK_ACCESS_FS_MAKE_CHAR | \
 	LANDLOCK_ACCESS_FS_MAKE_BLOCK)
 #define REACH_MARK	LANDLOCK_ACCESS_FS_MAKE_BLOCK
+/*
+ * ioctl on a device (ABI 5) is handled too: a terminal's settings and
+ * size (TCSETS, TIOCSWINSZ: SIGWINCH to its foreground) need no more than
+ * an fd open for reading. Allowed on the device roots only (/dev/tty,
+ * /dev/ptmx, /dev/pts, ...); what the command inherited open (its own
+ * terminal) keeps every right.
+ */
+#define IOCTL_DEV	LANDLOCK_ACCESS_FS_IOCTL_DEV
 
 int
 ll_abi(void)
@@ -112,7 +120,7 @@ void
 ll_confine(const struct opts *o, int netns, int resolve_unix, int proc)
 {
 	struct landlock_ruleset_attr ra = {
-		.handled_access_fs = WRITE_RIGHTS,
+		.handled_access_fs = WRITE_RIGHTS | IOCTL_DEV,
 		.handled_access_net = o->nonet && !netns ?
 		    LANDLOCK_ACCESS_NET_BIND_TCP |
 		    LANDLOCK_ACCESS_NET_CONNECT_TCP : 0,
@@ -144,6 +152,8 @@ ll_confine(const struct opts *o, int netns, int resolve_unix, int proc)
 		ra.handled_access_net = 0;
 		/* FALLTHROUGH */
 	case 4:
+		ra.handled_access_fs &= ~IOCTL_DEV;
+		/* FALLTHROUGH */
 	case 5:
 		ra.scoped = 0;
 		/* FALLTHROUGH */
@@ -162,10 +172,21 @@ ll_confine(const struct opts *o, int netns, int resolve_unix, int proc)
 	rfd = (int)syscall(__NR_landlock_create_ruleset, &ra, sizeof ra, 0);
 	if (rfd < 0)
 		fail("landlock: create ruleset", NULL);
-	for (i = 0; i < o->nw; i++)
-		path_rule(rfd, o->w[i], (h & ~(uint64_t)DEVICE_RIGHTS) |
-		    (listed(o->s, o->ns, o->w[i]) ? REACH_MARK : 0),
-		    h & FILE_RIGHTS);
+	for (i = 0; i < o->nw; i++) {
+		/*
+		 * /dev/pts: with the mount layer's devpts (mount.h) only the
+		 * ptys the command makes. Without one it holds every
+		 * terminal of the machine, and Landlock cannot tell the
+		 * command's new ptys from the others by path: the command
+		 * needs both rights on its ptys (a pty's slave is set up by
+		 * ioctl), so other terminals keep them (sandbox status says
+		 * so).
+		 */
+		path_rule(rfd, o->w[i], (h & ~(uint64_t)(DEVICE_RIGHTS |
+		    IOCTL_DEV)) | (listed(o->s, o->ns, o->w[i]) ? REACH_MARK :
+		    0) | (strcmp(o->w[i], "/dev/pts") == 0 ? h & IOCTL_DEV : 0),
+		    h & (FILE_RIGHTS | IOCTL_DEV));
+	}
 	/* a /proc of our own pid namespace (proc.c's fresh_proc) */
 	if (proc)
 		path_rule(rfd, "/proc", h & FILE_RIGHTS, h & FILE_RIGHTS);

@@ -10,7 +10,10 @@
  * writable roots; the sockets the command may reach where RESOLVE_UNIX is
  * used; its own stdout and stderr files; with proc, the files beneath
  * /proc, which must then be a /proc of the command's own pid namespace
- * that only the command's processes may write; with o->nonet and no
+ * that only the command's processes may write; ioctl on devices (ABI 5)
+ * on the device roots only (with the mount layer a devpts instance of
+ * the command's own is on /dev/pts, mount.h; without, every terminal of
+ * the machine is there); with o->nonet and no
  * network namespace (netns 0), TCP bind and connect. Sets no_new_privs
  * first. Exits 125 on failure (say.h): never half confined.
  * ll_nest: a layer below that one, so that the command can neither signal

@@ -302,6 +302,18 @@ mount_layer(const struct opts *o, int *netns)
 		    mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
 		    "mode=1777") < 0)
 			fail("mount layer: /dev/shm", NULL);
+	/*
+	 * Terminals: a devpts instance of its own on /dev/pts, so that the
+	 * ptys the command can open by name are those it made through
+	 * /dev/ptmx (the kernel takes the instance mounted beside it), not
+	 * the other terminals of the machine. Its own terminal it has open
+	 * already; /dev/tty reaches it by name.
+	 */
+	for (i = 0; i < o->nw; i++)
+		if (strcmp(o->w[i], "/dev/pts") == 0 && fds[i] >= 0 &&
+		    mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+		    "newinstance,ptmxmode=0666,mode=0620") < 0)
+			fail("mount layer: /dev/pts", NULL);
 	if (o->ovl != NULL)
 		overlay(o);
 	/*

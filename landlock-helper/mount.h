@@ -9,7 +9,8 @@
  * pid namespace takes the helper's next child as its init, proc.h), in
  * this order: the tree made private; clones of the writable roots taken;
  * every mount made read-only; the clones attached back on the roots; a
- * tmpfs of its own on /dev/shm (when that is a root); the overlay, for a
+ * tmpfs of its own on /dev/shm and a devpts instance of its own on
+ * /dev/pts (when those are roots); the overlay, for a
  * dry run; each pin (-P, outermost first) bound onto itself, so that no
  * parent of a protected path can be renamed away; each protected path (-p)
  * bound read-only on top. With -n the namespace has its own network, with

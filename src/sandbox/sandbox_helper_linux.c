@@ -482,7 +482,8 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	int rc;
 
 	q.mode = MODE_WORKSPACE_WRITE;
-	if (linux_std_fds(err, errlen) < 0 || linux_fds_guard(err, errlen) < 0 ||
+	if (sweep_held(p, err, errlen) < 0 ||
+	    linux_std_fds(err, errlen) < 0 || linux_fds_guard(err, errlen) < 0 ||
 	    linux_limits(err, errlen) < 0)
 		return -1;
 	if (roots_build(&q, ROOTS_DEVICES | ROOTS_PROTECT, &posix_roots_ops,

@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +22,6 @@
 
 #include "lib/exitcode.h"
 #include "lib/fsx.h"
-#include "lib/mem.h"
-#include "lib/os.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_linux.h"
 #include "sandbox/sandbox_posix.h"
@@ -218,271 +215,6 @@ pick(const struct policy *p, struct sandbox_choice *ch)
 		    strerror(-abi), path);
 }
 
-/*
- * After the command: what arcturn found at protected paths no mount could
- * cover, as one line (the first finding, and how many more).
- */
-struct findings {
-	char	 first[PATH_MAX + 512];
-	size_t	 n;
-};
-
-static void
-found(struct findings *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (f->n++ > 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(f->first, sizeof f->first, fmt, ap);
-	va_end(ap);
-}
-
-/*
- * The folder of path, reached from / one folder at a time without
- * following a symlink (a folder the command replaced is not followed);
- * *name points at path's last component. -1 with errno.
- */
-static int
-open_parent_nofollow(const char *path, const char **name)
-{
-	char comp[NAME_MAX + 1];
-	const char *c;
-	size_t n;
-	int fd, sub;
-
-	if ((fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -1;
-	for (*name = path + 1; (c = strchr(*name, '/')) != NULL;
-	    *name = c + 1) {
-		if ((n = (size_t)(c - *name)) == 0)
-			continue;
-		if (n > NAME_MAX) {
-			close(fd);
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		memcpy(comp, *name, n);
-		comp[n] = '\0';
-		sub = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		close(fd);
-		if ((fd = sub) < 0)
-			return -1;
-	}
-	return fd;
-}
-
-/* Move dirfd/name aside to name.arcturn-N: 0 with the name in aside. */
-static int
-move_aside(int fd, const char *name, char *aside, size_t len)
-{
-	struct stat st;
-	int k;
-
-	for (k = 1; k < 1000; k++) {
-		snprintf(aside, len, "%s.arcturn-%d", name, k);
-		if (os_rename_noreplace(fd, name, aside) == 0)
-			return 0;
-		if (errno == ENOSYS) {
-			/* nothing of the command's runs any more */
-			if (fstatat(fd, aside, &st, AT_SYMLINK_NOFOLLOW) == 0)
-				continue;
-			return renameat(fd, name, fd, aside);
-		}
-		if (errno != EEXIST)
-			return -1;
-	}
-	errno = EEXIST;
-	return -1;
-}
-
-/*
- * Protected paths that did not exist when the command started (roots.h:
- * absent) cannot be covered by a mount. Once the command has ended, what
- * it created there is moved aside to NAME.arcturn-N (not deleted: it may
- * be a file of the user's that the command moved there), so that git run
- * afterwards does not read it.
- */
-static void
-sweep_absent(const struct roots *r, struct findings *f)
-{
-	char aside[NAME_MAX + 16];
-	const char *path, *name;
-	struct stat st;
-	size_t i;
-	int fd;
-
-	for (i = 0; i < r->absent.n; i++) {
-		path = r->absent.v[i];
-		if ((fd = open_parent_nofollow(path, &name)) < 0) {
-			/* gone is fine; replaced (ELOOP, ENOTDIR) is not */
-			if (errno != ENOENT)
-				found(f, "exec: %s: a folder above this "
-				    "protected path was replaced during the run "
-				    "(%s): check it", path, strerror(errno));
-			continue;
-		}
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			close(fd);
-			continue;
-		}
-		if (move_aside(fd, name, aside, sizeof aside) == 0)
-			found(f, "exec: %s: created during the run at a "
-			    "protected path that did not exist; moved aside to "
-			    "%.*s%s", path, (int)(name - path), path, aside);
-		else
-			found(f, "exec: %s: created during the run at a "
-			    "protected path that did not exist; cannot move it "
-			    "aside (%s): remove it", path, strerror(errno));
-		close(fd);
-	}
-}
-
-/* A watched file (roots.h: watch) as it was before the command. */
-struct snap {
-	char	*buf;		/* NULL: could not be read, not restored */
-	size_t	 len;
-	mode_t	 mode;
-};
-
-/* Read the watched files: an array of r->watch.n snaps, or NULL. */
-static struct snap *
-snap_take(const struct roots *r)
-{
-	struct snap *sn;
-	struct stat st;
-	const char *name;
-	size_t i;
-	int fd;
-
-	if ((sn = mem_calloc(r->watch.n + 1, sizeof *sn)) == NULL)
-		return NULL;
-	for (i = 0; i < r->watch.n; i++) {
-		if ((fd = open_parent_nofollow(r->watch.v[i], &name)) < 0)
-			continue;
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(st.st_mode) && fsx_read_all(fd, name,
-		    ROOTS_GIT_FILE, &sn[i].buf, &sn[i].len) == 0)
-			sn[i].mode = st.st_mode & 07777;
-		close(fd);
-	}
-	return sn;
-}
-
-/*
- * Put each watched file back as it was (snap_take), where the command
- * changed it; frees sn.
- */
-static void
-snap_restore(const struct roots *r, struct snap *sn, struct findings *f)
-{
-	char aside[NAME_MAX + 16], *now;
-	const char *path, *name;
-	struct stat st;
-	size_t i, len;
-	int fd, same;
-
-	for (i = 0; sn != NULL && i < r->watch.n; i++) {
-		path = r->watch.v[i];
-		if (sn[i].buf == NULL)
-			continue;
-		if ((fd = open_parent_nofollow(path, &name)) < 0) {
-			found(f, "exec: %s: a folder above this protected file "
-			    "was replaced during the run (%s): check it", path,
-			    strerror(errno));
-			mem_free(sn[i].buf);
-			continue;
-		}
-		now = NULL;
-		same = fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(st.st_mode) && (st.st_mode & 07777) == sn[i].mode &&
-		    fsx_read_all(fd, name, ROOTS_GIT_FILE, &now, &len) == 0 &&
-		    len == sn[i].len && memcmp(now, sn[i].buf, len) == 0;
-		mem_free(now);
-		if (!same) {
-			/* a folder in its place cannot be renamed over */
-			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISDIR(st.st_mode))
-				(void)move_aside(fd, name, aside, sizeof aside);
-			if (fsx_write_atomic(fd, name, sn[i].buf, sn[i].len,
-			    sn[i].mode, 0) == 0)
-				found(f, "exec: %s: a protected file changed "
-				    "during the run; put back as it was", path);
-			else
-				found(f, "exec: %s: a protected file changed "
-				    "during the run; cannot put it back (%s): "
-				    "check it", path, strerror(errno));
-		}
-		mem_free(sn[i].buf);
-		close(fd);
-	}
-	mem_free(sn);
-}
-
-/* What the child of sweep_run runs: the backend. */
-struct sweep_job {
-	const struct policy	*p;
-	const struct roots	*r;
-	int			 b;
-	char			**cmd;
-};
-
-static int
-sweep_child(void *arg, int fd)
-{
-	struct sweep_job *j = arg;
-	char line[512];
-	int rc;
-
-	line[0] = '\0';
-	rc = j->b == LB_BWRAP ? bwrap_run(j->p, j->r, j->cmd, line,
-	    sizeof line) : helper_run(j->p, j->r, 1, j->cmd, line, sizeof line);
-	(void)fsx_write_full(fd, line, strlen(line));
-	return rc;
-}
-
-/*
- * Run the backend in a child and wait for it, then sweep_absent: the
- * command's status, or the child's own with its one line in err when the
- * backend could not start it. Signals sent to arcturn are passed on.
- */
-static int
-sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
-    char *err, size_t errlen)
-{
-	struct sweep_job j = { p, r, b, cmd };
-	struct findings f;
-	struct snap *sn;
-	char line[512];
-	int st, rc;
-
-	memset(&f, 0, sizeof f);
-	if ((sn = snap_take(r)) == NULL) {
-		snprintf(err, errlen, "exec: %s", strerror(errno));
-		return EXIT_OWN;
-	}
-	if (posix_child(sweep_child, &j, &st, line, sizeof line, err,
-	    errlen) < 0) {
-		snap_restore(r, sn, &f);
-		return EXIT_OWN;
-	}
-	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
-	    128 + WTERMSIG(st) : EXIT_OWN;
-	if (line[0] == '\0')
-		sandbox_end_set(rc, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-	sweep_absent(r, &f);
-	snap_restore(r, sn, &f);
-	if (line[0] != '\0')
-		snprintf(err, errlen, "%s", line);
-	else if (f.n > 1)
-		snprintf(err, errlen, "%s (and %zu more)", f.first, f.n - 1);
-	else if (f.n == 1)
-		snprintf(err, errlen, "%s", f.first);
-	return rc;
-}
-
 static int
 backend_run(const struct policy *p, const struct sandbox_choice *ch,
     char **cmd, char *err, size_t errlen)
@@ -490,6 +222,9 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
 	struct roots r;
 	int b = ch->backend, rc, flags;
 
+	/* nothing runs where an earlier run left a protected path */
+	if (sweep_held(p, err, errlen) < 0)
+		return EXIT_OWN;
 	if (ch->verdict != SANDBOX_CONFINE)
 		return posix_exec(cmd, err, errlen);
 	/*

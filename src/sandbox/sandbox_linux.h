@@ -1,5 +1,5 @@
 /*
- * sandbox_linux: the Linux implementation of sandbox.h, in four files that
+ * sandbox_linux: the Linux implementation of sandbox.h, in five files that
  * share this header (nothing outside them includes it):
  *
  *	sandbox_linux.c		choosing and running (sandbox_platform), and
@@ -9,6 +9,8 @@
  *				exec --dry-run with its overlay
  *	sandbox_bwrap_linux.c	bubblewrap, when the kernel has no Landlock
  *	sandbox_probe_linux.c	`arcturn sandbox status`
+ *	sandbox_sweep_linux.c	after the command: protected paths no
+ *				mount could cover
  *
  * Backends in the order sandbox_choose tries them: the helper (with its
  * mount layer where user namespaces allow), bubblewrap, none.
@@ -130,5 +132,21 @@ int	helper_exec_fd(const char *state, char *err, size_t errlen);
  */
 int	bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
 	    char *err, size_t errlen);
+
+/*
+ * sandbox_sweep_linux.c. sweep_run runs backend b (LB_HELPER with its
+ * mount layer, or LB_BWRAP) in a child, waits, and then deals with what
+ * no mount could cover (r->absent, r->watch): what the command created
+ * at a protected path that did not exist is moved aside to a fresh name,
+ * a watched file it changed is put back. Returns the command's status
+ * with the findings in err (one line), or EXIT_OWN with the line of what
+ * could not be dealt with: then a marker in the state dir holds the
+ * workspace. sweep_held, before any run: 0, or -1 with the line in err
+ * while a marker holds the workspace (it is cleared once every path it
+ * names is gone).
+ */
+int	sweep_run(const struct policy *p, const struct roots *r, int b,
+	    char **cmd, char *err, size_t errlen);
+int	sweep_held(const struct policy *p, char *err, size_t errlen);
 
 #endif

@@ -214,7 +214,8 @@ bwrap_guarantees(struct sandbox_report *r, const struct policy *p)
 		    "utimes and xattrs" },
 		{ SG_PROTECTED, 1, "bound read-only on top of the roots" },
 		{ SG_TRUNCATION, 1, "read-only bind mounts" },
-		{ SG_DEVICES, 1, "--dev gives a minimal /dev" },
+		{ SG_DEVICES, 1, "--dev gives a minimal /dev, with a devpts "
+		    "of its own: other terminals are out of reach" },
 		{ SG_SIGNALS, 1, "bwrap --unshare-pid: processes outside are "
 		    "out of reach" },
 		{ SG_TIOCSTI, 1, "seccomp filter of arcturn's init in the "
@@ -246,7 +247,8 @@ static const struct sandbox_claim mounted[] = {
 	    "after" },
 	{ SG_MISSING, 0, "a mount covers only what exists: a missing hooks "
 	    "folder is made first, but a protected file created during the "
-	    "run exists until the command ends, when arcturn moves it aside" },
+	    "run exists until the command ends, when arcturn moves it aside "
+	    "(or exits 125 and refuses to run here until it is gone)" },
 	{ SG_STATE, 1, "overlays/ and cache/ bound read-only" },
 };
 
@@ -272,8 +274,15 @@ helper_guarantees(struct sandbox_report *r, const struct policy *p, int abi,
 	sandbox_guarantee(r, SG_TRUNCATION, abi >= 3 || mount, "%s",
 	    abi >= 3 ? "Landlock ABI 3 truncate right" : mount ?
 	    "read-only mounts" : "needs Landlock ABI 3 or the mount layer");
-	sandbox_guarantee(r, SG_DEVICES, 1, "Landlock: only the listed devices "
-	    "are writable");
+	if (mount)
+		sandbox_guarantee(r, SG_DEVICES, 1, "Landlock: only the listed "
+		    "devices are writable%s; a devpts of its own: other "
+		    "terminals are out of reach", abi >= 5 ? ", and only they "
+		    "take ioctls (ABI 5)" : "");
+	else
+		sandbox_guarantee(r, SG_DEVICES, 0, "/dev/pts is listed: other "
+		    "terminals (root: every user's) stay writable; a devpts of "
+		    "its own needs user namespaces");
 	sandbox_guarantee(r, SG_SIGNALS, mount || abi >= 6, "%s", mount ?
 	    "pid namespace: processes outside are out of reach" : abi >= 6 ?
 	    "Landlock ABI 6 signal scoping" : "needs Landlock ABI 6 or user "
