@@ -143,7 +143,7 @@ _arcturn()
 		case $cur in
 		--sandbox=*) _arcturn_words "off workspace-write read-only" "${cur#*=}" ;;
 		--network=*) _arcturn_words "on off" "${cur#*=}" ;;
-		-*) _arcturn_words "--sandbox --grant --dry-run --checkpoint --require-sandbox --network --allow-unix --cwd --explain -- --help -h" "$cur" ;;
+		-*) _arcturn_words "--sandbox --grant --dry-run --checkpoint --require-sandbox --network --allow-unix --cwd --explain --json-fd -- --help -h" "$cur" ;;
 		*) mapfile -t COMPREPLY < <(compgen -c -- "$cur") ;;
 		esac
 		;;

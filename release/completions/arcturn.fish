@@ -175,6 +175,7 @@ complete -c arcturn -n $e -l network -x -a 'on off' -d 'keep or cut network acce
 complete -c arcturn -n $e -l allow-unix -r -F -d 'also allow this unix socket'
 complete -c arcturn -n $e -l cwd -x -a '(__fish_complete_directories)' -d 'run the command in DIR, inside the workspace'
 complete -c arcturn -n $e -l explain -d 'on failure, name the writable roots and --grant'
+complete -c arcturn -n $e -l json-fd -x -d 'say how the command ended in JSON on this fd'
 complete -c arcturn -n $e -a '(__fish_complete_command)'
 complete -c arcturn -n __arcturn_exec_cmd -x -a '(__arcturn_exec_complete)'
 

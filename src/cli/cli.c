@@ -43,10 +43,61 @@ takes_none(const struct option *tab, const char *arg)
 	return 0;
 }
 
+int
+cli_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int d[32][32], v;
+
+	if (la > 31 || lb > 31)
+		return 3;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb] < 3 ? d[la][lb] : 3;
+}
+
+const char *
+cli_nearest(const struct option *tab, const char *arg)
+{
+	char name[32];
+	const char *best = NULL;
+	size_t len;
+	int d, bd = 3;
+
+	if (strncmp(arg, "--", 2) != 0)
+		return NULL;
+	arg += 2;
+	len = strcspn(arg, "=");
+	if (len == 0 || len >= sizeof name)
+		return NULL;
+	memcpy(name, arg, len);
+	name[len] = '\0';
+	for (; tab->name != NULL; tab++)
+		if ((d = cli_distance(name, tab->name)) < bd) {
+			bd = d;
+			best = tab->name;
+		}
+	return bd <= (len > 3 ? 2 : 1) ? best : NULL;
+}
+
 static void
 bad(const struct cli *c, const struct option *tab, int ch)
 {
-	const char *cmd = c->argv[0], *arg = given(c);
+	const char *cmd = c->argv[0], *arg = given(c), *near;
 	int n;
 
 	if (ch == ':' && optopt != 0 && optopt < 0x100 &&
@@ -60,6 +111,9 @@ bad(const struct cli *c, const struct option *tab, int ch)
 	} else if (optopt != 0 && optopt < 0x100 &&
 	    strncmp(arg, "--", 2) != 0)
 		say_err("%s: unknown option -%c", cmd, optopt);
+	else if ((near = cli_nearest(tab, arg)) != NULL)
+		say_err("%s: unknown option %s (did you mean --%s?)", cmd,
+		    arg, near);
 	else
 		say_err("%s: unknown option %s", cmd, arg);
 	say_is(SAY_USAGE, NULL);

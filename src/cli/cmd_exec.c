@@ -4,11 +4,13 @@
  * platform backend decide (sandbox.h), says what the decision means, and
  * hands over. With
  * --json, exec waits for the command and says how it ended, in one line
- * after the command's own output.
+ * after the command's own output; with --json-fd N, on fd N instead (a
+ * line of its own even when that output lacks a final newline).
  */
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +219,43 @@ explain(const char *text, const struct sandbox_end *end)
 		say_note("exec: exit status %d; %s", end->status, text);
 }
 
+/*
+ * --json-fd N: --json, its document on the caller's open, writable fd N
+ * (a line of its own whatever the command printed), kept from the
+ * command (close-on-exec), so that it cannot write one of its own there.
+ */
+static int
+json_fd(struct cli *c, const char *arg)
+{
+	char *end;
+	long n;
+	int fl;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end != '\0' || n > 1023 ||
+	    errno != 0) {
+		say_err("exec: --json-fd takes a file descriptor number, not %s",
+		    arg);
+		return -1;
+	}
+#ifndef _WIN32
+	if ((fl = fcntl((int)n, F_GETFL)) < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+		say_err("exec: --json-fd %ld: %s", n, fl < 0 ?
+		    strerror(errno) : "open for reading only");
+		return -1;
+	}
+	if (n > 2)
+		(void)fcntl((int)n, F_SETFD, FD_CLOEXEC);
+#else
+	(void)fl;
+#endif
+	c->json = 1;
+	say_start(NULL, 1);
+	say_json_fd((int)n);
+	return 0;
+}
+
 /* What exec --json says besides how the command ended. */
 struct exec_doc {
 	char		 backend[32];
@@ -356,6 +395,7 @@ cmd_exec(struct cli *c)
 		{ "allow-unix", required_argument, NULL, 'u' },
 		{ "cwd", required_argument, NULL, 'c' },
 		{ "explain", no_argument, NULL, 'x' },
+		{ "json-fd", required_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct config_flags f = { .mode = -1, .dry_run = -1,
@@ -424,6 +464,10 @@ cmd_exec(struct cli *c)
 			break;
 		case 'x':
 			expl = 1;
+			break;
+		case 'J':
+			if (json_fd(c, optarg) < 0)
+				goto usage;
 			break;
 		default:
 			goto usage;	/* cli_getopt said what */

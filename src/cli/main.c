@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "buildinfo.h"	/* generated per target by the Makefile */
+#include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/say.h"
 #include "lib/jsonfile.h"
@@ -52,7 +53,7 @@ static const struct command commands[] = {
 	{ "exec", cmd_exec,
 	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run | --checkpoint]\n"
 	  "             [--require-sandbox] [--network on|off] [--allow-unix PATH]...\n"
-	  "             [--cwd DIR] [--explain] [--] CMD [ARG]...",
+	  "             [--cwd DIR] [--explain] [--json-fd N] [--] CMD [ARG]...",
 	  "Run CMD so that it can write only inside the workspace, the temp dir,\n"
 	  "arcturn's state dir and granted paths. Reads, exec and network stay\n"
 	  "as they were. CMD runs in the current directory, or in the workspace\n"
@@ -70,10 +71,13 @@ static const struct command commands[] = {
 	  "                      those beneath it; \"all\": every one), with the\n"
 	  "                      network on\n"
 	  "  --explain           when CMD fails, name where it may write and\n"
-	  "                      --grant (also without it on a terminal)\n\n"
+	  "                      --grant (also without it on a terminal)\n"
+	  "  --json-fd N         say how CMD ended in JSON on file descriptor N,\n"
+	  "                      a line of its own whatever CMD printed\n\n"
 	  "Exit status: CMD's own, 128+N if killed by signal N, 125 if arcturn\n"
 	  "failed, 126 if CMD could not run, 127 if CMD was not found. Asked for\n"
-	  "JSON, arcturn says how it ended in one line after CMD's own output.\n"
+	  "JSON, arcturn says how it ended in one line after CMD's own output\n"
+	  "(which may lack its final newline: --json-fd keeps the two apart).\n"
 	  "ARCTURN_BACKEND=helper|helper-landlock|bwrap|none forces a backend.",
 	  "run a command that may write only in the workspace and grants" },
 	{ "sandbox", cmd_sandbox,
@@ -84,47 +88,74 @@ static const struct command commands[] = {
 	  "integrity labels arcturn stamped on writable roots.",
 	  "say which sandbox runs here, and what it guarantees" },
 	{ "write", cmd_write, "write [--dry-run] PATH",
-	  "Write standard input to PATH (into the session under dry run).",
+	  "Write standard input to PATH, a file inside the workspace (into the\n"
+	  "session under dry run).\n\n"
+	  "  --dry-run   write into the dry-run session, not the real file\n\n"
+	  "  $ make-config | arcturn write etc/app.conf",
 	  "write standard input to a file (a file tool for agents)" },
 	{ "edit", cmd_edit, "edit [--dry-run] PATH --old TEXT --new TEXT [--all]",
-	  "Replace the one occurrence of TEXT (every one with --all).",
+	  "Replace the one occurrence of TEXT in PATH, a file inside the\n"
+	  "workspace.\n\n"
+	  "  --old TEXT  the text to replace: it must occur exactly once\n"
+	  "  --new TEXT  what replaces it\n"
+	  "  --all       replace every occurrence instead\n"
+	  "  --dry-run   edit the dry-run session's copy, not the real file\n\n"
+	  "  $ arcturn edit src/main.c --old 'int x;' --new 'long x;'",
 	  "replace one text in a file" },
 	{ "read", cmd_read, "read [--dry-run] PATH",
 	  "Print PATH: under dry run (--dry-run, dryRun in the config or\n"
-	  "ARCTURN_DRY_RUN), as the pending session sees it; else the real file.",
+	  "ARCTURN_DRY_RUN), as the pending session sees it; else the real file.\n\n"
+	  "  --dry-run   read the file as the dry-run session has it",
 	  "print a file as the pending changes see it" },
 	{ "diff", cmd_diff,
 	  "diff [--full] [--stat] [--name-only] [--name-status]\n"
 	  "             [--color=auto|always|never] [--no-pager] [PATH]...",
 	  "Show every pending change (or those at or beneath PATH) as one\n"
 	  "git-style diff, each file's first 200 body lines unless --full;\n"
-	  "on a terminal through the pager ($PAGER) unless --no-pager.",
+	  "on a terminal through the pager ($PAGER) unless --no-pager.\n\n"
+	  "  --full            no cap on the lines shown per file\n"
+	  "  --stat            a diffstat instead of the diff\n"
+	  "  --name-only       the changed paths, one a line\n"
+	  "  --name-status     the paths, each after its status letter\n"
+	  "  --color[=WHEN]    auto (default), always or never; --colour too\n"
+	  "  --no-pager        never page the output\n\n"
+	  "  $ arcturn diff --stat; arcturn diff src/",
 	  "review the pending changes as one git-style diff" },
 	{ "apply", cmd_apply,
 	  "apply [--yes] [--expect DIGEST] [--force PATH...] [PATH]...",
 	  "Apply pending changes to the workspace, file by file, as one undoable\n"
-	  "turn. --force lands the named paths over conflicts.",
+	  "turn (only those at or beneath each PATH, when given).\n\n"
+	  "  -y, --yes         do not ask first\n"
+	  "  --expect DIGEST   apply only if the changes are still those whose\n"
+	  "                    digest `arcturn diff` showed\n"
+	  "  --force PATH...   land the named paths over conflicts\n\n"
+	  "  $ arcturn apply --expect 3f2a...   land exactly what was reviewed",
 	  "land the pending changes, as one undoable turn" },
 	{ "discard", cmd_discard, "discard [--yes] [PATH]...",
 	  "Throw away the pending changes of the session (only those of each\n"
-	  "PATH, when given).",
+	  "PATH, when given).\n\n"
+	  "  -y, --yes   do not ask first",
 	  "throw the pending changes away" },
 	{ "session", cmd_session, "session list|show|rm [--yes] [ID]",
 	  "List, show or remove dry-run sessions (rm asks first, as discard\n"
-	  "does, unless --yes).",
+	  "does, unless --yes).\n\n"
+	  "  -y, --yes   rm: do not ask first",
 	  "list, show or remove dry-run sessions" },
 	{ "turn", cmd_turn, "turn [--label TEXT]",
 	  "Start a turn: later writes and edits join it, and rewind or undo\n"
-	  "take it back as one. Without it, each write or edit is a turn.",
+	  "take it back as one. Without it, each write or edit is a turn.\n\n"
+	  "  --label TEXT   what the turn is for, shown by checkpoints",
 	  "start a turn that later writes join" },
 	{ "rewind", cmd_rewind, "rewind [TURN] [--force]",
 	  "Restore every path the turns since TURN (default: the last one)\n"
 	  "changed to its state before them. A path changed since is a\n"
 	  "conflict: nothing is restored unless --force. The rewind is a turn\n"
-	  "itself.",
+	  "itself.\n\n"
+	  "  --force   restore over paths changed since, too",
 	  "put back what the turns since TURN changed" },
 	{ "undo", cmd_undo, "undo [--force]",
-	  "Rewind the last turn (undo twice: redo).",
+	  "Rewind the last turn (undo twice: redo).\n\n"
+	  "  --force   restore over paths changed since, too",
 	  "take the last turn back (twice: redo)" },
 	{ "checkpoints", cmd_checkpoints, "checkpoints [--json]",
 	  "List the turns of the workspace, newest first, with their paths.",
@@ -192,34 +223,6 @@ find_command(const char *name)
 	return NULL;
 }
 
-/* Edits (insert, delete, change, swap two) from a to b, at most 3 counted. */
-static int
-distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	int d[16][16], v;
-
-	if (la > 15 || lb > 15)
-		return 3;
-	for (i = 0; i <= la; i++)
-		d[i][0] = (int)i;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = (int)j;
-	for (i = 1; i <= la; i++)
-		for (j = 1; j <= lb; j++) {
-			v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	return d[la][lb] < 3 ? d[la][lb] : 3;
-}
-
 /* The command name closest to a mistyped one (two edits at most), or NULL. */
 static const char *
 suggest(const char *name)
@@ -229,7 +232,7 @@ suggest(const char *name)
 	int d, bd = 3;
 
 	for (i = 0; i < NCOMMANDS; i++)
-		if ((d = distance(name, commands[i].name)) < bd) {
+		if ((d = cli_distance(name, commands[i].name)) < bd) {
 			bd = d;
 			best = commands[i].name;
 		}
@@ -300,6 +303,7 @@ main(int argc, char **argv)
 	};
 	struct cli cli = { 0 };
 	const struct command *cmd = NULL;
+	const char *near;
 	size_t i;
 	int c, rc, ver = 0;
 
@@ -337,6 +341,10 @@ main(int argc, char **argv)
 		default:
 			if (optopt != 0)
 				say_err("unknown option -%c", optopt);
+			else if ((near = cli_nearest(opts,
+			    argv[optind - 1])) != NULL)
+				say_err("unknown option %s (did you mean --%s?)",
+				    argv[optind - 1], near);
 			else
 				say_err("unknown option %s", argv[optind - 1]);
 			return bad_usage(&cli);
@@ -346,11 +354,17 @@ main(int argc, char **argv)
 		return version(cli.json);
 	/* `help` and `help COMMAND`, as --help and COMMAND --help */
 	if (optind < argc && strcmp(argv[optind], "help") == 0) {
-		if (optind + 1 >= argc)
+		/* the first word after it; --json anywhere (for an error) */
+		for (i = (size_t)optind + 1, c = 0; i < (size_t)argc; i++)
+			if (strcmp(argv[i], "--json") == 0)
+				cli.json = 1;
+			else if (c == 0 && argv[i][0] != '-')
+				c = (int)i;
+		if (c == 0)
 			return help_all();
-		if ((cmd = find_command(argv[optind + 1])) != NULL)
+		if ((cmd = find_command(argv[c])) != NULL)
 			return help_one(cmd);
-		optind++;	/* the unknown one is told below */
+		optind = c;	/* the unknown one is told below */
 	}
 	if (optind < argc && (cmd = find_command(argv[optind])) == NULL)
 		/* what a mistyped command was asked for: --json after it */
@@ -360,12 +374,12 @@ main(int argc, char **argv)
 	say_start("", cli.json);
 	if (optind >= argc) {
 		say_err("no command given (see arcturn --help)");
+		say_is(SAY_USAGE, NULL);
 		usage_all(stderr);
 		return say_finish(EXIT_USAGE);
 	}
 	if (cmd == NULL) {
-		const char *near = suggest(argv[optind]);
-
+		near = suggest(argv[optind]);
 		if (near != NULL)
 			say_err("unknown command: %s (did you mean '%s'? see "
 			    "arcturn --help)", argv[optind], near);

@@ -16,6 +16,7 @@
 static struct {
 	const char	*cmd;		/* the command, NULL before it is known */
 	int		 json;
+	int		 docfd;		/* exec --json-fd's fd + 1; 0: stdout */
 	int		 printed;	/* a document went out */
 	int		 have;		/* an error was said */
 	int		 err;		/* its errno, or 0 */
@@ -56,6 +57,12 @@ say_start(const char *cmd, int json)
 	if (cmd != NULL)
 		st.cmd = cmd;
 	st.json = json;
+}
+
+void
+say_json_fd(int fd)
+{
+	st.docfd = fd + 1;
 }
 
 int
@@ -226,10 +233,14 @@ say_print(cJSON *doc)
 
 	if (doc != NULL && (txt = cJSON_PrintUnformatted(doc)) != NULL &&
 	    (clean = utf8_clean(txt, strlen(txt), 1)) != NULL &&
-	    printf("%s\n", clean) >= 0 && fflush(stdout) == 0)
+	    (st.docfd > 0 ? dprintf(st.docfd - 1, "%s\n", clean) :
+	    printf("%s\n", clean)) >= 0 && fflush(stdout) == 0)
 		rc = 0;
 	if (doc == NULL || txt == NULL || clean == NULL)
 		say_err("%s: out of memory", named() ? st.cmd : "json");
+	else if (rc < 0 && st.docfd > 0)
+		say_errno("%s: write to --json-fd %d", named() ? st.cmd :
+		    "json", st.docfd - 1);
 	else if (rc < 0)
 		say_errno("%s: write to standard output", named() ? st.cmd :
 		    "json");

@@ -43,6 +43,8 @@ enum say_code {
  */
 void	say_start(const char *cmd, int json);
 int	say_json(void);
+/* exec --json-fd: documents go to fd (open, writable), not stdout. */
+void	say_json_fd(int fd);
 
 /* `arcturn: fmt` on stderr; the first one is the JSON error's message. */
 void	say_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -40,7 +40,19 @@ struct split {
 	int		 minhi;
 };
 
+/* The arrays of one diff, by slot: side 0's at even, side 1's at odd. */
+enum {
+	SL_OFF, SL_CLS = 2, SL_CHG = 4, SL_ACT = 6, SL_REF = 8, SL_RCLS = 10,
+	SL_TAB = 12, SL_CE, SL_FV, SL_BV, SL_CH, NSLOT
+};
+
+struct diff_scratch {
+	void		*p[NSLOT];
+	size_t		 cap[NSLOT];
+};
+
 struct ctx {
+	struct diff_scratch *sc;
 	struct side	 s[2];
 	long		 start;		/* first line after the common prefix */
 	long		 end[2];	/* first line of the common suffix */
@@ -50,6 +62,59 @@ struct ctx {
 	int		 flags;
 };
 
+struct diff_scratch *
+diff_scratch_new(void)
+{
+	return mem_calloc(1, sizeof(struct diff_scratch));
+}
+
+void
+diff_scratch_free(struct diff_scratch *sc)
+{
+	int k;
+
+	if (sc == NULL)
+		return;
+	for (k = 0; k < NSLOT; k++)
+		mem_free(sc->p[k]);
+	mem_free(sc);
+}
+
+/*
+ * Slot k of sc with room for n items of sz bytes (uninitialised; what it
+ * held is kept only when keep is set). Grown at least twofold, never
+ * shrunk: a run of files of similar size allocates once.
+ */
+static void *
+grab(struct diff_scratch *sc, int k, size_t n, size_t sz, int keep)
+{
+	void *p;
+
+	if (sz != 0 && n > SIZE_MAX / 2 / sz) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if ((n *= sz) == 0)
+		n = 1;
+	if (n <= sc->cap[k])
+		return sc->p[k];
+	if (n < sc->cap[k] * 2)
+		n = sc->cap[k] * 2;
+	if (keep)
+		p = mem_realloc(sc->p[k], n);
+	else {
+		mem_free(sc->p[k]);
+		sc->p[k] = NULL;
+		sc->cap[k] = 0;
+		p = mem_alloc(n);
+	}
+	if (p == NULL)
+		return NULL;
+	sc->p[k] = p;
+	sc->cap[k] = n;
+	return p;
+}
+
 const char *
 diff_line(const struct diff_text *t, long i, size_t *len)
 {
@@ -57,18 +122,61 @@ diff_line(const struct diff_text *t, long i, size_t *len)
 	return t->data + t->off[i];
 }
 
+/*
+ * The first newline in p .. e-1, or NULL: eight bytes a step (a byte is
+ * zero in w ^ 0x0a0a... when (x - 0x01...) & ~x & 0x80... has its bit),
+ * since lines are short and musl's memchr pays its set-up on each one.
+ */
+static const char *
+newline(const char *p, const char *e)
+{
+	const uint64_t ones = 0x0101010101010101ULL;
+	uint64_t w;
+
+	for (; e - p >= 8; p += 8) {
+		memcpy(&w, p, 8);
+		w ^= ones * '\n';
+		if (((w - ones) & ~w & ones * 0x80) != 0)
+			break;
+	}
+	for (; p < e; p++)
+		if (*p == '\n')
+			return p;
+	return NULL;
+}
+
+/* Whether the n bytes at p and q are equal (musl's memcmp: a byte a step). */
 static int
-split_lines(struct side *s, const char *data, size_t len)
+same(const char *p, const char *q, size_t n)
+{
+	uint64_t a, b;
+
+	for (; n >= 8; p += 8, q += 8, n -= 8) {
+		memcpy(&a, p, 8);
+		memcpy(&b, q, 8);
+		if (a != b)
+			return 0;
+	}
+	for (; n > 0; n--)
+		if (*p++ != *q++)
+			return 0;
+	return 1;
+}
+
+static int
+split_lines(struct diff_scratch *sc, int k, struct side *s, const char *data,
+    size_t len)
 {
 	const char *p, *e = data + len, *nl;
 	size_t *off;
 	long n = 0, cap = len / 32 + 16;
 
-	if ((s->off = mem_reallocarray(NULL, cap + 1, sizeof(*s->off))) == NULL)
+	if ((s->off = grab(sc, SL_OFF + k, cap + 1, sizeof(*s->off), 0)) ==
+	    NULL)
 		return -1;
 	s->off[0] = 0;
 	for (p = data; p < e; p = nl + 1) {
-		if ((nl = memchr(p, '\n', e - p)) == NULL)
+		if ((nl = newline(p, e)) == NULL)
 			nl = e - 1;
 		if (n == cap) {
 			if (cap >= LONG_MAX / 8 || (uint64_t)cap >= UINT_MAX / 4) {
@@ -76,8 +184,8 @@ split_lines(struct side *s, const char *data, size_t len)
 				return -1;
 			}
 			cap *= 2;
-			if ((off = mem_reallocarray(s->off, cap + 1,
-			    sizeof(*off))) == NULL)
+			if ((off = grab(sc, SL_OFF + k, cap + 1, sizeof(*off),
+			    1)) == NULL)
 				return -1;
 			s->off = off;
 		}
@@ -180,16 +288,15 @@ classify(struct ctx *c)
 	while (tsize < (size_t)total * 2)
 		tsize <<= 1;
 	mask = tsize - 1;
-	if ((tab = mem_reallocarray(NULL, tsize, sizeof(*tab))) == NULL ||
-	    (ce = mem_reallocarray(NULL, total ? total : 1,
-	    sizeof(*ce))) == NULL)
+	if ((tab = grab(c->sc, SL_TAB, tsize, sizeof(*tab), 0)) == NULL ||
+	    (ce = grab(c->sc, SL_CE, total, sizeof(*ce), 0)) == NULL)
 		goto out;
 	memset(tab, 0xff, tsize * sizeof(*tab));
 	for (k = 0; k < 2; k++) {
 		struct side *s = &c->s[k];
 
-		if ((s->cls = mem_reallocarray(NULL, s->n ? s->n : 1,
-		    sizeof(*s->cls))) == NULL)
+		if ((s->cls = grab(c->sc, SL_CLS + k, s->n, sizeof(*s->cls),
+		    0)) == NULL)
 			goto out;
 		/* hashes first, so the table probes can be prefetched */
 		for (i = 0; i < s->n; i++) {
@@ -215,7 +322,7 @@ classify(struct ctx *c)
 				if (e->h != h)
 					continue;
 				q = rep_line(c, e->rep, &olen);
-				if (olen == len && memcmp(p, q, len) == 0)
+				if (olen == len && same(p, q, len))
 					break;
 			}
 			if (tab[slot] == UINT_MAX) {
@@ -229,8 +336,6 @@ classify(struct ctx *c)
 			ce[tab[slot]].cnt[k]++;
 		}
 	}
-	mem_free(tab);
-	tab = NULL;
 
 	lim = c->s[0].n < c->s[1].n ? c->s[0].n : c->s[1].n;
 	for (i = 0; i < lim && c->s[0].cls[i] == c->s[1].cls[i]; i++)
@@ -251,7 +356,7 @@ classify(struct ctx *c)
 			mlim = EQ_LIMIT;
 		if (c->flags & DIFF_MINIMAL)
 			mlim = UINT64_MAX;
-		if ((s->act = mem_alloc(len ? len : 1)) == NULL)
+		if ((s->act = grab(c->sc, SL_ACT + k, len, 1, 0)) == NULL)
 			goto out;
 		for (i = 0; i < len; i++) {
 			unsigned int nm = ce[s->cls[c->start + i]].cnt[!k];
@@ -261,8 +366,6 @@ classify(struct ctx *c)
 	}
 	ret = 0;
 out:
-	mem_free(tab);
-	mem_free(ce);
 	return ret;
 }
 
@@ -276,12 +379,14 @@ reduce(struct ctx *c)
 		struct side *s = &c->s[k];
 
 		len = c->end[k] - c->start;
-		if ((s->chgbuf = mem_calloc(s->n + 2, 1)) == NULL ||
-		    (s->ref = mem_reallocarray(NULL, len ? len : 1,
-		    sizeof(*s->ref))) == NULL ||
-		    (s->rcls = mem_reallocarray(NULL, len ? len : 1,
-		    sizeof(*s->rcls))) == NULL)
+		if ((s->chgbuf = grab(c->sc, SL_CHG + k, s->n + 2, 1, 0)) ==
+		    NULL ||
+		    (s->ref = grab(c->sc, SL_REF + k, len, sizeof(*s->ref),
+		    0)) == NULL ||
+		    (s->rcls = grab(c->sc, SL_RCLS + k, len, sizeof(*s->rcls),
+		    0)) == NULL)
 			return -1;
+		memset(s->chgbuf, 0, (size_t)s->n + 2);
 		s->chg = s->chgbuf + 1;
 		for (i = 0; i < len; i++) {
 			int a = s->act[i];
@@ -296,7 +401,6 @@ reduce(struct ctx *c)
 				s->rcls[s->nr++] = s->cls[c->start + i];
 			}
 		}
-		mem_free(s->act);
 		s->act = NULL;
 	}
 	return 0;
@@ -597,42 +701,42 @@ script(const struct ctx *c, struct diff_change *ch)
 	return n;
 }
 
-static void
-ctx_free(struct ctx *c)
-{
-	int k;
-
-	for (k = 0; k < 2; k++) {
-		mem_free(c->s[k].off);
-		mem_free(c->s[k].cls);
-		mem_free(c->s[k].chgbuf);
-		mem_free(c->s[k].act);
-		mem_free(c->s[k].ref);
-		mem_free(c->s[k].rcls);
-	}
-	mem_free(c->fv);
-	mem_free(c->bv);
-}
-
 int
 diff_buf(const char *a, size_t alen, const char *b, size_t blen, int flags,
     diff_fn *fn, void *arg)
 {
+	struct diff_scratch *sc;
+	int ret, serrno;
+
+	if ((sc = diff_scratch_new()) == NULL)
+		return -1;
+	ret = diff_buf_in(sc, a, alen, b, blen, flags, fn, arg);
+	serrno = errno;
+	diff_scratch_free(sc);
+	errno = serrno;
+	return ret;
+}
+
+int
+diff_buf_in(struct diff_scratch *sc, const char *a, size_t alen,
+    const char *b, size_t blen, int flags, diff_fn *fn, void *arg)
+{
 	struct ctx c;
 	struct diff_change *ch = NULL;
 	long nch, nd;
-	int ret = -1, serrno;
+	int ret = -1;
 
 	memset(&c, 0, sizeof(c));
+	c.sc = sc;
 	c.flags = flags;
-	if (split_lines(&c.s[0], a, alen) < 0 ||
-	    split_lines(&c.s[1], b, blen) < 0 ||
+	if (split_lines(sc, 0, &c.s[0], a, alen) < 0 ||
+	    split_lines(sc, 1, &c.s[1], b, blen) < 0 ||
 	    classify(&c) < 0 || reduce(&c) < 0)
 		goto out;
 	if (c.s[0].nr > 0 && c.s[1].nr > 0) {
 		nd = c.s[0].nr + c.s[1].nr + 3;
-		if ((c.fv = mem_reallocarray(NULL, nd, sizeof(long))) == NULL ||
-		    (c.bv = mem_reallocarray(NULL, nd, sizeof(long))) == NULL)
+		if ((c.fv = grab(sc, SL_FV, nd, sizeof(long), 0)) == NULL ||
+		    (c.bv = grab(sc, SL_BV, nd, sizeof(long), 0)) == NULL)
 			goto out;
 		c.maxcost = bogosqrt(nd);
 		if (c.maxcost < COST_MIN)
@@ -651,15 +755,11 @@ diff_buf(const char *a, size_t alen, const char *b, size_t blen, int flags,
 	compact(&c.s[1], &c.s[0]);
 	nch = script(&c, NULL);
 	if (nch > 0) {
-		if ((ch = mem_reallocarray(NULL, nch, sizeof(*ch))) == NULL)
+		if ((ch = grab(sc, SL_CH, nch, sizeof(*ch), 0)) == NULL)
 			goto out;
 		script(&c, ch);
 	}
 	ret = fn(&c.s[0].t, &c.s[1].t, ch, nch, arg);
 out:
-	serrno = errno;
-	mem_free(ch);
-	ctx_free(&c);
-	errno = serrno;
 	return ret;
 }

@@ -18,7 +18,11 @@
  * about O(N * sqrt(N)) at worst, not O(N * D).
  *
  * Memory: O(N + M) words, all through mem.h; nothing is kept after
- * diff_buf returns. The callback sees views into the caller's buffers.
+ * diff_buf returns. diff_buf_in keeps its arrays in the caller's
+ * scratch instead, grown to the largest input so far, so that a caller
+ * diffing many files in a row (a review of 20,000 changes) allocates and
+ * faults its memory in once, not per file. The callback sees views into
+ * the caller's buffers (and, for the change list, into the scratch).
  */
 #ifndef ARCTURN_DIFF_H
 #define ARCTURN_DIFF_H
@@ -63,6 +67,18 @@ typedef int diff_fn(const struct diff_text *old, const struct diff_text *new,
  */
 int	diff_buf(const char *a, size_t alen, const char *b, size_t blen,
 	    int flags, diff_fn *fn, void *arg);
+
+/*
+ * The scratch diff_buf_in reuses: diff_scratch_new (NULL with ENOMEM),
+ * diff_scratch_free (NULL: nothing). One caller at a time.
+ */
+struct diff_scratch;
+struct diff_scratch *diff_scratch_new(void);
+void	diff_scratch_free(struct diff_scratch *);
+
+/* diff_buf with its arrays kept in sc between calls. */
+int	diff_buf_in(struct diff_scratch *sc, const char *a, size_t alen,
+	    const char *b, size_t blen, int flags, diff_fn *fn, void *arg);
 
 /* Line i of t and its length (newline included when present). */
 const char	*diff_line(const struct diff_text *t, long i, size_t *len);

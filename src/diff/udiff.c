@@ -38,6 +38,7 @@
 #define ALL		(PLAIN | COLOR | DIG)
 
 struct rend {
+	struct diff_scratch *sc;	/* NULL: diff_buf's own */
 	udiff_out_fn	*out;
 	void		*arg;
 	struct hash_ctx	*dig;
@@ -696,6 +697,8 @@ section(struct rend *r, const struct udiff_side *old,
 		putstr(r, ALL, " differ\n");
 		return 0;
 	}
+	if (r->sc != NULL)
+		return diff_buf_in(r->sc, ad, al, bd, bl, 0, hunks, r);
 	return diff_buf(ad, al, bd, bl, 0, hunks, r);
 }
 
@@ -704,6 +707,16 @@ udiff_file(const char *path, const struct udiff_side *old,
     const struct udiff_side *new, const struct udiff_opts *opts,
     udiff_out_fn *out, void *arg, struct hash_ctx *digest,
     struct udiff_stats *stats)
+{
+	return udiff_file_in(NULL, path, old, new, opts, out, arg, digest,
+	    stats);
+}
+
+int
+udiff_file_in(struct diff_scratch *sc, const char *path,
+    const struct udiff_side *old, const struct udiff_side *new,
+    const struct udiff_opts *opts, udiff_out_fn *out, void *arg,
+    struct hash_ctx *digest, struct udiff_stats *stats)
 {
 	struct udiff_side absent = { UDIFF_ABSENT, 0, NULL, 0 };
 	struct udiff_stats dummy;
@@ -720,6 +733,7 @@ udiff_file(const char *path, const struct udiff_side *old,
 		return 0;
 	if ((r = mem_calloc(1, sizeof(*r))) == NULL)
 		return -1;
+	r->sc = sc;
 	r->out = out;
 	r->arg = arg;
 	r->dig = digest;

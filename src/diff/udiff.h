@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 
+#include "diff/diff.h"
 #include "lib/hash.h"
 
 enum udiff_kind {
@@ -61,6 +62,15 @@ int	udiff_file(const char *path, const struct udiff_side *old,
 	    const struct udiff_side *new, const struct udiff_opts *,
 	    udiff_out_fn *out, void *arg, struct hash_ctx *digest,
 	    struct udiff_stats *stats);
+
+/*
+ * udiff_file with the diff's arrays kept in sc (diff.h) from one file to
+ * the next; sc NULL: as udiff_file.
+ */
+int	udiff_file_in(struct diff_scratch *sc, const char *path,
+	    const struct udiff_side *old, const struct udiff_side *new,
+	    const struct udiff_opts *, udiff_out_fn *out, void *arg,
+	    struct hash_ctx *digest, struct udiff_stats *stats);
 
 /* git's quoting of a path for headers: returns a new string or NULL. */
 char	*udiff_quote(const char *prefix, const char *path);

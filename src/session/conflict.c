@@ -29,6 +29,21 @@ as_base(const struct apply_real *r, struct apply_base *b)
 		memcpy(b->sha, r->sha, HASH_LEN);
 }
 
+/* The kind of conflict between the item's base and r, the real state. */
+static int
+judge(const struct apply_item *it, const struct apply_real *r)
+{
+	if (it->base.unrecorded)
+		return CONFLICT_UNRECORDED;
+	if (apply_base_matches(it, r))
+		return CONFLICT_NONE;
+	if (it->base.absent)
+		return CONFLICT_CREATED;
+	if (r->type == REAL_ABSENT)
+		return CONFLICT_DELETED;
+	return CONFLICT_CHANGED;
+}
+
 int
 conflict_of(struct session *s, int rootfd, const struct changes *c,
     size_t i, struct apply_base *now)
@@ -61,18 +76,31 @@ conflict_of(struct session *s, int rootfd, const struct changes *c,
 		close(pfd);
 	if (now != NULL)
 		as_base(r, now);
-	if (it.base.unrecorded)
-		kind = CONFLICT_UNRECORDED;
-	else if (apply_base_matches(&it, r))
-		kind = CONFLICT_NONE;
-	else if (it.base.absent)
-		kind = CONFLICT_CREATED;
-	else if (r->type == REAL_ABSENT)
-		kind = CONFLICT_DELETED;
-	else
-		kind = CONFLICT_CHANGED;
+	kind = judge(&it, r);
 	mem_free(r);
 	return kind;
+}
+
+int
+conflict_of_file(struct session *s, const struct changes *c, size_t i,
+    const struct stat *st, const unsigned char sha[HASH_LEN])
+{
+	struct apply_item it;
+	struct apply_real r;
+
+	memset(&it, 0, sizeof it);
+	it.path = c->v[i].path;
+	it.kind = APPLY_FILE;
+	if (changes_base(s, c, i, &it.base) < 0)
+		return -1;
+	r.type = REAL_REG;
+	r.fmt = S_IFREG;
+	r.mode = st->st_mode & 07777;
+	r.size = st->st_size;
+	r.dev = st->st_dev;
+	r.ino = st->st_ino;
+	memcpy(r.sha, sha, HASH_LEN);
+	return judge(&it, &r);
 }
 
 const char *

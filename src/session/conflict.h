@@ -14,9 +14,12 @@
 #ifndef ARCTURN_CONFLICT_H
 #define ARCTURN_CONFLICT_H
 
+#include <sys/stat.h>
+
 #include <stddef.h>
 
 #include "apply/apply.h"
+#include "lib/hash.h"
 #include "session/changes.h"
 #include "session/session.h"
 
@@ -35,6 +38,16 @@ enum conflict_kind {
  */
 int	conflict_of(struct session *, int rootfd, const struct changes *c,
 	    size_t i, struct apply_base *now);
+
+/*
+ * The same for change i of c (not a directory's mode change) when its
+ * real path was just found to be a regular file and read whole: st is
+ * the fstat of the file read, sha the SHA-256 of the bytes read. It
+ * spares the caller who reads the file anyway (review_diff) a second
+ * open and read.
+ */
+int	conflict_of_file(struct session *, const struct changes *c, size_t i,
+	    const struct stat *st, const unsigned char sha[HASH_LEN]);
 
 /*
  * "conflict: changed since capture", "... created ...", "... deleted

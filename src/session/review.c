@@ -34,13 +34,73 @@ out_null(const void *buf, size_t len, void *arg)
 	return 0;
 }
 
+/* A buffer kept from one change to the next: grown, never shrunk. */
+struct buf {
+	char			*p;
+	size_t			 cap;
+};
+
 struct side {
 	struct udiff_side	 u;
-	char			*buf;
+	struct buf		*b;		/* holds the content */
+	struct stat		 st;		/* of the file read */
 	int			 big;
+	int			 hashed;	/* sha is the content's */
 	unsigned char		 sha[HASH_LEN];
 	char			 sentinel[1 + HASH_LEN];
 };
+
+/* Room for n bytes in b; what it held is kept only when keep is set. */
+static int
+buf_room(struct buf *b, size_t n, int keep)
+{
+	char *p;
+
+	if (n <= b->cap)
+		return 0;
+	if (n < b->cap * 2)
+		n = b->cap * 2;
+	if (n < 4096)
+		n = 4096;
+	if (keep)
+		p = mem_realloc(b->p, n);
+	else {
+		mem_free(b->p);
+		b->p = NULL;
+		b->cap = 0;
+		p = mem_alloc(n);
+	}
+	if (p == NULL)
+		return -1;
+	b->p = p;
+	b->cap = n;
+	return 0;
+}
+
+/* Read fd (hint: its size) whole into b: its length, or -1. */
+static int
+read_into(int fd, size_t hint, struct buf *b, size_t *lenp)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	if (buf_room(b, hint + 1, 0) < 0)
+		return -1;
+	for (;;) {
+		if (len + 1 >= b->cap && buf_room(b, b->cap + 1, 1) < 0)
+			return -1;
+		n = read(fd, b->p + len, b->cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	*lenp = len;
+	return 0;
+}
 
 static unsigned int
 git_mode(enum shadow_kind k, unsigned int perm)
@@ -50,28 +110,29 @@ git_mode(enum shadow_kind k, unsigned int perm)
 	return (perm & 0100) ? 0100755 : 0100644;
 }
 
-/* Load one side of a change from dirfd/path. */
+/* Load one side of a change from dirfd/path into sd->b (the caller's). */
 static int
-load_side(int dirfd, const char *path, enum shadow_kind k, struct side *sd)
+load_side(int dirfd, const char *path, enum shadow_kind k, struct side *sd,
+    struct buf *b)
 {
-	struct stat st;
 	const char *base;
 	size_t len;
 	ssize_t n;
 	int fd;
 
 	memset(sd, 0, sizeof *sd);
+	sd->b = b;
 	sd->u.kind = UDIFF_ABSENT;
 	if (k != SHADOW_FILE && k != SHADOW_SYMLINK)
 		return 0;
 	if (k == SHADOW_SYMLINK) {
 		if ((fd = fsx_open_parent(dirfd, path, 0, &base)) < 0)
 			return -1;
-		if ((sd->buf = mem_alloc(PATH_MAX)) == NULL) {
+		if (buf_room(b, PATH_MAX, 0) < 0) {
 			fsx_close(fd);
 			return -1;
 		}
-		n = readlinkat(fd, base, sd->buf, PATH_MAX);
+		n = readlinkat(fd, base, b->p, PATH_MAX);
 		fsx_close(fd);
 		if (n < 0) {
 			if (errno == EINVAL)
@@ -80,28 +141,29 @@ load_side(int dirfd, const char *path, enum shadow_kind k, struct side *sd)
 		}
 		sd->u.kind = UDIFF_SYMLINK;
 		sd->u.mode = 0120000;
-		sd->u.data = sd->buf;
+		sd->u.data = b->p;
 		sd->u.len = (size_t)n;
 		return 0;
 	}
 	if ((fd = fsx_open_beneath(dirfd, path, OFLAGS, 0)) < 0)
 		return -1;
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, &sd->st) < 0)
 		goto fail;
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(sd->st.st_mode)) {
 		errno = ESTALE;
 		goto fail;
 	}
 	sd->u.kind = UDIFF_FILE;
-	sd->u.mode = git_mode(SHADOW_FILE, PERM(st.st_mode));
-	if ((size_t)st.st_size > REVIEW_BIGFILE) {
+	sd->u.mode = git_mode(SHADOW_FILE, PERM(sd->st.st_mode));
+	if ((size_t)sd->st.st_size > REVIEW_BIGFILE) {
 		if (hash_fd(fd, sd->sha) < 0)
 			goto fail;
 		sd->big = 1;
-	} else if (readall_fd(fd, (size_t)-1 / 2, &sd->buf, &len) < 0)
+		sd->hashed = 1;
+	} else if (read_into(fd, (size_t)sd->st.st_size, b, &len) < 0)
 		goto fail;
 	else {
-		sd->u.data = sd->buf;
+		sd->u.data = b->p;
 		sd->u.len = len;
 	}
 	close(fd);
@@ -111,11 +173,13 @@ fail:
 	return -1;
 }
 
+/* The hash of a file side's content, once. */
 static void
-side_free(struct side *sd)
+side_hash(struct side *sd)
 {
-	mem_free(sd->buf);
-	sd->buf = NULL;
+	if (!sd->hashed)
+		hash_buf(sd->u.data, sd->u.len, sd->sha);
+	sd->hashed = 1;
 }
 
 /* A big file stands in as NUL + its hash: binary, equal iff same bytes. */
@@ -124,8 +188,7 @@ side_sentinel(struct side *sd)
 {
 	if (sd->u.kind != UDIFF_FILE)
 		return;
-	if (!sd->big)
-		hash_buf(sd->u.data, sd->u.len, sd->sha);
+	side_hash(sd);
 	sd->sentinel[0] = '\0';
 	memcpy(sd->sentinel + 1, sd->sha, HASH_LEN);
 	sd->u.data = sd->sentinel;
@@ -153,8 +216,7 @@ digest_sha(struct hash_ctx *d, struct side *sd)
 
 	if (sd->u.kind != UDIFF_FILE)
 		return;
-	if (!sd->big && sd->u.data != sd->sentinel)
-		hash_buf(sd->u.data, sd->u.len, sd->sha);
+	side_hash(sd);
 	hash_hex(sd->sha, hex);
 	hash_update(d, hex, HASH_HEXLEN);
 }
@@ -225,18 +287,17 @@ note(const struct change *ch, udiff_out_fn *out, void *arg)
 /*
  * A change whose real path changed since capture (conflict.h): marked
  * `# arcturn: PATH: conflict: changed since capture`, its section left
- * out (it would show the user's edit as the change's deletion).
+ * out (it would show the user's edit as the change's deletion). kind is
+ * what conflict_of or conflict_of_file said (-1: failed, with errno).
  */
 static int
-mark(struct session *s, int rootfd, struct changes *c, size_t i,
-    udiff_out_fn *out, void *arg)
+mark(struct change *ch, int kind, udiff_out_fn *out, void *arg)
 {
-	struct change *ch = &c->v[i];
 	char line[PATH_MAX + 64], *q;
 	const char *m;
 	int n;
 
-	ch->conflict = conflict_of(s, rootfd, c, i, NULL);
+	ch->conflict = kind;
 	if (ch->conflict < 0) {
 		ch->conflict = CONFLICT_NONE;
 		if (errno == ENOMEM)
@@ -338,8 +399,10 @@ review_diff(struct session *s, int rootfd, struct changes *c,
 	struct capper k;
 	struct change *ch;
 	struct side o, n;
+	struct buf bo, bn;
+	struct diff_scratch *sc;
 	size_t i;
-	int rc;
+	int rc, r, e;
 
 	if (opts == NULL)
 		opts = &digest_opts;
@@ -347,36 +410,57 @@ review_diff(struct session *s, int rootfd, struct changes *c,
 		out = out_null;
 	if (digest != NULL)
 		hash_init(digest);
-	for (i = 0; i < c->n; i++) {
+	memset(&bo, 0, sizeof bo);
+	memset(&bn, 0, sizeof bn);
+	memset(&uo, 0, sizeof uo);
+	if ((sc = diff_scratch_new()) == NULL)
+		return -1;
+	rc = 0;
+	for (i = 0; rc == 0 && i < c->n; i++) {
 		ch = &c->v[i];
 		memset(&ch->st, 0, sizeof ch->st);
 		ch->gone = 0;
 		if (digest != NULL)
 			digest_line(digest, ch);
-		if (note(ch, out, arg) < 0 || mark(s, rootfd, c, i, out,
-		    arg) < 0)
-			return -1;
+		if (note(ch, out, arg) < 0)
+			goto fail;
 		if (ch->status == CHANGE_MKDIR || ch->status == CHANGE_RMDIR ||
-		    ch->status == CHANGE_DIRMODE)
+		    ch->status == CHANGE_DIRMODE) {
+			if (mark(ch, conflict_of(s, rootfd, c, i, NULL), out,
+			    arg) < 0)
+				goto fail;
 			continue;
+		}
+		/*
+		 * The real side is read once: a regular file's conflict is
+		 * judged on the bytes the section shows. Any other real
+		 * side (or one that cannot be read) is looked at anew.
+		 */
 		if (load_side(rootfd, ch->path, ch->old_kind == SHADOW_SPECIAL ?
-		    SHADOW_ABSENT : ch->old_kind, &o) < 0) {
-			side_free(&o);
+		    SHADOW_ABSENT : ch->old_kind, &o, &bo) < 0) {
+			if ((e = errno) == ENOMEM || mark(ch, conflict_of(s,
+			    rootfd, c, i, NULL), out, arg) < 0)
+				goto fail;
+			errno = e;
 			goto vanished;
 		}
-		if (load_side(s->upperfd, ch->path, ch->new_kind, &n) < 0) {
-			side_free(&o);
-			side_free(&n);
+		if (o.u.kind == UDIFF_FILE) {
+			side_hash(&o);
+			r = conflict_of_file(s, c, i, &o.st, o.sha);
+		} else
+			r = conflict_of(s, rootfd, c, i, NULL);
+		if (mark(ch, r, out, arg) < 0)
+			goto fail;
+		if (load_side(s->upperfd, ch->path, ch->new_kind, &n, &bn) < 0)
 			goto vanished;
-		}
 		if (o.big || n.big) {
 			side_sentinel(&o);
 			side_sentinel(&n);
 		}
 		if (conflict_mark(ch->conflict) != NULL) {
 			/* the user's edit is no deletion: digest it only */
-			rc = udiff_file(ch->path, &o.u, &n.u, &digest_opts,
-			    out_null, NULL, digest, &ch->st);
+			rc = udiff_file_in(sc, ch->path, &o.u, &n.u,
+			    &digest_opts, out_null, NULL, digest, &ch->st);
 		} else if (opts->cap >= 0) {
 			memset(&k, 0, sizeof k);
 			k.out = out;
@@ -385,35 +469,40 @@ review_diff(struct session *s, int rootfd, struct changes *c,
 			k.bol = 1;
 			uo = *opts;
 			uo.cap = -1;
-			rc = udiff_file(ch->path, &o.u, &n.u, &uo, cap_out, &k,
-			    digest, &ch->st);
+			rc = udiff_file_in(sc, ch->path, &o.u, &n.u, &uo,
+			    cap_out, &k, digest, &ch->st);
 			if (rc == 0)
 				rc = cap_done(&k, ch->path, &ch->st);
 		} else
-			rc = udiff_file(ch->path, &o.u, &n.u, opts, out, arg,
-			    digest, &ch->st);
+			rc = udiff_file_in(sc, ch->path, &o.u, &n.u, opts,
+			    out, arg, digest, &ch->st);
 		if (rc == 0 && (o.big || n.big))
 			ch->st.binary = 1;
 		if (rc == 0 && digest != NULL && ch->st.binary)
 			digest_shas(digest, &o, &n);
-		side_free(&o);
-		side_free(&n);
-		if (rc < 0)
-			return -1;
 		continue;
 vanished:
 		if (errno == ENOMEM)
-			return -1;
+			goto fail;
 		ch->gone = 1;
 		if (wfn != NULL)
 			wfn(ch->path, errno == ESTALE ? 0 : errno,
 			    "changed during diff; left out", warg);
 	}
-	if (digest != NULL) {
+	if (rc == 0 && digest != NULL) {
 		hash_final(digest, dg);
 		hash_hex(dg, hex);
 	}
-	return 0;
+	goto out;
+fail:
+	rc = -1;
+out:
+	e = errno;
+	mem_free(bo.p);
+	mem_free(bn.p);
+	diff_scratch_free(sc);
+	errno = e;
+	return rc;
 }
 
 /* An output callback that remembers its first failure. */

@@ -312,3 +312,40 @@ assert sorted((r['path'], r['action']) for r in j['restored']) == [('a.txt', 're
 	run --separate-stderr -0 arcturn --json mcp </dev/null
 	assert_output ""
 }
+
+@test "exec --json-fd 3: after output without a final newline the document is a line of its own on fd 3" {
+	run --separate-stderr -0 arcturn exec --json-fd 3 -- printf 'no newline' 3>"$T/doc"
+	# control: --json alone glues the document to that output
+	assert_output "no newline"
+	run -0 cat "$T/doc"
+	assert_equal "${#lines[@]}" 1
+	jdoc exec "assert j['status'] == 0 and j['exit_code'] == 0, j"
+	run --separate-stderr -0 arcturn exec --json -- printf 'no newline'
+	assert_output --partial 'no newline{"schema":"arcturn/exec/v1"'
+	# the error documents go there too
+	run --separate-stderr -127 arcturn exec --json-fd 3 -- arcturn-no-such-command 3>"$T/doc"
+	assert_output ""
+	run -0 cat "$T/doc"
+	jdoc exec "assert j['error']['code'] == 'not_found', j"
+	run --separate-stderr -125 arcturn exec --json-fd 3 --bogus -- true 3>"$T/doc"
+	run -0 cat "$T/doc"
+	jdoc exec "assert j['error']['code'] == 'usage', j"
+}
+
+@test "exec --json-fd: the command cannot write a document of its own on N; a bad N is a usage error" {
+	# --sandbox off, which passes every fd on (the sandboxes close those
+	# above 2 anyway). Control: without --json-fd the command writes on 3
+	run -0 arcturn exec --sandbox off -- sh -c 'echo forged >&3' 3>"$T/ctl"
+	assert_equal "$(cat "$T/ctl")" forged
+	run --separate-stderr -2 arcturn exec --sandbox off --json-fd 3 -- \
+	    sh -c 'echo forged >&3' 3>"$T/doc"
+	run -0 cat "$T/doc"
+	assert_equal "${#lines[@]}" 1
+	jdoc exec "assert j['exit_code'] == 2, j"
+	run --separate-stderr -125 arcturn exec --json-fd 9 -- true
+	assert_equal "$stderr" "arcturn: exec: --json-fd 9: Bad file descriptor"
+	run --separate-stderr -125 arcturn exec --json-fd x -- true
+	assert_equal "$stderr" "arcturn: exec: --json-fd takes a file descriptor number, not x"
+	run --separate-stderr -125 arcturn exec --json-fd 3 -- true 3<"$T/ctl"
+	assert_equal "$stderr" "arcturn: exec: --json-fd 3: open for reading only"
+}

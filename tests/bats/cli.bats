@@ -104,3 +104,77 @@ setup() { common_setup; }
 	run --separate-stderr -2 arcturn bogus
 	assert_output ""
 }
+
+@test "a mistyped option gets the nearest one of its command or the globals; a far one does not" {
+	run -2 arcturn diff --fulll
+	assert_line --index 0 "arcturn: diff: unknown option --fulll (did you mean --full?)"
+	run -125 arcturn exec --dryrun -- true
+	assert_line --index 0 "arcturn: exec: unknown option --dryrun (did you mean --dry-run?)"
+	run -2 arcturn apply --expct=abc
+	assert_line --index 0 "arcturn: apply: unknown option --expct=abc (did you mean --expect?)"
+	# a global option after the command, and before it
+	run -2 arcturn diff --jsno
+	assert_line --index 0 "arcturn: diff: unknown option --jsno (did you mean --json?)"
+	run -2 arcturn --sesion x diff
+	assert_line --index 0 "arcturn: unknown option --sesion (did you mean --session?)"
+	run -2 arcturn diff --frobnicate
+	assert_line --index 0 "arcturn: diff: unknown option --frobnicate"
+}
+
+@test "under --json every usage error of every command is one error document" {
+	local c
+	for c in exec write edit read diff apply discard session turn rewind undo \
+	    checkpoints sandbox mcp; do
+		run --separate-stderr arcturn "$c" --json --frobnicate
+		[ "$status" -eq 2 ] || [ "$status" -eq 125 ] ||
+			fail "$c: exit $status"
+		assert_equal "${#lines[@]}" 1
+		[ "$(jq -r '.error.code' <<<"$output")" = usage ] ||
+			fail "$c: $output"
+		[ "$(jq -r '.schema' <<<"$output")" = "arcturn/$c/v1" ] ||
+			fail "$c: $output"
+	done
+	# no command, an unknown one after help, a missing value
+	run --separate-stderr -2 arcturn --json
+	assert_equal "$(jq -r .error.code <<<"$output")" usage
+	run --separate-stderr -2 arcturn help --json frobnicate
+	assert_equal "$(jq -r .error.code <<<"$output")" usage
+	run --separate-stderr -2 arcturn --json -C
+	assert_equal "$(jq -r .error.code <<<"$output")" usage
+	run --separate-stderr -2 arcturn diff --json --color=sometimes
+	assert_equal "$(jq -r .error.code <<<"$output")" usage
+}
+
+@test "global options after any command: -C DIR names the workspace for each" {
+	mkdir -p "$T/other" "$T/elsewhere"
+	echo base >"$T/other/f"
+	cd "$T/elsewhere"
+	run -0 arcturn exec -C "$T/other" -- pwd
+	assert_output "$T/other"
+	run -0 arcturn exec --json -C "$T/other" -- true
+	assert_equal "$(jq -r .status <<<"$output")" 0
+	echo new | arcturn write -C "$T/other" g
+	assert_equal "$(cat "$T/other/g")" new
+	run -0 arcturn edit -C "$T/other" f --old base --new edited
+	assert_equal "$(cat "$T/other/f")" edited
+	run -0 arcturn read f -C "$T/other"
+	assert_output edited
+	run -0 arcturn checkpoints -C "$T/other" --json
+	assert_equal "$(jq '.turns | length' <<<"$output")" 2
+	run -0 arcturn undo -C "$T/other"
+	assert_equal "$(cat "$T/other/f")" base
+	run -0 arcturn rewind -C "$T/other" --force
+	run -0 arcturn turn -C "$T/other" --label x
+	echo pending | arcturn write --dry-run g -C "$T/other"
+	run -0 arcturn diff -C "$T/other" --name-only
+	assert_output g
+	run -0 arcturn session -C "$T/other" list --json
+	run -0 arcturn discard -C "$T/other" --yes
+	run -0 arcturn diff --name-only -C "$T/other"
+	assert_output ""
+	run -0 arcturn apply -C "$T/other" --yes
+	run -0 arcturn sandbox status -C "$T/other" --json
+	# nothing of it landed here
+	run -0 ls -A "$T/elsewhere"
+	assert_output ""
+}

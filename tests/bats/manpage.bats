@@ -250,6 +250,40 @@ page_missing() {
 	assert_output "ENVIRONMENT: NO_COLOR"
 }
 
+# The options the page gives command $2 (page $1): the words of its
+# SYNOPSIS lines `arcturn CMD ...` and the tags of its items in
+# DESCRIPTION (`CMD ...`, `CMD SUB ...`), one a line.
+page_options() {
+	render "$1" | awk -v c="$2" '
+	/^[A-Z]/ { sec = $0; item = 0; next }
+	sec == "SYNOPSIS" && $0 ~ ("^ +arcturn " c "( |$)") { print; next }
+	sec != "DESCRIPTION" || $0 == "" { next }
+	{ match($0, /^ */); ind = RLENGTH }
+	ind == 5 { item = $0 ~ ("^ +" c "( |$)"); if (item) print; tag = 0; next }
+	item && tag == 0 && ind > 5 { tag = ind }
+	item && ind == tag && $0 ~ /^ +-/ { sub(/^ +/, ""); sub(/  .*/, ""); print }
+	' | options_in
+}
+
+@test "man page: every option it gives a command is one of that command's --help" {
+	local c o missing=
+	for c in $(help_commands); do
+		for o in $(page_options "$PAGE" "$c"); do
+			help_options "$c" | grep -qxe "$o" ||
+				help_globals | grep -qxe "$o" ||
+				missing="$missing $c:$o"
+		done
+	done
+	assert_equal "$missing" ""
+	# the check sees an option only the page has
+	sed 's/^\.It Fl -full$/.It Fl -fullest/' "$PAGE" >"$T/x.1"
+	run page_options "$T/x.1" diff
+	assert_line -- --fullest
+	run page_options "$T/x.1" exec
+	assert_line -- --json-fd
+	refute_line -- --fullest
+}
+
 @test "man page: the synopsis is the help's, command by command" {
 	render "$PAGE" >"$T/page.txt"
 	section "$T/page.txt" SYNOPSIS | sed -n 's/^ *arcturn \([a-z][a-z-]*\).*/\1/p' |

@@ -418,6 +418,102 @@ t_alloc_failures(void)
 	exit(0);
 }
 
+/*
+ * One scratch through many pairs of every size, growing and shrinking:
+ * the same change list as diff_buf's each time (what a review of many
+ * files does with it), lines longer than a word included.
+ */
+static void
+t_scratch_reuse(void)
+{
+	struct diff_scratch *sc;
+	int it, flags;
+
+	CHECK((sc = diff_scratch_new()) != NULL);
+	rng = 0x5eed;
+	for (it = 0; it < 400; it++) {
+		size_t al, bl;
+		int k = 1 + rnd(it % 3 == 0 ? 3 : 40);
+		char *a = gen(rnd(it % 50 == 0 ? 3000 : 200), k, &al), *b;
+		struct got g = { 0 }, h = { 0 };
+
+		b = rnd(8) == 0 ? gen(rnd(200), k, &bl) : mutate(a, al, k, &bl);
+		flags = it & 1 ? DIFF_MINIMAL : 0;
+		CHECK(diff_buf_in(sc, a, al, b, bl, flags, collect, &g) == 0);
+		CHECK(diff_buf(a, al, b, bl, flags, collect, &h) == 0);
+		CHECK(g.len == bl && memcmp(g.applied, b, bl) == 0);
+		CHECK(g.nch == h.nch && g.edits == h.edits && g.ordered);
+		free(g.applied);
+		free(h.applied);
+		free(a);
+		free(b);
+	}
+	/* a newline at each offset of a word, and none at all */
+	{
+		const char *x = "0123456789abcdef\n0123456\n01234567\n012345678";
+		const char *y = "0123456789abcdeF\n0123456\n01234567\n012345678\n";
+		struct got g = { 0 };
+
+		CHECK(diff_buf_in(sc, x, strlen(x), y, strlen(y), 0, collect,
+		    &g) == 0);
+		CHECK(g.len == strlen(y) && memcmp(g.applied, y, g.len) == 0);
+		CHECK(g.nch == 2 && g.edits == 4);
+		free(g.applied);
+	}
+	diff_scratch_free(sc);
+	diff_scratch_free(NULL);
+	exit(0);
+}
+
+/*
+ * An allocation that fails inside diff_buf_in leaves the scratch usable:
+ * the next call with it succeeds; nothing leaks once it is freed.
+ */
+static void
+t_scratch_alloc_failures(void)
+{
+	struct diff_scratch *sc;
+	long n;
+	int r, done = 0;
+	size_t al, bl, cl;
+	char *a, *b, *c;
+
+	rng = 11;
+	a = gen(300, 20, &al);
+	b = mutate(a, al, 20, &bl);
+	c = gen(900, 30, &cl);
+	for (n = 0; !done && n < 1000; n++) {
+		struct got g = { 0 };
+
+		CHECK((sc = diff_scratch_new()) != NULL);
+		CHECK(diff_buf_in(sc, a, al, b, bl, 0, collect, &g) == 0);
+		free(g.applied);
+		g.applied = NULL;
+		mem_fail_after(n);
+		errno = 0;
+		r = diff_buf_in(sc, c, cl, a, al, 0, collect, &g);
+		mem_fail_after(-1);
+		if (r == -1) {
+			CHECK(errno == ENOMEM);
+			CHECK(g.applied == NULL);
+		} else {
+			CHECK(g.len == al && memcmp(g.applied, a, al) == 0);
+			done = 1;
+		}
+		free(g.applied);
+		g.applied = NULL;
+		CHECK(diff_buf_in(sc, b, bl, c, cl, 0, collect, &g) == 0);
+		CHECK(g.len == cl && memcmp(g.applied, c, cl) == 0);
+		free(g.applied);
+		diff_scratch_free(sc);
+	}
+	CHECK(done);
+	free(a);
+	free(b);
+	free(c);
+	exit(0);
+}
+
 int
 main(void)
 {
@@ -430,5 +526,7 @@ main(void)
 	TEST(t_slide_position);
 	TEST(t_callback_fails);
 	TEST(t_alloc_failures);
+	TEST(t_scratch_reuse);
+	TEST(t_scratch_alloc_failures);
 	return tap_done();
 }
