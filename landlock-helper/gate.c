@@ -633,8 +633,6 @@ gate_init(int fd, const struct opts *o)
 
 	pol = o;
 	listener = fd;
-	/* the worker is woken on the command's CPU, where it waits */
-	(void)ioctl(fd, NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP_);
 	/*
 	 * Our cwd names the pinned files: "N" is our descriptor N, short
 	 * enough for any sun_path, and relative, so that a supervisor

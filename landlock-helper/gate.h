@@ -82,9 +82,7 @@ struct seccomp_notif_resp_ {
  * The supervisor (gate.c), under o's socket rules, for the listener that
  * gate_install (gate_filter.h) made. gate_clock, at the very start:
  * when the command's processes started (for the ctime rule). gate_init
- * records the listener and the policy, asks the kernel to wake the
- * supervisor synchronously (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux
- * 6.6; nothing where it is missing), moves the calling process's cwd
+ * records the listener and the policy, moves the calling process's cwd
  * to /proc/self/fd and returns 0, or -1 with errno; the threads that
  * serve the listener are gate_worker.h's. gate_report prints the refused
  * line (the first socket refused, how many more) on stderr, if anything

@@ -2,6 +2,7 @@
  * gate_send.c: the sends the unix socket gate makes on the command's
  * behalf (gate_send.h).
  */
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -49,6 +50,7 @@ struct kiovec {
 #define MAXRW		0x7ffff000ULL	/* MAX_RW_COUNT */
 #define CMSGHDR		16		/* struct cmsghdr on 64 bits */
 #define SCM_CREDS_	2		/* SCM_CREDENTIALS */
+#define MSG_ZEROCOPY_	0x4000000
 
 enum kind { K_UNIX_DGRAM, K_UNIX_STREAM, K_UNIX_SEQPACKET, K_STREAM,
     K_OTHER };
@@ -253,6 +255,32 @@ gather(struct gate_call *c, const struct msg *m, uint64_t off, char *buf,
 }
 
 /*
+ * A buffer of n bytes for one send. With MSG_ZEROCOPY the kernel may read
+ * its pages after the call: they must not be written again, so each send
+ * gets pages of its own (munmap leaves those the kernel holds to it).
+ */
+static char *
+buf_get(size_t n, int zc)
+{
+	char *b;
+
+	if (!zc)
+		return malloc(n ? n : 1);
+	b = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+	return b == MAP_FAILED ? NULL : b;
+}
+
+static void
+buf_put(char *b, size_t n, int zc)
+{
+	if (!zc)
+		free(b);
+	else if (b != NULL)
+		munmap(b, n ? n : 1);
+}
+
+/*
  * Send the message, in pieces on a stream: the bytes sent, or -1 with
  * errno when none were.
  */
@@ -261,17 +289,18 @@ send_msg(struct gate_call *c, enum kind k, struct msg *m, int flags)
 {
 	struct kmsghdr out;
 	struct iovec one;
-	int stream = k == K_STREAM || k == K_UNIX_STREAM, e;
-	uint64_t done = 0, n;
-	int64_t r;
+	int stream = k == K_STREAM || k == K_UNIX_STREAM, e = 0;
+	int zc = (flags & MSG_ZEROCOPY_) != 0;
+	uint64_t done = 0, n, cap;
+	int64_t r = -1;
 	char *buf;
 
 	if (!stream && m->total > MAXDGRAM) {
 		errno = EMSGSIZE;
 		return -1;
 	}
-	n = m->total < PIECE || !stream ? m->total : PIECE;
-	if ((buf = malloc(n ? n : 1)) == NULL)
+	cap = stream && m->total > PIECE ? PIECE : m->total;
+	if ((buf = buf_get(cap, zc)) == NULL)
 		return -1;
 	memset(&out, 0, sizeof out);
 	if (m->namelen != 0) {
@@ -282,12 +311,12 @@ send_msg(struct gate_call *c, enum kind k, struct msg *m, int flags)
 	out.iovlen = 1;
 	out.control = (uint64_t)(uintptr_t)m->ctl;
 	out.controllen = m->ctllen;
-	do {
-		n = m->total - done;
-		if (stream && n > PIECE)
-			n = PIECE;
-		if ((r = gather(c, m, done, buf, n)) < 0)
+	for (;;) {
+		n = m->total - done < cap ? m->total - done : cap;
+		if (gather(c, m, done, buf, n) < 0) {
+			r = -1;
 			break;
+		}
 		one.iov_base = buf;
 		one.iov_len = n;
 		r = syscall(SYS_sendmsg, c->sock, &out, flags | MSG_NOSIGNAL);
@@ -295,9 +324,16 @@ send_msg(struct gate_call *c, enum kind k, struct msg *m, int flags)
 			break;
 		done += (uint64_t)r;
 		out.control = out.controllen = 0;	/* sent with the first */
-	} while (stream && (uint64_t)r == n && done < m->total);
+		if (!stream || (uint64_t)r < n || done == m->total)
+			break;
+		if (zc) {
+			buf_put(buf, cap, zc);
+			if ((buf = buf_get(cap, zc)) == NULL)
+				break;
+		}
+	}
 	e = errno;
-	free(buf);
+	buf_put(buf, cap, zc);
 	if (r < 0 && done == 0) {
 		/* where the kernel would have raised SIGPIPE */
 		if (e == EPIPE && stream && !(flags & MSG_NOSIGNAL))
