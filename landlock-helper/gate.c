@@ -188,6 +188,73 @@ proc_tgid(pid_t tid)
 	return (pid_t)proc_field(path, "\nTgid:");
 }
 
+/* n numbers after "\nkey" in buf (last: only the line's last one). */
+static int
+status_nums(const char *buf, const char *key, long *v, int n, int last)
+{
+	const char *p;
+	char *end;
+	int k = 0;
+
+	if ((p = strstr(buf, key)) == NULL)
+		return -1;
+	for (p += strlen(key); k < n || last; p = end) {
+		long x;
+
+		p += strspn(p, " \t");
+		if (*p < '0' || *p > '9')
+			break;
+		if ((x = strtol(p, &end, 10)) < 0 || end == p)
+			break;
+		v[last ? 0 : k] = x;
+		k++;
+	}
+	return k >= n ? 0 : -1;
+}
+
+int
+gate_ids(int procpid, pid_t *tgid, uid_t uid[3], gid_t gid[3])
+{
+	char path[64], buf[2048];
+	long t, u[3], g[3];
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof path, "/proc/%d/status", procpid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	buf[n] = '\0';
+	/* NStgid's last number is the one its own namespace gives it */
+	if ((status_nums(buf, "\nNStgid:", &t, 1, 1) < 0 &&
+	    status_nums(buf, "\nTgid:", &t, 1, 0) < 0) ||
+	    status_nums(buf, "\nUid:", u, 3, 0) < 0 ||
+	    status_nums(buf, "\nGid:", g, 3, 0) < 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	*tgid = (pid_t)t;
+	for (i = 0; i < 3; i++) {
+		uid[i] = (uid_t)u[i];
+		gid[i] = (gid_t)g[i];
+	}
+	return 0;
+}
+
+void
+gate_sigpipe(int procpid)
+{
+	pid_t tgid = proc_tgid(procpid);
+
+	if (tgid > 0)
+		(void)syscall(SYS_tgkill, tgid, procpid, SIGPIPE);
+}
+
 /* Do threads a and b share one descriptor table and one fs? */
 static int
 shares_table(pid_t a, pid_t b)

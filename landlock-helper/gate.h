@@ -29,13 +29,12 @@
  * supervisor's own view (no mount of the command's own can dress a
  * socket up as one beneath the workspace).
  *
- * Datagrams: sendto, sendmsg and sendmmsg on an AF_UNIX datagram socket
- * are made here too (payload, address and SCM_RIGHTS copied). On any
- * other socket they cannot name a path, and the kernel goes on with the
- * call (SECCOMP_USER_NOTIF_FLAG_CONTINUE): a second thread that replaced
- * that descriptor with a unix datagram socket between the check and the
- * kernel's reading of it would win that race (Landlock's RESOLVE_UNIX
- * has none). io_uring is refused (it could connect without a system call
+ * Sends: sendto with an address, sendmsg and sendmmsg are made here on
+ * every kind of socket (gate_send.h), with payload, address and
+ * ancillary data copied, on the duplicate that was checked: the kernel
+ * never goes on with a trapped call itself, so a second thread that
+ * swaps the descriptor or rewrites the arguments meanwhile changes
+ * nothing. io_uring is refused (it could connect without a system call
  * the filter sees), and so are socket calls of 32-bit programs.
  *
  * Calls made here carry the supervisor's credentials: the peer of a
@@ -73,10 +72,11 @@ struct seccomp_notif_resp_ {
 	uint32_t	 flags;
 };
 
-#define SECCOMP_USER_NOTIF_FLAG_CONTINUE_	(1UL << 0)
 #define NOTIF_RECV	_IOWR('!', 0, struct seccomp_notif_)
 #define NOTIF_SEND	_IOWR('!', 1, struct seccomp_notif_resp_)
 #define NOTIF_ID_VALID	_IOW('!', 2, uint64_t)
+#define NOTIF_SET_FLAGS	_IOW('!', 4, uint64_t)
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP_	1UL
 
 /*
  * The supervisor (gate.c), under o's socket rules, for the listener that
@@ -104,13 +104,19 @@ void	gate_report(void);
  * kernel has no PIDFD_THREAD) and sets *procpid to the number
  * our /proc knows that thread by. gate_pin resolves path as thread
  * procpid sees it (its root, its cwd, its /proc/self) and pins what it
- * names (dir: a directory) with an O_PATH descriptor.
+ * names (dir: a directory) with an O_PATH descriptor. gate_ids reads
+ * thread procpid's process id (as its own pid namespace numbers it) and
+ * its real, effective and saved user and group ids (as ours map them):
+ * 0, or -1 with errno. gate_sigpipe sends SIGPIPE to thread procpid, as
+ * the kernel does to the sender on a broken stream.
  */
 int	gate_readmem(pid_t pid, uint64_t addr, void *buf, size_t len);
 int	gate_writemem(pid_t pid, uint64_t addr, const void *buf, size_t len);
 int	gate_valid(uint64_t id);
 int	gate_target_fd(pid_t tid, uint64_t id, int fd, int *procpid);
 int	gate_pin(int procpid, const char *path, int dir);
+int	gate_ids(int procpid, pid_t *tgid, uid_t uid[3], gid_t gid[3]);
+void	gate_sigpipe(int procpid);
 
 /*
  * The policy gate_decide: may the command reach the socket

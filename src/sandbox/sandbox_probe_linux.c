@@ -199,9 +199,10 @@ unix_guarantee(struct sandbox_report *r, int abi)
 		    "command's own", abi);
 	else
 		sandbox_guarantee(r, SG_UNIX_SOCKETS, 1, "seccomp gate: a "
-		    "supervisor connects, binds and sends datagrams for the "
-		    "command after pinning the target (one race left on "
-		    "sends, README)");
+		    "supervisor makes every connect, bind and addressed send "
+		    "for the command itself, on the socket it checked, to the "
+		    "target it pinned (peers see the supervisor's pid; "
+		    "io_uring and 32-bit socket calls refused; README)");
 }
 
 static void
