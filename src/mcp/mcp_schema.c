@@ -7,11 +7,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/mem.h"
 #include "mcp/mcp.h"
+
+/* A tool's annotations (spec 2025-11-25: hints a client may show). */
+#define RO	0x1	/* readOnlyHint: changes nothing */
+#define DESTR	0x2	/* destructiveHint: may replace or remove what was */
+#define IDEM	0x4	/* idempotentHint: twice is as once */
+#define OPEN	0x8	/* openWorldHint: reaches beyond the workspace */
 
 struct tool {
 	const char	*name;
+	const char	*title;
 	int		 apply;		/* listed with --allow-apply only */
+	int		 hints;
 	const char	*json;		/* the rest of the Tool object */
 };
 
@@ -39,7 +48,7 @@ struct tool {
 	"checkpoints); null when captured under dry run\"},"
 
 static const struct tool tools[] = {
-	{ "read_file", 0,
+	{ "read_file", "Read file", 0, RO | IDEM,
 	  "\"description\":\"Read a text file (UTF-8) as arcturn read does: "
 	  "under dry run, as the pending session sees it. At most 64 KiB "
 	  "(65536 bytes) of whole lines a call: a longer file is cut, "
@@ -63,9 +72,8 @@ static const struct tool tools[] = {
 	  "\"truncated\":{\"type\":\"boolean\",\"description\":\"cut by "
 	  "the 64 KiB budget: call again with offset + lines\"}},"
 	  "\"required\":[\"path\",\"content\",\"bytes\",\"offset\","
-	  "\"lines\",\"totalLines\",\"truncated\"]},"
-	  "\"annotations\":{\"readOnlyHint\":true}" },
-	{ "write_file", 0,
+	  "\"lines\",\"totalLines\",\"truncated\"]}" },
+	{ "write_file", "Write file", 0, DESTR | IDEM,
 	  "\"description\":\"Create or replace a file with content, as "
 	  "arcturn write does: refused outside the writable roots and on "
 	  "protected paths (isError, naming the rule and the way out; "
@@ -84,9 +92,8 @@ static const struct tool tools[] = {
 	  "\"captured\":{\"type\":\"boolean\",\"description\":\"written "
 	  "into the dry-run session, not the workspace\"}," TURN_OUT
 	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
-	  "\"captured\"]},{\"required\":[\"deniedPaths\"]}]},"
-	  "\"annotations\":{\"destructiveHint\":true}" },
-	{ "edit_file", 0,
+	  "\"captured\"]},{\"required\":[\"deniedPaths\"]}]}" },
+	{ "edit_file", "Edit file", 0, DESTR,
 	  "\"description\":\"Replace text in a file: each edit's oldText "
 	  "must occur exactly once (edits apply in order). Returns a "
 	  "git-style diff; dryRun previews without writing. Same policy as "
@@ -109,9 +116,8 @@ static const struct tool tools[] = {
 	  "\"captured\":{\"type\":\"boolean\"},\"diff\":{\"type\":\"string\"},"
 	  TURN_OUT
 	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
-	  "\"captured\",\"diff\"]},{\"required\":[\"deniedPaths\"]}]},"
-	  "\"annotations\":{\"destructiveHint\":true}" },
-	{ "run_command", 0,
+	  "\"captured\",\"diff\"]},{\"required\":[\"deniedPaths\"]}]}" },
+	{ "run_command", "Run command (confined)", 0, DESTR | OPEN,
 	  "\"description\":\"Run a command (an argv array, no shell) under "
 	  "arcturn exec with the configured policy; under dry run its writes "
 	  "are captured. Of stdout and stderr the first and last 16 KiB each "
@@ -149,7 +155,7 @@ static const struct tool tools[] = {
 	  "\"stdoutTruncated\",\"stdoutBytes\",\"stderr\",\"stderrTruncated\","
 	  "\"stderrBytes\",\"outputCap\",\"confined\",\"backend\","
 	  "\"captured\"]}" },
-	{ "review_changes", 0,
+	{ "review_changes", "Review pending changes", 0, RO | IDEM,
 	  "\"description\":\"The pending dry-run changes as arcturn diff "
 	  "shows them: the diff (each file's first 200 body lines unless "
 	  "full), the stat, the files and the digest that apply --expect "
@@ -170,9 +176,8 @@ static const struct tool tools[] = {
 	  "\"required\":[\"path\",\"status\"]}},"
 	  "\"count\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"}},"
 	  "\"required\":[\"diff\",\"stat\",\"digest\",\"files\",\"count\","
-	  "\"truncated\"]},"
-	  "\"annotations\":{\"readOnlyHint\":true}" },
-	{ "discard_changes", 0,
+	  "\"truncated\"]}" },
+	{ "discard_changes", "Discard pending changes", 0, DESTR | IDEM,
 	  "\"description\":\"Throw away every pending change of the dry-run "
 	  "session (arcturn discard). Discarding some paths only is not "
 	  "supported yet: paths are refused.\","
@@ -180,18 +185,16 @@ static const struct tool tools[] = {
 	  "\"additionalProperties\":false},"
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"discarded\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},"
-	  "\"required\":[\"discarded\",\"message\"]},"
-	  "\"annotations\":{\"destructiveHint\":true}" },
-	{ "sandbox_status", 0,
+	  "\"required\":[\"discarded\",\"message\"]}" },
+	{ "sandbox_status", "Sandbox status", 0, RO | IDEM,
 	  "\"description\":\"Which backend arcturn exec uses here and which "
 	  "guarantees hold (arcturn sandbox status --json).\","
 	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{},"
 	  "\"additionalProperties\":false},"
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"backend\":{\"type\":\"string\"},\"guarantees\":{\"type\":"
-	  "\"object\"}},\"required\":[\"backend\"]},"
-	  "\"annotations\":{\"readOnlyHint\":true}" },
-	{ "apply_changes", 1,
+	  "\"object\"}},\"required\":[\"backend\"]}" },
+	{ "apply_changes", "Apply reviewed changes", 1, DESTR,
 	  "\"description\":\"Apply the pending changes to the workspace "
 	  "(arcturn apply --yes --expect DIGEST): expect is review_changes' "
 	  "digest, so that only what was reviewed lands.\","
@@ -202,16 +205,33 @@ static const struct tool tools[] = {
 	  "\"additionalProperties\":false},"
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"applied\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},"
-	  "\"required\":[\"applied\",\"message\"]},"
-	  "\"annotations\":{\"destructiveHint\":true}" },
+	  "\"required\":[\"applied\",\"message\"]}" },
 };
 
 #define NTOOLS	(sizeof tools / sizeof tools[0])
 
+static int
+annotate(cJSON *t, const struct tool *tl)
+{
+	cJSON *a;
+
+	return cJSON_AddStringToObject(t, "title", tl->title) != NULL &&
+	    (a = cJSON_AddObjectToObject(t, "annotations")) != NULL &&
+	    cJSON_AddStringToObject(a, "title", tl->title) != NULL &&
+	    cJSON_AddBoolToObject(a, "readOnlyHint", tl->hints & RO) != NULL &&
+	    cJSON_AddBoolToObject(a, "destructiveHint", (tl->hints & DESTR) !=
+	    0) != NULL &&
+	    cJSON_AddBoolToObject(a, "idempotentHint", (tl->hints & IDEM) !=
+	    0) != NULL &&
+	    cJSON_AddBoolToObject(a, "openWorldHint", (tl->hints & OPEN) !=
+	    0) != NULL ? 0 : -1;
+}
+
 cJSON *
 mcp_tools_list(const struct mcp_server *srv)
 {
-	char buf[8192];
+	char *buf;
+	size_t size;
 	cJSON *r, *arr, *t;
 	size_t i;
 	int n;
@@ -222,12 +242,18 @@ mcp_tools_list(const struct mcp_server *srv)
 	for (i = 0; i < NTOOLS; i++) {
 		if (tools[i].apply && !srv->allow_apply)
 			continue;
-		n = snprintf(buf, sizeof buf, "{\"name\":\"%s\",%s}",
-		    tools[i].name, tools[i].json);
-		if (n < 0 || (size_t)n >= sizeof buf ||
-		    (t = cJSON_Parse(buf)) == NULL)
+		size = strlen(tools[i].json) + strlen(tools[i].name) + 16;
+		if ((buf = mem_alloc(size)) == NULL)
+			goto fail;
+		n = snprintf(buf, size, "{\"name\":\"%s\",%s}", tools[i].name,
+		    tools[i].json);
+		t = n < 0 || (size_t)n >= size ? NULL : cJSON_Parse(buf);
+		mem_free(buf);
+		if (t == NULL)
 			goto fail;
 		cJSON_AddItemToArray(arr, t);
+		if (annotate(t, &tools[i]) < 0)
+			goto fail;
 	}
 	return r;
 fail:
@@ -243,5 +269,20 @@ mcp_tool_listed(const struct mcp_server *srv, const char *name)
 	for (i = 0; i < NTOOLS; i++)
 		if (strcmp(tools[i].name, name) == 0)
 			return !tools[i].apply || srv->allow_apply;
+	return 0;
+}
+
+int
+mcp_tool_writes(const char *name, const cJSON *args)
+{
+	size_t i;
+
+	/* edit_file with dryRun: a preview, read only */
+	if (strcmp(name, "edit_file") == 0 && cJSON_IsTrue(
+	    cJSON_GetObjectItemCaseSensitive(args, "dryRun")))
+		return 0;
+	for (i = 0; i < NTOOLS; i++)
+		if (strcmp(tools[i].name, name) == 0)
+			return !(tools[i].hints & RO);
 	return 0;
 }
