@@ -14,6 +14,7 @@
 #include "lib/mem.h"
 #include "lib/utf8.h"
 #include "mcp/mcp.h"
+#include "mcp/mcp_nav.h"
 #include "mcp/mcp_tools.h"
 
 /* What `arcturn sandbox status --json` said, once per server. */
@@ -439,6 +440,8 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 			    "digest %.64s); nothing applied: call "
 			    "review_changes again", expect);
 		}
+	} else if (mcp_nav_has(name)) {
+		return mcp_nav_call(srv, name, args, result, msg, msglen);
 	} else {
 		mem_free(v);
 		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s%s",

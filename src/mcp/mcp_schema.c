@@ -41,6 +41,15 @@ struct tool {
 	"\"code\":{\"type\":\"string\",\"enum\":[\"outside_roots\"," \
 	"\"protected\"]},\"hint\":{\"type\":\"string\"}"
 
+/* A folder to look in, and what an entry is. */
+#define PATH_DIR \
+	"\"path\":{\"type\":\"string\",\"default\":\".\"," \
+	"\"description\":\"a folder: workspace-relative, or absolute " \
+	"inside the workspace; default . (the workspace)\"}"
+#define KIND \
+	"{\"type\":\"string\",\"enum\":[\"file\",\"directory\"," \
+	"\"symlink\",\"other\"]}"
+
 /* The turn a write landed in: what `arcturn undo` takes back. */
 #define TURN_OUT \
 	"\"turn\":{\"type\":[\"integer\",\"null\"],\"description\":" \
@@ -206,16 +215,161 @@ static const struct tool tools[] = {
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"applied\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},"
 	  "\"required\":[\"applied\",\"message\"]}" },
+	{ "list_directory", "List directory", 0, RO | IDEM,
+	  "\"description\":\"The entries of a folder of the workspace, one "
+	  "a line as [DIR] name, [FILE] name or [LINK] name (symlinks are not "
+	  "followed). Under dry run, as the pending session sees it. Within "
+	  "the output budget: a longer listing is cut (truncated) and total "
+	  "says how many there are.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{" PATH_DIR "},"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\"},\"entries\":{\"type\":\"array\","
+	  "\"items\":{\"type\":\"object\",\"properties\":{\"name\":"
+	  "{\"type\":\"string\"},\"type\":" KIND "},\"required\":[\"name\","
+	  "\"type\"]}},\"total\":{\"type\":\"integer\",\"description\":"
+	  "\"entries in the folder, shown or not\"},\"truncated\":{\"type\":"
+	  "\"boolean\"}},\"required\":[\"path\",\"entries\",\"total\","
+	  "\"truncated\"]}" },
+	{ "directory_tree", "Directory tree", 0, RO | IDEM,
+	  "\"description\":\"A folder's tree as JSON: [{name, type, "
+	  "children}], children for folders above maxDepth; symlinks are not "
+	  "followed. Under dry run, as the pending session sees it. Cut at "
+	  "the output budget (truncated): ask for a subfolder or a smaller "
+	  "maxDepth.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{" PATH_DIR ","
+	  "\"maxDepth\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":64,"
+	  "\"default\":8,\"description\":\"how many levels of folders to "
+	  "show (1: the folder's own entries)\"}},"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\"},\"tree\":{\"type\":\"array\","
+	  "\"items\":{\"type\":\"object\"}},\"entries\":{\"type\":"
+	  "\"integer\"},\"maxDepth\":{\"type\":\"integer\"},\"truncated\":"
+	  "{\"type\":\"boolean\"}},\"required\":[\"path\",\"tree\","
+	  "\"entries\",\"maxDepth\",\"truncated\"]}" },
+	{ "search_files", "Search files by name", 0, RO | IDEM,
+	  "\"description\":\"The paths beneath a folder whose name matches "
+	  "a glob (*.c), or whose path beneath the folder matches one with a "
+	  "slash (src/**/*.h); symlinks are not followed. Under dry run, as "
+	  "the pending session sees it. Within the output budget: total "
+	  "counts every match.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{" PATH_DIR ","
+	  "\"pattern\":{\"type\":\"string\",\"minLength\":1,\"description\":"
+	  "\"a glob: * ? [..]; with a / it matches the path beneath the "
+	  "folder, where * spans folders and **/ also matches none\"},"
+	  "\"excludePatterns\":{\"type\":\"array\",\"items\":{\"type\":"
+	  "\"string\"},\"description\":\"globs of entries to skip, folders "
+	  "with all beneath them (node_modules, .git)\"}},"
+	  "\"required\":[\"pattern\"],\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"},"
+	  "\"matches\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+	  "\"description\":\"workspace-relative paths\"},\"total\":{\"type\":"
+	  "\"integer\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":["
+	  "\"path\",\"pattern\",\"matches\",\"total\",\"truncated\"]}" },
+	{ "search_content", "Search file contents", 0, RO | IDEM,
+	  "\"description\":\"The lines of the text files beneath a folder "
+	  "that match a regular expression (POSIX extended), as path:line: "
+	  "text, at most maxResults and within the output budget (a line is "
+	  "cut at 300 bytes). Files with a NUL byte are skipped. Under dry "
+	  "run, as the pending session sees it.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{" PATH_DIR ","
+	  "\"pattern\":{\"type\":\"string\",\"minLength\":1,\"description\":"
+	  "\"a POSIX extended regular expression, matched against each "
+	  "line\"},\"include\":{\"type\":\"string\",\"description\":\"a glob "
+	  "the files searched must match, as search_files takes it (*.py)\"},"
+	  "\"ignoreCase\":{\"type\":\"boolean\",\"default\":false,"
+	  "\"description\":\"match letters in either case\"},"
+	  "\"maxResults\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
+	  "1000,\"default\":100,\"description\":\"stop after this many "
+	  "matching lines\"}},"
+	  "\"required\":[\"pattern\"],\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"},"
+	  "\"matches\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	  "\"properties\":{\"path\":{\"type\":\"string\"},\"line\":{\"type\":"
+	  "\"integer\"},\"text\":{\"type\":\"string\"}},\"required\":["
+	  "\"path\",\"line\",\"text\"]}},\"filesSearched\":{\"type\":"
+	  "\"integer\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":["
+	  "\"path\",\"pattern\",\"matches\",\"filesSearched\",\"truncated\"]}" },
+	{ "get_file_info", "File info", 0, RO | IDEM,
+	  "\"description\":\"A path's type, size, times (UTC) and "
+	  "permission bits, not following a final symlink. Under dry run, as "
+	  "the pending session sees it.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":"
+	  "{\"type\":\"string\",\"description\":\"workspace-relative, or "
+	  "absolute inside the workspace; . is the workspace\"}},"
+	  "\"required\":[\"path\"],\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"path\":{\"type\":\"string\"},\"type\":" KIND ","
+	  "\"size\":{\"type\":\"integer\"},\"modified\":{\"type\":\"string\"},"
+	  "\"accessed\":{\"type\":\"string\"},\"changed\":{\"type\":"
+	  "\"string\",\"description\":\"the inode's change time\"},"
+	  "\"isDirectory\":{\"type\":\"boolean\"},\"isFile\":{\"type\":"
+	  "\"boolean\"},\"permissions\":{\"type\":\"string\",\"description\":"
+	  "\"octal, as 644\"}},\"required\":[\"path\",\"type\",\"size\","
+	  "\"modified\",\"accessed\",\"changed\",\"isDirectory\",\"isFile\","
+	  "\"permissions\"]}" },
+	{ "read_multiple_files", "Read several files", 0, RO | IDEM,
+	  "\"description\":\"Read several text files at once: each whole "
+	  "while the output budget lasts, then cut (truncated; read_file "
+	  "with offset reads on). A file that cannot be read has error "
+	  "instead of content; the others are still read.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"paths\":"
+	  "{\"type\":\"array\",\"minItems\":1,\"items\":{\"type\":\"string\"},"
+	  "\"description\":\"workspace-relative paths, or absolute ones "
+	  "inside the workspace\"}},\"required\":[\"paths\"],"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	  "\"properties\":{\"path\":{\"type\":\"string\"},\"content\":"
+	  "{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
+	  "\"truncated\":{\"type\":\"boolean\"},\"error\":{\"type\":"
+	  "\"string\"}},\"required\":[\"path\"]}}},\"required\":[\"files\"]}" },
 };
 
 #define NTOOLS	(sizeof tools / sizeof tools[0])
+
+/*
+ * A title for each input property that has none, from its name:
+ * timeoutMs is "Timeout ms", excludePatterns "Exclude patterns".
+ */
+static int
+titles(cJSON *t)
+{
+	cJSON *props, *p;
+	char buf[64];
+	size_t i, n;
+	const char *k;
+
+	props = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(t, "inputSchema"), "properties");
+	cJSON_ArrayForEach(p, props) {
+		if (cJSON_GetObjectItemCaseSensitive(p, "title") != NULL)
+			continue;
+		for (k = p->string, i = n = 0; k[i] != '\0' &&
+		    n + 2 < sizeof buf; i++) {
+			if (k[i] >= 'A' && k[i] <= 'Z') {
+				buf[n++] = ' ';
+				buf[n++] = (char)(k[i] - 'A' + 'a');
+			} else
+				buf[n++] = i == 0 && k[i] >= 'a' &&
+				    k[i] <= 'z' ? (char)(k[i] - 'a' + 'A') : k[i];
+		}
+		buf[n] = '\0';
+		if (cJSON_AddStringToObject(p, "title", buf) == NULL)
+			return -1;
+	}
+	return 0;
+}
 
 static int
 annotate(cJSON *t, const struct tool *tl)
 {
 	cJSON *a;
 
-	return cJSON_AddStringToObject(t, "title", tl->title) != NULL &&
+	return titles(t) == 0 && cJSON_AddStringToObject(t, "title", tl->title) != NULL &&
 	    (a = cJSON_AddObjectToObject(t, "annotations")) != NULL &&
 	    cJSON_AddStringToObject(a, "title", tl->title) != NULL &&
 	    cJSON_AddBoolToObject(a, "readOnlyHint", tl->hints & RO) != NULL &&
