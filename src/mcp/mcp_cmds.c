@@ -16,6 +16,7 @@
 #include "mcp/mcp.h"
 #include "mcp/mcp_nav.h"
 #include "mcp/mcp_tools.h"
+#include "session/keep.h"
 
 /* What `arcturn sandbox status --json` said, once per server. */
 static char backend[64];
@@ -128,19 +129,34 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	 */
 	char *w[6] = { "exec" };
 	char line[PATH_MAX + 512];
+	const char *at;
 	struct mcp_run r;
 	cJSON *o;
 	size_t nw = 1;
-	int mode, dry, rc;
+	long turn = 0;
+	int mode, dry, rc, ckpt;
 
+	policy(srv, &mode, &dry);
+	/*
+	 * Not under dry run, its writes are a turn undo takes back (exec
+	 * --checkpoint: the helper's mount layer) and join the turn an
+	 * agent began (begin_turn: KEEP_JOIN_ENV); without the mount layer
+	 * they land unrecorded, as checkpointed says.
+	 */
+	ckpt = !dry && mode != MODE_OFF &&
+	    strcmp(sandbox_backend(srv), "helper+mount") == 0;
 	if (srv->dry_run)
 		w[nw++] = "--dry-run";
+	else if (ckpt) {
+		w[nw++] = "--checkpoint";
+		if (setenv(KEEP_JOIN_ENV, "1", 1) < 0)
+			return NULL;
+	}
 	if (cwd != NULL) {
 		w[nw++] = "--cwd";
 		w[nw++] = (char *)cwd;
 	}
 	w[nw++] = "--";
-	policy(srv, &mode, &dry);
 	memset(&r, 0, sizeof r);
 	r.in = in;
 	r.inlen = inlen;
@@ -162,7 +178,13 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 		mcp_run_free(&r);
 		return mcp_result(NULL, line, 1);
 	}
+	/* the turn: apply's last line on stderr, "... (as turn N)." */
+	for (at = r.err; (at = strstr(at, "(as turn ")) != NULL; at++)
+		turn = strtol(at + 9, NULL, 10);
 	if ((o = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddBoolToObject(o, "checkpointed", ckpt) == NULL ||
+	    (turn > 0 ? cJSON_AddNumberToObject(o, "turn", (double)turn) :
+	    cJSON_AddNullToObject(o, "turn")) == NULL ||
 	    (r.status >= 0 ? cJSON_AddNumberToObject(o, "exitCode", r.status) :
 	    cJSON_AddNullToObject(o, "exitCode")) == NULL ||
 	    (r.sig != 0 ? cJSON_AddNumberToObject(o, "signal", r.sig) :
@@ -440,6 +462,10 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 			    "digest %.64s); nothing applied: call "
 			    "review_changes again", expect);
 		}
+	} else if (strcmp(name, "begin_turn") == 0 ||
+	    strcmp(name, "list_checkpoints") == 0 ||
+	    strcmp(name, "undo") == 0) {
+		return mcp_turns_call(srv, name, args, result, msg, msglen);
 	} else if (mcp_nav_has(name)) {
 		return mcp_nav_call(srv, name, args, result, msg, msglen);
 	} else {

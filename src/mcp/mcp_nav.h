@@ -72,6 +72,10 @@ int	mcp_nav_call(const struct mcp_server *, const char *name,
 int	mcp_find_call(const struct mcp_server *, const char *name,
 	    const cJSON *args, cJSON **result, char *msg, size_t msglen);
 
+/* begin_turn, list_checkpoints and undo (mcp_turns.c). */
+int	mcp_turns_call(const struct mcp_server *, const char *name,
+	    const cJSON *args, cJSON **result, char *msg, size_t msglen);
+
 /* An optional integer argument from 1 to max (absent: *out = dflt). */
 int	nav_arg_count(const cJSON *args, const char *key, long max, long dflt,
 	    long *out, char *msg, size_t msglen);

@@ -41,6 +41,12 @@ struct tool {
 	"\"code\":{\"type\":\"string\",\"enum\":[\"outside_roots\"," \
 	"\"protected\"]},\"hint\":{\"type\":\"string\"}"
 
+/* The turn a command's writes landed in. */
+#define TURN_OUT_RUN \
+	"\"turn\":{\"type\":[\"integer\",\"null\"],\"description\":" \
+	"\"the checkpoint turn of its writes (undo takes it back); null: " \
+	"none written, captured under dry run, or not checkpointed\"}"
+
 /* A folder to look in, and what an entry is. */
 #define PATH_DIR \
 	"\"path\":{\"type\":\"string\",\"default\":\".\"," \
@@ -159,8 +165,11 @@ static const struct tool tools[] = {
 	  "{\"type\":\"boolean\"},\"stderrBytes\":{\"type\":\"integer\"},"
 	  "\"outputCap\":{\"type\":\"integer\"},"
 	  "\"confined\":{\"type\":\"boolean\"},\"backend\":{\"type\":\"string\"},"
-	  "\"captured\":{\"type\":\"boolean\"}},"
-	  "\"required\":[\"exitCode\",\"signal\",\"timedOut\",\"stdout\","
+	  "\"captured\":{\"type\":\"boolean\"},"
+	  "\"checkpointed\":{\"type\":\"boolean\",\"description\":"
+	  "\"its writes were recorded as a turn (exec --checkpoint)\"},"
+	  TURN_OUT_RUN "},"
+	  "\"required\":[\"checkpointed\",\"turn\",\"exitCode\",\"signal\",\"timedOut\",\"stdout\","
 	  "\"stdoutTruncated\",\"stdoutBytes\",\"stderr\",\"stderrTruncated\","
 	  "\"stderrBytes\",\"outputCap\",\"confined\",\"backend\","
 	  "\"captured\"]}" },
@@ -327,6 +336,57 @@ static const struct tool tools[] = {
 	  "{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
 	  "\"truncated\":{\"type\":\"boolean\"},\"error\":{\"type\":"
 	  "\"string\"}},\"required\":[\"path\"]}}},\"required\":[\"files\"]}" },
+	{ "begin_turn", "Begin a turn", 0, 0,
+	  "\"description\":\"Start a turn (arcturn turn): the writes that "
+	  "follow, of write_file, edit_file and run_command, join it, so "
+	  "that undo takes them back as one, until the next begin_turn. "
+	  "arcturn checkpoints shows it with its label. Not under dry run "
+	  "(there review_changes and discard_changes do it).\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"label\":"
+	  "{\"type\":\"string\",\"description\":\"what the turn is for, as "
+	  "a human will see it in arcturn checkpoints\"}},"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"turn\":{\"type\":\"integer\"},\"label\":{\"type\":[\"string\","
+	  "\"null\"]}},\"required\":[\"turn\",\"label\"]}" },
+	{ "list_checkpoints", "List checkpoints", 0, RO | IDEM,
+	  "\"description\":\"The turns of the workspace, newest first, with "
+	  "their labels and the paths each changed (arcturn checkpoints): at "
+	  "most 20 turns and 20 paths of each (pathCount, total).\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{},"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"workspace\":{\"type\":\"string\"},\"turns\":{\"type\":\"array\","
+	  "\"items\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":"
+	  "\"integer\"},\"time\":{\"type\":\"string\"},\"label\":{\"type\":["
+	  "\"string\",\"null\"]},\"paths\":{\"type\":\"array\",\"items\":"
+	  "{\"type\":\"object\"}},\"pathCount\":{\"type\":\"integer\"}},"
+	  "\"required\":[\"id\",\"time\",\"label\",\"paths\",\"pathCount\"]}},"
+	  "\"total\":{\"type\":\"integer\"},\"truncated\":{\"type\":"
+	  "\"boolean\"}},\"required\":[\"workspace\",\"turns\",\"total\","
+	  "\"truncated\"]}" },
+	{ "undo", "Undo turns", 0, DESTR,
+	  "\"description\":\"Put back what a turn changed: without turn, the "
+	  "last one (arcturn undo; twice: redo); with turn, that one and "
+	  "every turn since (arcturn rewind TURN). A path changed since the "
+	  "turn left it is a conflict, not restored (isError, conflicts) "
+	  "unless force. The undo is itself a turn.\","
+	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"turn\":"
+	  "{\"type\":\"integer\",\"minimum\":1,\"description\":\"the turn "
+	  "to go back to before (list_checkpoints, or a write's turn); "
+	  "default: the last\"},\"force\":{\"type\":\"boolean\","
+	  "\"default\":false,\"description\":\"restore conflicting paths "
+	  "too, over what changed them since\"}},"
+	  "\"additionalProperties\":false},"
+	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+	  "\"turn\":{\"type\":[\"integer\",\"null\"],\"description\":\"the "
+	  "turn the undo is recorded as\"},\"since\":{\"type\":\"integer\"},"
+	  "\"restored\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	  "\"properties\":{\"path\":{\"type\":\"string\"},\"action\":{"
+	  "\"type\":\"string\"}},\"required\":[\"path\",\"action\"]}},"
+	  "\"conflicts\":{\"type\":\"array\",\"items\":{\"type\":"
+	  "\"object\"}}},\"required\":[\"turn\",\"since\",\"restored\","
+	  "\"conflicts\"]}" },
 };
 
 #define NTOOLS	(sizeof tools / sizeof tools[0])
