@@ -45,6 +45,7 @@ on_term(int sig)
 	if (p > 0) {
 		kill(-p, SIGKILL);
 		kill(p, SIGKILL);
+		(void)waitpid(p, NULL, 0);	/* reaped, not left to init */
 	}
 	_exit(128 + sig);
 }

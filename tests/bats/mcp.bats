@@ -83,19 +83,28 @@ sc() {	# id field: the structuredContent's field
 	[ "$(reply 2 .result)" = '{}' ]
 	[ "$(reply 3 .result)" = '{}' ]
 	[ "$(reply 4 .error.code)" = -32601 ]
-	[ "$(reply 5 '.result.tools | length')" = 7 ]
+	[ "$(reply 5 '.result.tools | length')" = 16 ]
 	# six requests, six replies: the notifications got none
 	[ "$(wc -l <"$T/out")" = 6 ]
 }
 
-@test "tools/list: every tool has both schemas; apply_changes only with --allow-apply" {
+@test "tools/list: every tool has both schemas, a title and the four annotations; apply_changes only with --allow-apply" {
 	{ echo "$INIT"; req 1 tools/list; call 2 apply_changes '{"expect":"x"}'; } | serve
 	run reply 1 '[.result.tools[].name] | sort | join(" ")'
-	assert_output '"discard_changes edit_file read_file review_changes run_command sandbox_status write_file"'
-	[ "$(reply 1 '[.result.tools[] | select(.inputSchema.type == "object" and .outputSchema.type == "object")] | length')" = 7 ]
-	# every input is described, so that a model knows what to pass
+	assert_output '"begin_turn directory_tree discard_changes edit_file get_file_info list_checkpoints list_directory read_file read_multiple_files review_changes run_command sandbox_status search_content search_files undo write_file"'
+	[ "$(reply 1 '[.result.tools[] | select(.inputSchema.type == "object" and .outputSchema.type == "object")] | length')" = 16 ]
+	# spec 2025-11-25: a title and the hints on every tool
+	run reply 1 '[.result.tools[] | select((.title // "") == "" or (.annotations | [.readOnlyHint, .destructiveHint,
+		.idempotentHint, .openWorldHint] | map(type) != ["boolean","boolean","boolean","boolean"])) | .name]'
+	assert_output '[]'
+	# what only reads says so; what writes does not
+	run reply 1 '[.result.tools[] | select(.annotations.readOnlyHint) | .name] | sort | join(" ")'
+	assert_output '"directory_tree get_file_info list_checkpoints list_directory read_file read_multiple_files review_changes sandbox_status search_content search_files"'
+	[ "$(reply 1 '.result.tools[] | select(.name == "run_command") | .annotations.openWorldHint')" = true ]
+	[ "$(reply 1 '.result.tools[] | select(.name == "run_command") | .inputSchema.properties.timeoutMs | [.default, .maximum]')" = '[120000,86400000]' ]
+	# every input is described and titled, so that a model knows what to pass
 	run reply 1 '[.result.tools[] | .name as $t | .inputSchema.properties | to_entries[] |
-		select((.value.description // "") == "") | "\($t).\(.key)"]'
+		select((.value.description // "") == "" or (.value.title // "") == "") | "\($t).\(.key)"]'
 	assert_output '[]'
 	run reply 1 '[.result.tools[] | .name as $t | .inputSchema.properties.edits.items.properties // {} | to_entries[] |
 		select((.value.description // "") == "") | "\($t).\(.key)"]'
@@ -104,7 +113,7 @@ sc() {	# id field: the structuredContent's field
 	[ "$(reply 2 .error.code)" = -32602 ]
 	{ echo "$INIT"; req 1 tools/list; } | serve --allow-apply
 	[ "$(reply 1 '[.result.tools[].name] | index("apply_changes") != null')" = true ]
-	[ "$(reply 1 '.result.tools | length')" = 8 ]
+	[ "$(reply 1 '.result.tools | length')" = 17 ]
 }
 
 @test "an unknown tool is a JSON-RPC error; malformed arguments are isError results naming the argument" {
