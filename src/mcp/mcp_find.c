@@ -117,7 +117,8 @@ static cJSON *
 tool_search(const struct mcp_server *srv, struct nav *nv, const char *rel,
     const char *pat, char **excl, size_t nexcl)
 {
-	struct found f = { pat, { NULL, 0, srv->budget, 0 }, NULL, 0, 0 };
+	struct found f = { pat, { NULL, 0, srv->budget - 320, 0 }, NULL, 0,
+	    0 };
 	struct walk w = { nv, rel[0] ? strlen(rel) + 1 : 0, excl, nexcl, 0,
 	    found_one, &f };
 	char note[320];
@@ -251,7 +252,7 @@ tool_grep(const struct mcp_server *srv, struct nav *nv, const char *rel,
 	memset(&g, 0, sizeof g);
 	g.include = include;
 	g.max = max;
-	g.t.budget = srv->budget;
+	g.t.budget = srv->budget - 320;	/* room for the note */
 	if ((rc = regcomp(&g.re, pat, REG_EXTENDED | REG_NOSUB |
 	    (icase ? REG_ICASE : 0))) != 0) {
 		regerror(rc, NULL, err, sizeof err);

@@ -357,7 +357,8 @@ static cJSON *
 tool_list(const struct mcp_server *srv, struct nav *nv, const char *path,
     const char *rel)
 {
-	struct nav_text t = { NULL, 0, srv->budget, 0 };
+	/* room for the note that says what was left out */
+	struct nav_text t = { NULL, 0, srv->budget - 256, 0 };
 	struct nav_ent *v;
 	size_t n, i, shown = 0;
 	char line[NAME_MAX + 32], note[256];

@@ -28,9 +28,12 @@ json_child(const struct mcp_server *srv, const char *what, char **words,
     size_t n, cJSON **doc, cJSON **res)
 {
 	char line[PATH_MAX + 512];
+	struct mcp_server q = *srv;
 	struct mcp_run r;
 	const cJSON *m;
 
+	q.progress = NULL;
+	srv = &q;
 	*doc = *res = NULL;
 	memset(&r, 0, sizeof r);
 	r.cap = MCP_READ_MAX;
@@ -67,6 +70,10 @@ begin_turn(const struct mcp_server *srv, const char *label)
 	char *w[] = { "--json", "turn", "--label", (char *)label };
 	cJSON *doc, *res;
 
+	if (mcp_dry(srv))
+		return mcp_fail("arcturn: begin_turn: a turn groups real writes; "
+		    "under dry run the session holds them (review_changes, "
+		    "discard_changes)");
 	if (json_child(srv, "turn", w, label != NULL ? 4 : 2, &doc, &res) < 0)
 		return res;
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, "schema");
