@@ -11,10 +11,10 @@
  * alone, a whole line at a time; diagnostics (config warnings, a lock we
  * wait for) go to stderr. A failed write to stdout ends it with status 2.
  *
- * Concurrency (mcp_jobs.c, below): the server reads stdin all the time; each
- * tools/call runs in a worker of its own. Readers run side by side, a
- * call that writes waits for the calls before it, and a call waits for
- * the writers before it. A ping, tools/list or initialize is answered at
+ * Concurrency (mcp_jobs.c, below): the server reads stdin all the
+ * time; each tools/call runs in a worker of its own. Readers run side
+ * by side, a call that writes waits for the calls before it, and a call
+ * waits for the writers before it. A ping, tools/list or initialize is answered at
  * once, also during calls. notifications/cancelled kills the call (its
  * command's process group with it) and no reply is sent for it. A
  * request whose params._meta has a progressToken gets
@@ -31,13 +31,17 @@
  * is refused) says why on stderr and answers the first request with
  * MCP_ESTART and that line, then ends with status 2.
  *
- * Tools (mcp_tools.c): read_file runs in this process through wsview, as
- * `arcturn read` does; every other tool runs the arcturn binary itself as
- * a child (mcp_run), with the CLI's arguments, so that each obeys exactly
- * the CLI's policy (writable roots, protected paths, dry run) and a crash
- * in one call ends that child only. JSON shapes of every tool's input and
- * output are the inputSchema and outputSchema in mcp_tools.c, listed by
- * tools/list; README repeats them.
+ * Tools, each call in its worker: read_file (mcp_tools.c) and the
+ * navigation tools (mcp_nav.h) read through wsview and the session's
+ * shadow tree, as `arcturn read` does; every other tool runs the arcturn
+ * binary itself as a child (mcp_run), with the CLI's arguments, so that
+ * each obeys exactly the CLI's policy (writable roots, protected paths,
+ * dry run) and a crash in one call ends that child only. Not under dry
+ * run, run_command is `exec --checkpoint` where the mount layer is, its
+ * apply joining the open turn (KEEP_JOIN_ENV), so that begin_turn groups
+ * an agent's writes and commands into one turn. JSON shapes of every
+ * tool's input and output, titles and annotations are in mcp_schema.c,
+ * listed by tools/list; README repeats them.
  *
  * Errors: unknown method -32601; unknown tool -32602 (the spec's example
  * code for it); arguments that do not fit the tool's inputSchema are
@@ -107,6 +111,8 @@ struct mcp_server {
 };
 
 #define MCP_PROGRESS_MS	1000L
+#define MCP_STOP_MS	500L	/* a stopped child: SIGTERM, this long,
+				   then SIGKILL to its process group */
 
 /* The front end (main.c's table): parse the options, serve until EOF. */
 int	cmd_mcp(struct cli *);
@@ -135,7 +141,9 @@ int	mcp_tools_call(const struct mcp_server *, const char *name,
  * replaced by the server's self; stdin is in (inlen bytes; NULL: empty);
  * stdout and stderr are kept up to cap bytes each (the rest is read and
  * dropped, *_trunc set, *_total counts all); after timeout_ms (0: never)
- * the child's process group is killed (timed_out set). The child runs
+ * the child gets SIGTERM (arcturn exec passes it on to the command, then
+ * lands or records what it wrote), and a second later SIGKILL to its
+ * process group (timed_out set). The child runs
  * in a process group of its own, with SIGPIPE at its default.
  */
 struct mcp_run {
@@ -160,9 +168,9 @@ int	mcp_run(const struct mcp_server *, struct mcp_run *);
 void	mcp_run_free(struct mcp_run *);
 
 /*
- * From here on, SIGTERM kills the process group of the child mcp_run runs
- * (if any) and ends this process (a worker, mcp_jobs.c: its call was
- * cancelled, or the client is gone).
+ * From here on, SIGTERM ends this process (a worker, mcp_jobs.c: its call
+ * was cancelled, or the client is gone): at once outside mcp_run; inside,
+ * once the child is stopped as at a timeout, but within MCP_STOP_MS.
  */
 void	mcp_run_stop_on_term(void);
 

@@ -273,7 +273,8 @@ sc() {	# id field: the structuredContent's field
 	[ "$(reply 2 .result.isError)" = true ]
 	reply 2 '.result.content[0].text' | grep -q '^"arcturn: '
 	[ "$(sc 3 timedOut)" = true ]
-	[ "$(sc 3 signal)" = 9 ]
+	# SIGTERM, passed on by arcturn exec (143: 128 + 15), or the signal
+	[ "$(reply 3 '.result.structuredContent | [.exitCode, .signal]')" = '[143,null]' ] || [ "$(sc 3 signal)" = 15 ]
 	[ "$(reply 5 .result.isError)" = true ]
 	reply 5 '.result.content[0].text' | grep -q 'cwd: sub'
 	# a command's own 127 is its result, not a tool failure
