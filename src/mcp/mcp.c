@@ -397,6 +397,7 @@ request(struct state *st, const char *method, const cJSON *id,
 	const cJSON *name, *args;
 	cJSON *res = NULL;
 	char msg[PATH_MAX + 256];
+	int rc;
 
 	msg[0] = '\0';
 	if (params != NULL && !cJSON_IsObject(params)) {
@@ -458,6 +459,25 @@ request(struct state *st, const char *method, const cJSON *id,
 		    "must be an object");
 		return;
 	}
+	/*
+	 * read_file of the real tree with nothing written before it waiting:
+	 * here, at once (it takes no lock; a worker's fork would cost more
+	 * than the read)
+	 */
+	if (strcmp(name->valuestring, "read_file") == 0 && st->srv->dir !=
+	    NULL && st->srv->session == NULL && !mcp_jobs_writing(&st->jobs) &&
+	    !mcp_dry(st->srv)) {
+		rc = mcp_tools_call(st->srv, name->valuestring, args, &res, msg,
+		    sizeof msg);
+		if (rc != 0)
+			send_error(st, id, rc, msg);
+		else
+			send_result(st, id, res);
+		return;
+	}
+	if (strcmp(name->valuestring, "run_command") == 0 &&
+	    st->srv->dir != NULL)
+		(void)mcp_sandbox_backend(st->srv);	/* once, for the workers */
 	/* a worker calls it, in order with the calls that write */
 	if (mcp_jobs_add(&st->jobs, st->srv, id, st->line, st->linelen,
 	    mcp_tool_writes(name->valuestring, args)) < 0)

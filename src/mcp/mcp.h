@@ -123,6 +123,13 @@ int	cmd_mcp(struct cli *);
  */
 cJSON	*mcp_tools_list(const struct mcp_server *);
 
+/*
+ * The backend `arcturn sandbox status` names here, asked once a server
+ * (a child run; "unknown" when it fails): the server asks it before its
+ * first run_command, so that the workers it forks have it.
+ */
+const char *mcp_sandbox_backend(const struct mcp_server *);
+
 /* 1 when tools/list lists a tool called name, else 0. */
 int	mcp_tool_listed(const struct mcp_server *, const char *name);
 
@@ -253,6 +260,12 @@ void	mcp_jobs_start(struct mcp_jobs *, const struct mcp_server *,
  * one killed (its lines dropped). 1 when one was found, else 0.
  */
 int	mcp_jobs_cancel(struct mcp_jobs *, const cJSON *id);
+
+/* Whether a call that writes is waiting or running: 1, else 0. */
+int	mcp_jobs_writing(const struct mcp_jobs *);
+
+/* Whether writes go to the dry-run session (flag, env, config). */
+int	mcp_dry(const struct mcp_server *);
 
 /* Kill every call (stdin is gone): running ones get SIGTERM. */
 void	mcp_jobs_kill_all(struct mcp_jobs *);

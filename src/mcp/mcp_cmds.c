@@ -21,8 +21,8 @@
 /* What `arcturn sandbox status --json` said, once per server. */
 static char backend[64];
 
-static const char *
-sandbox_backend(const struct mcp_server *srv)
+const char *
+mcp_sandbox_backend(const struct mcp_server *srv)
 {
 	char *w[] = { "--json", "sandbox", "status" };
 	const cJSON *b;
@@ -144,7 +144,7 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	 * they land unrecorded, as checkpointed says.
 	 */
 	ckpt = !dry && mode != MODE_OFF &&
-	    strcmp(sandbox_backend(srv), "helper+mount") == 0;
+	    strcmp(mcp_sandbox_backend(srv), "helper+mount") == 0;
 	if (srv->dry_run)
 		w[nw++] = "--dry-run";
 	else if (ckpt) {
@@ -197,9 +197,9 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	    cJSON_AddNumberToObject(o, "outputCap", (double)MCP_OUT_CAP) ==
 	    NULL ||
 	    cJSON_AddBoolToObject(o, "confined", mode != MODE_OFF &&
-	    strcmp(sandbox_backend(srv), "none") != 0) == NULL ||
+	    strcmp(mcp_sandbox_backend(srv), "none") != 0) == NULL ||
 	    cJSON_AddStringToObject(o, "backend", mode == MODE_OFF ? "none" :
-	    sandbox_backend(srv)) == NULL ||
+	    mcp_sandbox_backend(srv)) == NULL ||
 	    cJSON_AddBoolToObject(o, "captured", dry) == NULL) {
 		cJSON_Delete(o);
 		mcp_run_free(&r);

@@ -283,6 +283,17 @@ mcp_jobs_start(struct mcp_jobs *js, const struct mcp_server *srv,
 	}
 }
 
+int
+mcp_jobs_writing(const struct mcp_jobs *js)
+{
+	const struct mcp_job *j;
+
+	for (j = js->head; j != NULL; j = j->next)
+		if (j->writer)
+			return 1;
+	return 0;
+}
+
 static void
 stop(struct mcp_job *j)
 {
