@@ -12,7 +12,8 @@
  * wait for) go to stderr. A failed write to stdout ends it with status 2.
  *
  * Concurrency (mcp_jobs.c, below): the server reads stdin all the
- * time; each tools/call runs in a worker of its own. Readers run side
+ * time; each tools/call runs in a worker of its own (but a read_file of
+ * the real tree with no write waiting, answered at once). Readers run side
  * by side, a call that writes waits for the calls before it, and a call
  * waits for the writers before it. A ping, tools/list or initialize is answered at
  * once, also during calls. notifications/cancelled kills the call (its
