@@ -233,7 +233,7 @@ _arcturn()
 		;;
 	mcp)
 		case $cur in
-		-*) _arcturn_words "--dry-run --allow-apply --help -h" "$cur" ;;
+		-*) _arcturn_words "--dry-run --allow-apply --max-output --help -h" "$cur" ;;
 		esac
 		;;
 	esac

@@ -226,6 +226,7 @@ complete -c arcturn -n '__arcturn_using rewind' -l force -d 'restore over confli
 complete -c arcturn -n '__arcturn_using undo' -l force -d 'restore over conflicts'
 complete -c arcturn -n '__arcturn_using checkpoints' -l json -d 'machine-readable list'
 
-# mcp [--dry-run] [--allow-apply]
+# mcp [--dry-run] [--allow-apply] [--max-output BYTES]
 complete -c arcturn -n '__arcturn_using mcp' -l dry-run -d 'capture writes and commands in the session'
 complete -c arcturn -n '__arcturn_using mcp' -l allow-apply -d 'also offer apply_changes'
+complete -c arcturn -n '__arcturn_using mcp' -l max-output -r -d 'bytes of text a listing or search returns'

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -382,6 +383,8 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		ckpt_close(ck);
 		return;
 	}
+	/* the MCP server's commands join the turn an agent began */
+	keep_join(k, getenv(KEEP_JOIN_ENV) != NULL);
 	memset(&env, 0, sizeof env);
 	env.keep = keep_keeper(k);
 	/*

@@ -160,13 +160,14 @@ static const struct command commands[] = {
 	{ "checkpoints", cmd_checkpoints, "checkpoints [--json]",
 	  "List the turns of the workspace, newest first, with their paths.",
 	  "list the turns, newest first" },
-	{ "mcp", cmd_mcp, "mcp [--dry-run] [--allow-apply]",
+	{ "mcp", cmd_mcp, "mcp [--dry-run] [--allow-apply] [--max-output BYTES]",
 	  "Serve the workspace to an agent as an MCP server over stdio\n"
-	  "(newline-delimited JSON-RPC): read_file, write_file, edit_file,\n"
-	  "run_command, review_changes, discard_changes, sandbox_status, with\n"
-	  "the policy of the commands above.\n\n"
+	  "(newline-delimited JSON-RPC): file, search, command, review and\n"
+	  "turn tools with the policy of the commands above, calls served\n"
+	  "side by side.\n\n"
 	  "  --dry-run       capture writes and commands in the dry-run session\n"
-	  "  --allow-apply   also offer apply_changes (default: a human applies)",
+	  "  --allow-apply   also offer apply_changes (default: a human applies)\n"
+	  "  --max-output BYTES  text a listing or search returns (default 65536)",
 	  "serve the workspace to an agent over MCP (stdio)" },
 };
 

@@ -3,7 +3,11 @@
  * (mcp.h). Its input is read by mcp_lines.c, the tools are in
  * mcp_tools.c.
  */
+#include <sys/uio.h>
+#include <sys/wait.h>
+
 #include <errno.h>
+#include <poll.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,25 +40,52 @@ struct state {
 	unsigned		 roots_seq;	/* the id of the last one asked */
 	const char		*line;		/* the line being handled */
 	size_t			 linelen;
-	struct qline		*qhead, **qtail;
-	size_t			 qbytes;
+	struct qline		*qhead, **qtail; /* to handle, in order */
 	struct qline		*hhead, **htail; /* held for the roots */
-	struct reader		*r;
-	const cJSON		*call;		/* the id of the running call */
-	int			 cancelled;	/* it was cancelled: no reply */
-	int			 gone;		/* stdin ended during a call */
+	struct mcp_jobs		 jobs;		/* the calls (mcp_jobs.c, below) */
+	const char		*failed;	/* the server cannot start: why */
+	int			 quit;		/* said why it cannot: end */
 };
 
-/* What a client may queue during one call before it is read no more. */
-#define MCP_QUEUE_MAX	((size_t)64 << 20)
+/* Write one line (len bytes and a newline) to stdout: 0, or -1. */
+static int
+put_line(void *arg, const char *s, size_t len)
+{
+	struct state *st = arg;
+	struct iovec v[2] = { { (void *)s, len }, { "\n", 1 } };
+	size_t left = len + 1;
+	ssize_t n;
+	int i = 0;
+
+	if (st->write_failed)
+		return -1;
+	while (left > 0) {
+		n = writev(STDOUT_FILENO, v + i, 2 - i);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			say_errno("mcp: write to standard output");
+			st->write_failed = 1;
+			return -1;
+		}
+		left -= (size_t)n;
+		while (i < 2 && (size_t)n >= v[i].iov_len) {
+			n -= (ssize_t)v[i].iov_len;
+			i++;
+		}
+		if (i < 2) {
+			v[i].iov_base = (char *)v[i].iov_base + n;
+			v[i].iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
 
 /* Write one message as one line to stdout; a failure ends the server. */
 static void
 send_msg(struct state *st, cJSON *msg)
 {
 	char *s;
-	size_t len, off = 0;
-	ssize_t n;
 
 	if (msg == NULL || (s = cJSON_PrintUnformatted(msg)) == NULL) {
 		say_note("mcp: out of memory; a reply is lost");
@@ -62,19 +93,7 @@ send_msg(struct state *st, cJSON *msg)
 		return;
 	}
 	cJSON_Delete(msg);
-	len = strlen(s);
-	s[len] = '\n';	/* over the NUL: the line is written by length */
-	while (off < len + 1) {
-		n = write(STDOUT_FILENO, s + off, len + 1 - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			say_errno("mcp: write to standard output");
-			st->write_failed = 1;
-			break;
-		}
-		off += (size_t)n;
-	}
+	(void)put_line(st, s, strlen(s));
 	cJSON_free(s);
 }
 
@@ -136,7 +155,6 @@ keep(struct state *st, const char *line, size_t len, int held)
 	}
 	q->next = NULL;
 	q->len = len;
-	st->qbytes += len;
 	memcpy(q->line, line, len);
 	q->line[len] = '\0';
 	if (held) {
@@ -146,12 +164,6 @@ keep(struct state *st, const char *line, size_t len, int held)
 		*st->qtail = q;
 		st->qtail = &q->next;
 	}
-}
-
-static void
-defer(struct state *st, const char *line, size_t len)
-{
-	keep(st, line, len, 0);
 }
 
 /* The roots came (or will not): what was held goes first. */
@@ -326,8 +338,6 @@ roots_reply(struct state *st, const cJSON *result, const cJSON *error)
 		say_note("%s", srv->why);
 }
 
-static int	drain(struct state *);
-
 static cJSON *
 initialize(const cJSON *params, char *msg, size_t msglen)
 {
@@ -366,6 +376,20 @@ initialize(const cJSON *params, char *msg, size_t msglen)
 	return r;
 }
 
+/* Start the calls that may start now; one that cannot is answered. */
+static void
+start_jobs(struct state *st)
+{
+	struct mcp_job *failed;
+
+	for (mcp_jobs_start(&st->jobs, st->srv, &failed); failed != NULL;
+	    mcp_jobs_start(&st->jobs, st->srv, &failed)) {
+		send_error(st, failed->id, MCP_EINTERNAL, "cannot start the "
+		    "call's worker (fork)");
+		mcp_job_free(failed);
+	}
+}
+
 static void
 request(struct state *st, const char *method, const cJSON *id,
     const cJSON *params)
@@ -382,6 +406,13 @@ request(struct state *st, const char *method, const cJSON *id,
 	}
 	if (strcmp(method, "ping") == 0) {
 		send_result(st, id, cJSON_CreateObject());
+		return;
+	}
+	if (st->failed != NULL) {
+		/* it cannot serve: the client learns why, then it ends */
+		send_error(st, id, MCP_ESTART, strncmp(st->failed, "arcturn: ",
+		    9) == 0 ? st->failed + 9 : st->failed);
+		st->quit = 1;
 		return;
 	}
 	if (strcmp(method, "initialize") == 0) {
@@ -428,111 +459,31 @@ request(struct state *st, const char *method, const cJSON *id,
 		    "must be an object");
 		return;
 	}
-	st->call = id;
-	st->cancelled = 0;
 	/*
-	 * Lines read with this one are seen now, not after the call: the
-	 * watch sees only what stdin has not yet given (a ping sent just
-	 * after the call, a cancel of it).
+	 * read_file of the real tree with nothing written before it waiting:
+	 * here, at once (it takes no lock; a worker's fork would cost more
+	 * than the read)
 	 */
-	if (drain(st))
-		res = NULL, rc = 0;
-	else
-		rc = mcp_tools_call(st->srv, name->valuestring, args, &res,
-		    msg, sizeof msg);
-	st->call = NULL;
-	if (st->cancelled || st->gone) {
-		/* cancelled: the spec wants no reply; gone: none is read */
-		cJSON_Delete(res);
+	if (strcmp(name->valuestring, "read_file") == 0 && st->srv->dir !=
+	    NULL && st->srv->session == NULL && !mcp_jobs_writing(&st->jobs) &&
+	    !mcp_dry(st->srv)) {
+		rc = mcp_tools_call(st->srv, name->valuestring, args, &res, msg,
+		    sizeof msg);
+		if (rc != 0)
+			send_error(st, id, rc, msg);
+		else
+			send_result(st, id, res);
 		return;
 	}
-	if (rc != 0)
-		send_error(st, id, rc, msg);
+	if (strcmp(name->valuestring, "run_command") == 0 &&
+	    st->srv->dir != NULL)
+		(void)mcp_sandbox_backend(st->srv);	/* once, for the workers */
+	/* a worker calls it, in order with the calls that write */
+	if (mcp_jobs_add(&st->jobs, st->srv, id, st->line, st->linelen,
+	    mcp_tool_writes(name->valuestring, args)) < 0)
+		send_error(st, id, MCP_EINTERNAL, "out of memory");
 	else
-		send_result(st, id, res);
-}
-
-static int
-same_id(const cJSON *a, const cJSON *b)
-{
-	if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
-		return a->valuedouble == b->valuedouble;
-	return cJSON_IsString(a) && cJSON_IsString(b) &&
-	    strcmp(a->valuestring, b->valuestring) == 0;
-}
-
-/*
- * A line that came while a call runs: a ping is answered now, a
- * notifications/cancelled for the call stops it (1), anything else waits
- * for the call to end.
- */
-static int
-during_call(struct state *st, const char *line, size_t len)
-{
-	const cJSON *id, *method, *params;
-	const char *end = NULL;
-	cJSON *m;
-	int stop = 0;
-
-	m = cJSON_ParseWithLengthOpts(line, len + 1, &end, 1);
-	id = cJSON_GetObjectItemCaseSensitive(m, "id");
-	method = cJSON_GetObjectItemCaseSensitive(m, "method");
-	params = cJSON_GetObjectItemCaseSensitive(m, "params");
-	if (m != NULL && end == line + len && cJSON_IsString(method) &&
-	    strcmp(method->valuestring, "ping") == 0 &&
-	    (cJSON_IsNumber(id) || cJSON_IsString(id)))
-		send_result(st, id, cJSON_CreateObject());
-	else if (m != NULL && end == line + len && id == NULL &&
-	    cJSON_IsString(method) &&
-	    strcmp(method->valuestring, "notifications/cancelled") == 0 &&
-	    same_id(cJSON_GetObjectItemCaseSensitive(params, "requestId"),
-	    st->call))
-		stop = st->cancelled = 1;
-	else
-		defer(st, line, len);
-	cJSON_Delete(m);
-	return stop;
-}
-
-/* The lines already read, as during_call takes them: 1 to stop. */
-static int
-drain(struct state *st)
-{
-	struct reader *r = st->r;
-	int rc, stop = 0;
-
-	while (!stop && (rc = lines_take(r)) != LINE_NONE) {
-		if (rc == LINE_BIG)
-			send_error(st, NULL, MCP_EREQUEST, "invalid request: "
-			    "message over 4194304 bytes (4 MiB); skipped");
-		else if (rc == LINE_ERR)
-			break;
-		else if (strspn(r->line, " \t") != r->len)
-			stop = during_call(st, r->line, r->len);
-	}
-	return stop;
-}
-
-/* The server's watch on stdin while a call runs (mcp.h). */
-static int
-watch(void *arg)
-{
-	struct state *st = arg;
-	struct reader *r = st->r;
-
-	if (r->pos < r->n)
-		return MCP_WATCH_IGNORE;	/* not drained: cannot read */
-	if (lines_fill(r) <= 0) {
-		/* the client is gone (or stdin broke): end the call now */
-		st->gone = 1;
-		return MCP_WATCH_STOP;
-	}
-	if (drain(st))
-		return MCP_WATCH_STOP;
-	/* what is left of the chunk waits in it: read no more for now */
-	if (r->pos < r->n || st->qbytes > MCP_QUEUE_MAX)
-		return MCP_WATCH_IGNORE;
-	return MCP_WATCH_GO;
+		start_jobs(st);
 }
 
 /* One line from the client. */
@@ -598,7 +549,12 @@ handle(struct state *st, const char *line, size_t len)
 			    "jsonrpc \"2.0\" and a string method are needed");
 	} else if (id == NULL) {
 		/* a notification: never answered */
-		if (strcmp(method->valuestring, "notifications/initialized") ==
+		if (strcmp(method->valuestring, "notifications/cancelled") == 0)
+			(void)mcp_jobs_cancel(&st->jobs,
+			    cJSON_GetObjectItemCaseSensitive(
+			    cJSON_GetObjectItemCaseSensitive(m, "params"),
+			    "requestId"));
+		else if (strcmp(method->valuestring, "notifications/initialized") ==
 		    0 && !st->initialized)
 			say_note("mcp: notifications/initialized before "
 			    "initialize; ignored");
@@ -616,10 +572,11 @@ handle(struct state *st, const char *line, size_t len)
 
 /*
  * The workspace, its config and policy are checked once here, so that a
- * server that cannot work says so at once (each call loads them again).
+ * server that cannot work says so at once (each call loads them again):
+ * -1 with why (the line said on stderr) filled.
  */
 static int
-check_workspace(struct cli *c, int dry)
+check_workspace(struct cli *c, int dry, char *why, size_t size)
 {
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct dryrun x;
@@ -627,10 +584,112 @@ check_workspace(struct cli *c, int dry)
 
 	dryrun_init(&x);
 	rc = dryrun_load(&x, c, dry, &e);
-	if (rc < 0)
+	if (rc < 0) {
+		dryrun_line("mcp", &e, why, size);
 		dryrun_report("mcp", &e);
+	}
 	dryrun_done(&x);
 	return rc < 0 ? -1 : 0;
+}
+
+/* A line from stdin (the reader's r->line). */
+static void
+take(struct state *st, int rc, struct reader *r)
+{
+	if (rc == LINE_OK && strspn(r->line, " \t") != r->len)
+		handle(st, r->line, r->len);
+	else if (rc == LINE_BIG)
+		send_error(st, NULL, MCP_EREQUEST, "invalid request: message "
+		    "over 4194304 bytes (4 MiB); skipped");
+}
+
+/*
+ * Serve until stdin ends (the calls still running are killed, within a
+ * second), stdout fails or a server that cannot start said why: the
+ * exit status.
+ */
+static int
+serve(struct state *st, struct reader *r)
+{
+	struct pollfd pf[1 + MCP_JOBS_MAX];
+	struct mcp_job *at[1 + MCP_JOBS_MAX], *j;
+	struct qline *q;
+	int n, k, rc, status = 0, eof = 0;
+	long wait;
+
+	while (!st->write_failed && !st->quit) {
+		if ((q = st->qhead) != NULL) {
+			if ((st->qhead = q->next) == NULL)
+				st->qtail = &st->qhead;
+			handle(st, q->line, q->len);
+			mem_free(q);
+			continue;
+		}
+		if (!eof && (rc = lines_take(r)) != LINE_NONE) {
+			if (rc == LINE_ERR) {
+				say_errno("mcp: read from standard input");
+				status = EXIT_USAGE;
+				eof = 1;
+				mcp_jobs_kill_all(&st->jobs);
+			}
+			take(st, rc, r);
+			continue;
+		}
+		start_jobs(st);
+		if (eof && st->jobs.head == NULL)
+			break;
+		n = 0;
+		if (!eof) {
+			at[n] = NULL;
+			pf[n++] = (struct pollfd){ r->fd, POLLIN, 0 };
+		}
+		for (j = st->jobs.head; j != NULL; j = j->next)
+			if (j->pid != 0 && j->fd >= 0 && n < 1 + MCP_JOBS_MAX) {
+				at[n] = j;
+				pf[n++] = (struct pollfd){ j->fd, POLLIN, 0 };
+			}
+		mcp_jobs_reap_slow(&st->jobs, &wait);
+		if (poll(pf, (nfds_t)n, wait > INT_MAX ? INT_MAX :
+		    (int)wait) < 0 && errno != EINTR) {
+			say_errno("mcp: poll");
+			status = EXIT_USAGE;
+			break;
+		}
+		for (k = 0; k < n; k++) {
+			if (pf[k].revents == 0)
+				continue;
+			if (at[k] != NULL) {
+				(void)mcp_jobs_read(&st->jobs, at[k], put_line,
+				    st);
+				continue;
+			}
+			if ((rc = lines_fill(r)) <= 0) {
+				/* the client is gone: so are its calls */
+				if (rc < 0) {
+					say_errno("mcp: read from standard "
+					    "input");
+					status = EXIT_USAGE;
+				}
+				eof = 1;
+				mcp_jobs_kill_all(&st->jobs);
+			}
+		}
+	}
+	/* stdout failed: end the calls, as for EOF, without waiting */
+	mcp_jobs_kill_all(&st->jobs);
+	while ((j = st->jobs.head) != NULL) {
+		kill(-j->pid, SIGKILL);
+		kill(j->pid, SIGKILL);
+		st->jobs.head = j->next;
+		while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		mcp_job_free(j);
+	}
+	if (st->write_failed)
+		status = EXIT_USAGE;
+	if (st->failed != NULL)
+		status = EXIT_USAGE;
+	return status;
 }
 
 int
@@ -639,15 +698,19 @@ cmd_mcp(struct cli *c)
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "allow-apply", no_argument, NULL, 'a' },
+		{ "max-output", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct mcp_server srv;
 	struct reader r;
 	struct state st;
 	struct qline *q;
-	int ch, rc = 0;
+	char why[2 * PATH_MAX + 512], *end;
+	unsigned long long v;
+	int ch, rc;
 
 	memset(&srv, 0, sizeof srv);
+	srv.budget = MCP_READ_BUDGET;
 	while ((ch = cli_getopt(c, "", opts)) != -1) {
 		switch (ch) {
 		case 'd':
@@ -655,6 +718,17 @@ cmd_mcp(struct cli *c)
 			break;
 		case 'a':
 			srv.allow_apply = 1;
+			break;
+		case 'm':
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    v < 1024 || v > MCP_READ_MAX) {
+				say_err("mcp: --max-output: %s: bytes from 1024 "
+				    "to %zu", optarg, MCP_READ_MAX);
+				return EXIT_USAGE;
+			}
+			srv.budget = (size_t)v;
 			break;
 		default:
 			cmd_usage("mcp");
@@ -669,24 +743,33 @@ cmd_mcp(struct cli *c)
 		srv.dry_run = 1;	/* given before the command: the same */
 	srv.session = c->session;
 	srv.dir_given = c->dir != NULL;
-	if (check_workspace(c, srv.dry_run) < 0)
-		return EXIT_USAGE;
+	memset(&st, 0, sizeof st);
+	why[0] = '\0';
+	if (check_workspace(c, srv.dry_run, why, sizeof why) < 0)
+		st.failed = why;
 	/*
 	 * A workspace that is /, the home, a system folder or the state
 	 * dir: refused. Given with -C, the server does not start; else
 	 * (a client started it there) it waits for the client's roots and
 	 * its file tools say how to choose one.
 	 */
-	if (set_workspace(&srv, c->dir != NULL ? c->dir : ".", c->dir !=
+	else if (set_workspace(&srv, c->dir != NULL ? c->dir : ".", c->dir !=
 	    NULL ? "-C" : "the current folder") < 0) {
 		if (srv.dir_given) {
 			say_err("%s", srv.why);
-			return EXIT_USAGE;
-		}
-		say_note("%s", srv.why);
+			snprintf(why, sizeof why, "arcturn: %s", srv.why);
+			st.failed = why;
+		} else
+			say_note("%s", srv.why);
 	}
-	if (mcp_self_path(srv.self, sizeof srv.self) < 0) {
-		say_errno("mcp: the arcturn binary's own path");
+	if (st.failed == NULL && mcp_self_path(srv.self, sizeof srv.self) < 0) {
+		snprintf(why, sizeof why, "arcturn: mcp: the arcturn binary's "
+		    "own path: %s", strerror(errno));
+		say_err("%s", why + 9);
+		st.failed = why;
+	}
+	/* under --json the document said it: no protocol after it */
+	if (st.failed != NULL && c->json) {
 		free(srv.dir);
 		return EXIT_USAGE;
 	}
@@ -694,43 +777,13 @@ cmd_mcp(struct cli *c)
 	signal(SIGPIPE, SIG_IGN);
 	/* stdout is the protocol's from here: no error document on it */
 	say_start(NULL, 0);
-	memset(&st, 0, sizeof st);
 	st.srv = &srv;
 	st.qtail = &st.qhead;
 	st.htail = &st.hhead;
-	st.r = &r;
+	mcp_jobs_init(&st.jobs);
 	memset(&r, 0, sizeof r);
 	r.fd = STDIN_FILENO;
-	srv.watch = watch;
-	srv.watch_arg = &st;
-	srv.watch_fd = STDIN_FILENO;
-	while (!st.write_failed && !st.gone) {
-		if ((q = st.qhead) != NULL) {
-			if ((st.qhead = q->next) == NULL)
-				st.qtail = &st.qhead;
-			st.qbytes -= q->len;
-			handle(&st, q->line, q->len);
-			mem_free(q);
-			continue;
-		}
-		switch (lines_next(&r)) {
-		case LINE_OK:
-			if (strspn(r.line, " \t") != r.len)
-				handle(&st, r.line, r.len);
-			continue;
-		case LINE_BIG:
-			send_error(&st, NULL, MCP_EREQUEST, "invalid request: "
-			    "message over 4194304 bytes (4 MiB); skipped");
-			continue;
-		case LINE_ERR:
-			say_errno("mcp: read from standard input");
-			rc = EXIT_USAGE;
-			break;
-		}
-		break;
-	}
-	if (st.write_failed)
-		rc = EXIT_USAGE;
+	rc = serve(&st, &r);
 	unhold(&st);
 	while ((q = st.qhead) != NULL) {
 		st.qhead = q->next;

@@ -6,31 +6,43 @@
  *
  * Transport (mcp.c): newline-delimited JSON-RPC 2.0 on stdin/stdout, one
  * message a line, each line at most MCP_LINE_MAX bytes (mcp_lines.h; a
- * longer one is skipped unread, answered -32600, and the server goes on). stdout carries
- * protocol messages only; diagnostics (config warnings, a lock we wait
- * for) go to stderr. EOF, also in the middle of a line, ends the server
- * with status 0; a failed write to stdout ends it with status 2.
+ * longer one is skipped unread, answered -32600, and the server goes
+ * on). stdout carries protocol messages only, written by the server
+ * alone, a whole line at a time; diagnostics (config warnings, a lock we
+ * wait for) go to stderr. A failed write to stdout ends it with status 2.
  *
- * While a call runs, stdin is watched (mcp_server.watch, called from
- * mcp_run's poll): a ping is answered at once, a notifications/cancelled
- * for the call kills its process group and the call gets no reply, EOF
- * kills it and ends the server; anything else waits, in order, for the
- * call to end (at most 64 MiB of it; then stdin is read no more until
- * then).
+ * Concurrency (mcp_jobs.c, below): the server reads stdin all the
+ * time; each tools/call runs in a worker of its own (but a read_file of
+ * the real tree with no write waiting, answered at once). Readers run side
+ * by side, a call that writes waits for the calls before it, and a call
+ * waits for the writers before it. A ping, tools/list or initialize is answered at
+ * once, also during calls. notifications/cancelled kills the call (its
+ * command's process group with it) and no reply is sent for it. A
+ * request whose params._meta has a progressToken gets
+ * notifications/progress while its command runs. EOF on stdin, also in
+ * the middle of a line, kills the calls still running and ends the
+ * server with status 0 within a second (their locks released).
  *
  * Lifecycle: `initialize` (protocol versions MCP_VERSIONS; the client's
  * when it is one of them, else the newest), then any number of `ping`,
  * `tools/list`, `tools/call`. Before `initialize` only `ping` is
  * answered (the spec allows pings at any time); other requests get
- * -32002. Notifications (no id) get no reply, whatever they are.
+ * -32002. Notifications (no id) get no reply, whatever they are. A
+ * server that cannot start (a config that does not load, a -C DIR that
+ * is refused) says why on stderr and answers the first request with
+ * MCP_ESTART and that line, then ends with status 2.
  *
- * Tools (mcp_tools.c): read_file runs in this process through wsview, as
- * `arcturn read` does; every other tool runs the arcturn binary itself as
- * a child (mcp_run), with the CLI's arguments, so that each obeys exactly
- * the CLI's policy (writable roots, protected paths, dry run) and a crash
- * in one call ends that child only. JSON shapes of every tool's input and
- * output are the inputSchema and outputSchema in mcp_tools.c, listed by
- * tools/list; README repeats them.
+ * Tools, each call in its worker: read_file (mcp_tools.c) and the
+ * navigation tools (mcp_nav.h) read through wsview and the session's
+ * shadow tree, as `arcturn read` does; every other tool runs the arcturn
+ * binary itself as a child (mcp_run), with the CLI's arguments, so that
+ * each obeys exactly the CLI's policy (writable roots, protected paths,
+ * dry run) and a crash in one call ends that child only. Not under dry
+ * run, run_command is `exec --checkpoint` where the mount layer is, its
+ * apply joining the open turn (KEEP_JOIN_ENV), so that begin_turn groups
+ * an agent's writes and commands into one turn. JSON shapes of every
+ * tool's input and output, titles and annotations are in mcp_schema.c,
+ * listed by tools/list; README repeats them.
  *
  * Errors: unknown method -32601; unknown tool -32602 (the spec's example
  * code for it); arguments that do not fit the tool's inputSchema are
@@ -56,9 +68,10 @@
 #include <cJSON.h>
 
 #include "cli/cmd.h"
+#include "mcp/mcp_lines.h"
 
 /* The protocol versions served, oldest first; the last is the default. */
-#define MCP_VERSIONS	{ "2025-06-18", "2025-11-25" }
+#define MCP_VERSIONS	{ "2025-03-26", "2025-06-18", "2025-11-25" }
 #define MCP_OUT_CAP	((size_t)32 << 10)	/* run_command: 32 KiB a stream,
 						   half head, half tail */
 #define MCP_READ_MAX	((size_t)16 << 20)	/* read_file: 16 MiB */
@@ -73,6 +86,7 @@
 #define MCP_EPARAMS	-32602
 #define MCP_EINTERNAL	-32603
 #define MCP_EINIT	-32002		/* a request before initialize */
+#define MCP_ESTART	-32000		/* the server cannot start: why */
 
 /* The server's settings, from `arcturn [-C DIR] [--session ID] mcp ...`. */
 struct mcp_server {
@@ -85,19 +99,21 @@ struct mcp_server {
 	int		 allow_apply;	/* --allow-apply: apply_changes listed */
 	char		 self[4096];	/* the arcturn binary children run */
 	/*
-	 * While a child runs (mcp_run) and watch_fd is readable, watch
-	 * (watch_arg) is called: MCP_WATCH_GO goes on, MCP_WATCH_STOP kills
-	 * the child's process group at once (the call was cancelled, or
-	 * the client is gone), MCP_WATCH_IGNORE goes on without watching.
-	 * No watch: NULL. The server watches stdin so that a ping is
-	 * answered and a cancel or EOF acted on during a long call.
+	 * In a call's worker (mcp_jobs.c, below) whose request asked for progress:
+	 * mcp_run calls progress(progress_arg, ms since the child started,
+	 * output bytes so far) when it starts, when output grew (at most
+	 * five times a second) and at least every MCP_PROGRESS_MS. NULL:
+	 * none.
 	 */
-	int		(*watch)(void *);
-	void		*watch_arg;
-	int		 watch_fd;
+	void		(*progress)(void *, long ms, size_t bytes);
+	void		*progress_arg;
+	size_t		 budget;	/* --max-output: bytes of text a
+					   result holds (MCP_READ_BUDGET) */
 };
 
-enum { MCP_WATCH_GO, MCP_WATCH_STOP, MCP_WATCH_IGNORE };
+#define MCP_PROGRESS_MS	1000L
+#define MCP_STOP_MS	500L	/* a stopped child: SIGTERM, this long,
+				   then SIGKILL to its process group */
 
 /* The front end (main.c's table): parse the options, serve until EOF. */
 int	cmd_mcp(struct cli *);
@@ -107,6 +123,13 @@ int	cmd_mcp(struct cli *);
  * apply_changes only with allow_apply. NULL when out of memory.
  */
 cJSON	*mcp_tools_list(const struct mcp_server *);
+
+/*
+ * The backend `arcturn sandbox status` names here, asked once a server
+ * (a child run; "unknown" when it fails): the server asks it before its
+ * first run_command, so that the workers it forks have it.
+ */
+const char *mcp_sandbox_backend(const struct mcp_server *);
 
 /* 1 when tools/list lists a tool called name, else 0. */
 int	mcp_tool_listed(const struct mcp_server *, const char *name);
@@ -126,9 +149,10 @@ int	mcp_tools_call(const struct mcp_server *, const char *name,
  * replaced by the server's self; stdin is in (inlen bytes; NULL: empty);
  * stdout and stderr are kept up to cap bytes each (the rest is read and
  * dropped, *_trunc set, *_total counts all); after timeout_ms (0: never)
- * the child's process group is killed, as it is when the server's watch
- * says stop (stopped set). The child runs in a process group of its own,
- * with SIGPIPE at its default.
+ * the child gets SIGTERM (arcturn exec passes it on to the command, then
+ * lands or records what it wrote), and a second later SIGKILL to its
+ * process group (timed_out set). The child runs
+ * in a process group of its own, with SIGPIPE at its default.
  */
 struct mcp_run {
 	char		**argv;
@@ -145,12 +169,18 @@ struct mcp_run {
 	int		  status;	/* exit status, or -1 when signalled */
 	int		  sig;		/* the signal that ended it, or 0 */
 	int		  timed_out;
-	int		  stopped;	/* killed because watch said stop */
 };
 
 /* Run it; 0 once it ran and was reaped, -1 with errno if it could not. */
 int	mcp_run(const struct mcp_server *, struct mcp_run *);
 void	mcp_run_free(struct mcp_run *);
+
+/*
+ * From here on, SIGTERM ends this process (a worker, mcp_jobs.c: its call
+ * was cancelled, or the client is gone): at once outside mcp_run; inside,
+ * once the child is stopped as at a timeout, but within MCP_STOP_MS.
+ */
+void	mcp_run_stop_on_term(void);
 
 /*
  * The platform's part (mcp_linux.c, mcp_macos.c). mcp_self_path: the
@@ -161,5 +191,103 @@ void	mcp_run_free(struct mcp_run *);
  */
 int	mcp_self_path(char *buf, size_t size);
 int	mcp_child_tie(pid_t parent);
+
+/*
+ * The tool calls (mcp_jobs.c), each run by a worker, a
+ * forked copy of the server, so that the server itself goes
+ * on reading stdin: a ping is answered during any call, a cancel kills
+ * the call, EOF kills them all.
+ *
+ * A worker gets the request's line, calls the tool (mcp_tools_call) and
+ * writes what it has to say to its pipe, a JSON-RPC message a line:
+ * progress notifications (when the request's params._meta has a
+ * progressToken), then the reply. The server alone writes stdout: it
+ * copies those lines whole, one message a line, never interleaved.
+ *
+ * Order: readers (mcp_tool_writes says 0) run side by side; a writer
+ * starts once every call that came before it has ended, and a call
+ * starts only when no writer that came before it is still waiting or
+ * running. So calls that touch the session take effect in the order the
+ * client sent them, as they would one at a time. At most MCP_JOBS_MAX
+ * run at once; the rest wait in order.
+ *
+ * Stopping: SIGTERM to a worker kills its child's process group and ends
+ * it (mcp_run_stop_on_term); a worker dies with the server (mcp_child_tie).
+ * A cancelled call's lines are read and dropped: no reply is sent.
+ */
+#define MCP_JOBS_MAX	16
+
+struct mcp_job {
+	struct mcp_job	*next;
+	cJSON		*id;		/* the request's id */
+	char		*line;		/* the request, until it starts */
+	size_t		 len;
+	char		*dir;		/* the workspace when it came, or
+					   NULL (none: srv->why says why) */
+	int		 writer;
+	pid_t		 pid;		/* the worker; 0 while it waits */
+	int		 fd;		/* its pipe; -1 once at EOF */
+	struct reader	 r;		/* its lines */
+	int		 cancelled;	/* killed: its lines are dropped */
+	long		 killed_at;	/* when SIGTERM went (ms), or 0 */
+};
+
+struct mcp_jobs {
+	struct mcp_job	*head, **tail;	/* in the order they came */
+	int		 running;
+};
+
+void	mcp_jobs_init(struct mcp_jobs *);
+
+/*
+ * Queue the call of this line (copied), to run in the workspace srv has
+ * now (MCP roots may move it before the call starts): 0, or -1 when out
+ * of memory.
+ */
+int	mcp_jobs_add(struct mcp_jobs *, const struct mcp_server *,
+	    const cJSON *id, const char *line, size_t len, int writer);
+
+/*
+ * Start the calls that may start now (Order above). A call that cannot
+ * start (fork, pipe) is returned through failed (one at a time: call
+ * again), removed from the list: the caller answers it and frees it with
+ * mcp_job_free.
+ */
+void	mcp_jobs_start(struct mcp_jobs *, const struct mcp_server *,
+	    struct mcp_job **failed);
+
+/*
+ * notifications/cancelled for id: a waiting call is dropped, a running
+ * one killed (its lines dropped). 1 when one was found, else 0.
+ */
+int	mcp_jobs_cancel(struct mcp_jobs *, const cJSON *id);
+
+/* Whether a call that writes is waiting or running: 1, else 0. */
+int	mcp_jobs_writing(const struct mcp_jobs *);
+
+/* Whether writes go to the dry-run session (flag, env, config). */
+int	mcp_dry(const struct mcp_server *);
+
+/* Kill every call (stdin is gone): running ones get SIGTERM. */
+void	mcp_jobs_kill_all(struct mcp_jobs *);
+
+/*
+ * A running job's pipe is readable: its whole lines go to put (unless
+ * cancelled); at EOF the worker is reaped and the job removed. 0, or -1
+ * when put failed (stdout is gone).
+ */
+int	mcp_jobs_read(struct mcp_jobs *, struct mcp_job *,
+	    int (*put)(void *, const char *, size_t), void *arg);
+
+/* Kill what ignored SIGTERM for a second (SIGKILL); *next: ms to wait. */
+void	mcp_jobs_reap_slow(struct mcp_jobs *, long *wait_ms);
+
+void	mcp_job_free(struct mcp_job *);
+
+/* Whether the call of tool name with args changes the workspace or the
+   session (mcp_schema.c's annotations: not readOnlyHint). */
+int	mcp_tool_writes(const char *name, const cJSON *args);
+
+long	mcp_now_ms(void);
 
 #endif

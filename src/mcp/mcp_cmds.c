@@ -14,13 +14,15 @@
 #include "lib/mem.h"
 #include "lib/utf8.h"
 #include "mcp/mcp.h"
+#include "mcp/mcp_nav.h"
 #include "mcp/mcp_tools.h"
+#include "session/keep.h"
 
 /* What `arcturn sandbox status --json` said, once per server. */
 static char backend[64];
 
-static const char *
-sandbox_backend(const struct mcp_server *srv)
+const char *
+mcp_sandbox_backend(const struct mcp_server *srv)
 {
 	char *w[] = { "--json", "sandbox", "status" };
 	const cJSON *b;
@@ -127,19 +129,34 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	 */
 	char *w[6] = { "exec" };
 	char line[PATH_MAX + 512];
+	const char *at;
 	struct mcp_run r;
 	cJSON *o;
 	size_t nw = 1;
-	int mode, dry, rc;
+	long turn = 0;
+	int mode, dry, rc, ckpt;
 
+	policy(srv, &mode, &dry);
+	/*
+	 * Not under dry run, its writes are a turn undo takes back (exec
+	 * --checkpoint: the helper's mount layer) and join the turn an
+	 * agent began (begin_turn: KEEP_JOIN_ENV); without the mount layer
+	 * they land unrecorded, as checkpointed says.
+	 */
+	ckpt = !dry && mode != MODE_OFF &&
+	    strcmp(mcp_sandbox_backend(srv), "helper+mount") == 0;
 	if (srv->dry_run)
 		w[nw++] = "--dry-run";
+	else if (ckpt) {
+		w[nw++] = "--checkpoint";
+		if (setenv(KEEP_JOIN_ENV, "1", 1) < 0)
+			return NULL;
+	}
 	if (cwd != NULL) {
 		w[nw++] = "--cwd";
 		w[nw++] = (char *)cwd;
 	}
 	w[nw++] = "--";
-	policy(srv, &mode, &dry);
 	memset(&r, 0, sizeof r);
 	r.in = in;
 	r.inlen = inlen;
@@ -161,7 +178,13 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 		mcp_run_free(&r);
 		return mcp_result(NULL, line, 1);
 	}
+	/* the turn: apply's last line on stderr, "... (as turn N)." */
+	for (at = r.err; (at = strstr(at, "(as turn ")) != NULL; at++)
+		turn = strtol(at + 9, NULL, 10);
 	if ((o = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddBoolToObject(o, "checkpointed", ckpt) == NULL ||
+	    (turn > 0 ? cJSON_AddNumberToObject(o, "turn", (double)turn) :
+	    cJSON_AddNullToObject(o, "turn")) == NULL ||
 	    (r.status >= 0 ? cJSON_AddNumberToObject(o, "exitCode", r.status) :
 	    cJSON_AddNullToObject(o, "exitCode")) == NULL ||
 	    (r.sig != 0 ? cJSON_AddNumberToObject(o, "signal", r.sig) :
@@ -174,9 +197,9 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	    cJSON_AddNumberToObject(o, "outputCap", (double)MCP_OUT_CAP) ==
 	    NULL ||
 	    cJSON_AddBoolToObject(o, "confined", mode != MODE_OFF &&
-	    strcmp(sandbox_backend(srv), "none") != 0) == NULL ||
+	    strcmp(mcp_sandbox_backend(srv), "none") != 0) == NULL ||
 	    cJSON_AddStringToObject(o, "backend", mode == MODE_OFF ? "none" :
-	    sandbox_backend(srv)) == NULL ||
+	    mcp_sandbox_backend(srv)) == NULL ||
 	    cJSON_AddBoolToObject(o, "captured", dry) == NULL) {
 		cJSON_Delete(o);
 		mcp_run_free(&r);
@@ -439,6 +462,12 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 			    "digest %.64s); nothing applied: call "
 			    "review_changes again", expect);
 		}
+	} else if (strcmp(name, "begin_turn") == 0 ||
+	    strcmp(name, "list_checkpoints") == 0 ||
+	    strcmp(name, "undo") == 0) {
+		return mcp_turns_call(srv, name, args, result, msg, msglen);
+	} else if (mcp_nav_has(name)) {
+		return mcp_nav_call(srv, name, args, result, msg, msglen);
 	} else {
 		mem_free(v);
 		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s%s",

@@ -50,7 +50,8 @@ lines_take(struct reader *r)
 		nl = memchr(r->chunk + r->pos, '\n', r->n - r->pos);
 		take = nl != NULL ? (size_t)(nl - (r->chunk + r->pos)) :
 		    r->n - r->pos;
-		if (!r->skipping && r->len + take > MCP_LINE_MAX) {
+		if (!r->skipping && r->len + take > (r->max ? r->max :
+		    MCP_LINE_MAX)) {
 			r->skipping = 1;
 			r->len = 0;
 		}

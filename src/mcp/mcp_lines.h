@@ -31,6 +31,7 @@ struct reader {
 	int	 skipping;	/* in a line over the cap: dropped to its end */
 	int	 whole;		/* line holds a whole line, handed out */
 	int	 eof;		/* read(2) said end of input */
+	size_t	 max;		/* the cap; 0: MCP_LINE_MAX */
 };
 
 enum { LINE_EOF, LINE_OK, LINE_BIG, LINE_ERR, LINE_NONE };

@@ -34,6 +34,29 @@ now_ms(void)
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * SIGTERM in a worker (mcp_run_stop_on_term): outside mcp_run it ends the
+ * worker; inside, it asks the loop (through the pipe) to stop the child:
+ * SIGTERM to it first, so that arcturn exec passes it on and lands or
+ * records what the command wrote, then SIGKILL to its process group.
+ */
+static volatile sig_atomic_t running, stop_asked;
+static int stop_pipe[2] = { -1, -1 };
+
+
+static void
+on_term(int sig)
+{
+	int save = errno;
+
+	if (running == 0)
+		_exit(128 + sig);
+	stop_asked = 1;
+	if (stop_pipe[1] >= 0)
+		(void)write(stop_pipe[1], "x", 1);
+	errno = save;
+}
+
 /* Read what is there into s; 0 at EOF (fd closed), 1 for more, -1 error. */
 /*
  * Head and tail: the first cap/2 bytes stay at buf; the rest goes round
@@ -158,6 +181,21 @@ cloexec_pipe(int p[2])
 	return 0;
 }
 
+void
+mcp_run_stop_on_term(void)
+{
+	struct sigaction sa;
+
+	if (stop_pipe[0] < 0 && cloexec_pipe(stop_pipe) == 0) {
+		fcntl(stop_pipe[0], F_SETFL, O_NONBLOCK);
+		fcntl(stop_pipe[1], F_SETFL, O_NONBLOCK);
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_term;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static void
 close_fd(int *fd)
 {
@@ -166,20 +204,52 @@ close_fd(int *fd)
 	*fd = -1;
 }
 
+/* Block SIGTERM (on) or restore the mask (off) around the fork. */
+static void
+term_block(int on, sigset_t *old)
+{
+	sigset_t t;
+
+	if (on) {
+		sigemptyset(&t);
+		sigaddset(&t, SIGTERM);
+		sigprocmask(SIG_BLOCK, &t, old);
+	} else
+		sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* The soonest of the deadlines that are set (-1: none), from now. */
+static long
+soonest(long now, const long *at, int n)
+{
+	long left = 0;
+	int i, any = 0;
+
+	for (i = 0; i < n; i++)
+		if (at[i] > 0 && (!any || at[i] - now < left)) {
+			left = at[i] - now;
+			any = 1;
+		}
+	return !any ? -1 : left < 0 ? 0 : left;
+}
+
 int
 mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 {
 	struct sink s[2];
 	struct pollfd pf[4];
 	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
-	int i, n, wst, infd, save, killed = 0, wi, watching;
-	size_t inoff = 0;
-	long deadline, grace = 0, left;
+	int i, n, wst, infd, save, stopping = 0, killed = 0;
+	size_t inoff = 0, said = 0, bytes;
+	long start, deadline, hard = 0, grace = 0, left, told = 0, now;
+	long at[4];
+	char drop[64];
+	sigset_t old;
 	pid_t pid, parent;
 
 	r->out = r->err = NULL;
 	r->outlen = r->errlen = r->out_total = r->err_total = 0;
-	r->out_trunc = r->err_trunc = r->timed_out = r->stopped = 0;
+	r->out_trunc = r->err_trunc = r->timed_out = 0;
 	r->status = -1;
 	r->sig = 0;
 	if ((r->out = mem_alloc(r->cap + 1)) == NULL ||
@@ -188,11 +258,16 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 	    cloexec_pipe(perr) < 0)
 		goto fail;
 	parent = getpid();
-	if ((pid = fork()) < 0)
+	term_block(1, &old);
+	if ((pid = fork()) < 0) {
+		term_block(0, &old);
 		goto fail;
+	}
 	if (pid == 0)
 		child(srv, r, parent, pin[0], pout[1], perr[1]);
 	setpgid(pid, pid);	/* either side may win the race: both set it */
+	running = pid;
+	term_block(0, &old);
 	close_fd(&pin[0]);
 	close_fd(&pout[1]);
 	close_fd(&perr[1]);
@@ -207,8 +282,11 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 	    r->tail };
 	s[1] = (struct sink){ perr[0], r->err, 0, r->cap, 0, &r->err_trunc,
 	    r->tail };
-	deadline = r->timeout_ms > 0 ? now_ms() + r->timeout_ms : 0;
-	watching = srv->watch != NULL;
+	start = now_ms();
+	deadline = r->timeout_ms > 0 ? start + r->timeout_ms : 0;
+	if (srv->progress != NULL)
+		srv->progress(srv->progress_arg, 0, 0);
+	told = start;
 	while (s[0].fd >= 0 || s[1].fd >= 0) {
 		n = 0;
 		for (i = 0; i < 2; i++)
@@ -216,45 +294,39 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 				pf[n++] = (struct pollfd){ s[i].fd, POLLIN, 0 };
 		if (infd >= 0)
 			pf[n++] = (struct pollfd){ infd, POLLOUT, 0 };
-		wi = -1;
-		if (watching && !killed) {
-			wi = n;
-			pf[n++] = (struct pollfd){ srv->watch_fd, POLLIN, 0 };
-		}
-		left = -1;
-		if (killed)
-			left = grace - now_ms();
-		else if (deadline != 0)
-			left = deadline - now_ms();
-		if (left < 0 && (deadline != 0 || killed))
-			left = 0;
+		if (stop_pipe[0] >= 0 && !stopping)
+			pf[n++] = (struct pollfd){ stop_pipe[0], POLLIN, 0 };
+		/* what to wake for: the deadline, the kill, progress */
+		at[0] = !stopping ? deadline : 0;
+		at[1] = stopping && !killed ? hard : 0;
+		at[2] = killed ? grace : 0;
+		at[3] = srv->progress != NULL && !stopping ?
+		    told + MCP_PROGRESS_MS : 0;
+		left = soonest(now_ms(), at, 4);
 		if (poll(pf, (nfds_t)n, left > INT32_MAX ? INT32_MAX :
 		    (int)left) < 0 && errno != EINTR)
 			break;
-		if (wi >= 0 && pf[wi].revents != 0) {
-			switch (srv->watch(srv->watch_arg)) {
-			case MCP_WATCH_STOP:
-				r->stopped = killed = 1;
-				kill(-pid, SIGKILL);
-				kill(pid, SIGKILL);
-				/* the client waits for nothing: be quick */
-				grace = now_ms() + 500;
-				close_fd(&infd);
-				continue;
-			case MCP_WATCH_IGNORE:
-				watching = 0;
-				break;
-			}
+		now = now_ms();
+		if (!stopping && (stop_asked || (deadline != 0 &&
+		    now >= deadline))) {
+			/* arcturn exec passes SIGTERM on, lands what was
+			   written and cleans up; SIGKILL if it does not end */
+			while (stop_pipe[0] >= 0 &&
+			    read(stop_pipe[0], drop, sizeof drop) > 0)
+				;
+			r->timed_out = !stop_asked;
+			stopping = 1;
+			kill(pid, SIGTERM);
+			hard = now + (stop_asked ? MCP_STOP_MS : 2 * MCP_STOP_MS);
+			close_fd(&infd);
 		}
-		if (deadline != 0 && !killed && now_ms() >= deadline) {
-			r->timed_out = killed = 1;
+		if (stopping && !killed && now >= hard) {
+			killed = 1;
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
-			grace = now_ms() + 2000;
-			close_fd(&infd);
-			continue;
+			grace = now + MCP_STOP_MS;
 		}
-		if (killed && now_ms() >= grace)
+		if (killed && now >= grace)
 			break;	/* a grandchild holds a pipe: stop reading */
 		for (i = 0; i < 2; i++)
 			if (s[i].fd >= 0 && sink_read(&s[i]) < 0)
@@ -269,13 +341,27 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 			if (inoff == r->inlen)
 				close_fd(&infd);
 		}
+		/* output grew (at most 5 a second), or a second went by */
+		bytes = s[0].total + s[1].total;
+		if (srv->progress != NULL && !stopping &&
+		    (now - told >= MCP_PROGRESS_MS ||
+		    (bytes != said && now - told >= MCP_PROGRESS_MS / 5))) {
+			srv->progress(srv->progress_arg, now - start, bytes);
+			told = now;
+			said = bytes;
+		}
 	}
 	close_fd(&infd);
 	close_fd(&s[0].fd);
 	close_fd(&s[1].fd);
 	while (waitpid(pid, &wst, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			running = 0;
 			return -1;
+		}
+	running = 0;
+	if (stop_asked)
+		_exit(128 + SIGTERM);	/* the call is over: nothing after */
 	if (WIFEXITED(wst))
 		r->status = WEXITSTATUS(wst);
 	else if (WIFSIGNALED(wst))

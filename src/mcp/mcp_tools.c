@@ -314,7 +314,12 @@ child(const struct mcp_server *srv, const char *what, char *const *words,
     size_t inlen, int denials, struct mcp_run *r, cJSON **res)
 {
 	char line[PATH_MAX + 512];
+	struct mcp_server q = *srv;
 
+	/* progress is the call's own command's; apply's too */
+	if (strcmp(what, "apply") != 0)
+		q.progress = NULL;
+	srv = &q;
 	memset(r, 0, sizeof *r);
 	r->in = in;
 	r->inlen = inlen;

@@ -14,8 +14,6 @@
 #include "mcp/mcp.h"
 #include "mcp/mcp_args.h"
 
-/* Whether writes go to the dry-run session (flag, env, config). */
-int	mcp_dry(const struct mcp_server *);
 
 /* arcturn -C DIR [--session ID] words... more...: mem_free the array. */
 char	**mcp_argv(const struct mcp_server *, char *const *words,

@@ -41,6 +41,7 @@ struct keep {
 	char			 name[KEEP_NAMELEN];	/* N */
 	size_t			 count;
 	int			 whole;		/* keep_turn: all in its turn */
+	int			 join;		/* keep_join */
 	struct apply_keeper	 keeper;
 };
 
@@ -444,9 +445,15 @@ turn_add(struct keep *k, struct ckpt_turn *t, int rootfd, const char *rel,
     const struct ckpt_state *before)
 {
 	struct ckpt_state after;
+	struct ckpt_entry *e;
 
-	if (ckpt_find(t, rel) != NULL)
-		return 0;	/* the first change of a path says before */
+	if ((e = ckpt_find(t, rel)) != NULL) {
+		/* the first change of a path says before; a joined turn
+		   takes the after this apply left */
+		if (k->join && ckpt_state(k->ck, rootfd, rel, 0, &after) == 0)
+			e->after = after;
+		return 0;
+	}
 	if (ckpt_state(k->ck, rootfd, rel, 0, &after) < 0) {
 		if (errno != EAGAIN)
 			return -1;
@@ -473,7 +480,8 @@ keep_turn(struct keep *k, int rootfd, const struct changes *c,
 	/* what puts stored is synced (sync_kept); what is stored here, a
 	   chmod's bytes, is synced as it is stored: the record names it */
 	ckpt_lazy(k->ck, 0);
-	if (ckpt_turn_end(k->ck) < 0 || ckpt_for_write(k->ck, &t) < 0)
+	if ((!k->join && ckpt_turn_end(k->ck) < 0) ||
+	    ckpt_for_write(k->ck, &t) < 0)
 		return -1;
 	for (i = 0; i < c->n && rc == 0; i++) {
 		j = ks_find(k, c->v[i].path);
@@ -502,9 +510,11 @@ keep_turn(struct keep *k, int rootfd, const struct changes *c,
 		    ckpt_find(&t, k->ks[i].rel) == NULL)
 			k->whole = 0;
 	if (rc == 0 && t.n > 0) {
-		mem_free(t.label);
-		if ((t.label = mem_strdup(label)) == NULL ||
-		    ckpt_save(k->ck, &t) < 0)
+		if (t.label == NULL || t.label[0] == '\0') {
+			mem_free(t.label);
+			t.label = mem_strdup(label);
+		}
+		if (t.label == NULL || ckpt_save(k->ck, &t) < 0)
 			rc = -1;
 		else
 			*id = t.id;
@@ -515,6 +525,13 @@ keep_turn(struct keep *k, int rootfd, const struct changes *c,
 	else if (k->whole && k->dirfd >= 0 && mark_recorded(k) < 0)
 		k->whole = 0;
 	return rc;
+}
+
+void
+keep_join(struct keep *k, int on)
+{
+	if (k != NULL)
+		k->join = on;
 }
 
 int

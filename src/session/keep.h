@@ -76,6 +76,17 @@ int	keep_turn(struct keep *, int rootfd, const struct changes *c,
 	    const char *label, unsigned long *id);
 
 /*
+ * With on, keep_turn joins the turn `arcturn turn` opened, when one is
+ * open, instead of ending it (a turn of its own when none is): the
+ * turn keeps its label and stays open for the writes after, a path it
+ * holds already keeps its before and takes the new after. The MCP
+ * server's run_command asks for it (KEEP_JOIN_ENV), so that the writes
+ * of a command join the turn an agent began (begin_turn).
+ */
+#define KEEP_JOIN_ENV	"ARCTURN_APPLY_JOINS_TURN"
+void	keep_join(struct keep *, int on);
+
+/*
  * Whether the turn keep_turn recorded holds every file put kept (a file
  * that is a fifo now cannot be given back by a turn), and replaced/<N>
  * is marked so: replaced/<N>.turn, synced. keep_unrecorded: the N of a

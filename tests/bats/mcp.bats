@@ -41,7 +41,7 @@ serve() {
 	python3 "$BATS_TEST_DIRNAME/mcp_drive.py" "$ARCTURN_BIN" mcp "$@" >"$T/out" 2>"$T/err"
 	echo $? >"$T/rc"
 	# stdout carries protocol messages only, one a line
-	jq -e -s 'all(.[]; .jsonrpc == "2.0" and has("id"))' "$T/out" >/dev/null ||
+	jq -e -s 'all(.[]; .jsonrpc == "2.0" and (has("id") or .method == "notifications/progress"))' "$T/out" >/dev/null ||
 		fail "stdout holds something else than JSON-RPC: $(cat "$T/out")"
 }
 
@@ -83,19 +83,28 @@ sc() {	# id field: the structuredContent's field
 	[ "$(reply 2 .result)" = '{}' ]
 	[ "$(reply 3 .result)" = '{}' ]
 	[ "$(reply 4 .error.code)" = -32601 ]
-	[ "$(reply 5 '.result.tools | length')" = 7 ]
+	[ "$(reply 5 '.result.tools | length')" = 16 ]
 	# six requests, six replies: the notifications got none
 	[ "$(wc -l <"$T/out")" = 6 ]
 }
 
-@test "tools/list: every tool has both schemas; apply_changes only with --allow-apply" {
+@test "tools/list: every tool has both schemas, a title and the four annotations; apply_changes only with --allow-apply" {
 	{ echo "$INIT"; req 1 tools/list; call 2 apply_changes '{"expect":"x"}'; } | serve
 	run reply 1 '[.result.tools[].name] | sort | join(" ")'
-	assert_output '"discard_changes edit_file read_file review_changes run_command sandbox_status write_file"'
-	[ "$(reply 1 '[.result.tools[] | select(.inputSchema.type == "object" and .outputSchema.type == "object")] | length')" = 7 ]
-	# every input is described, so that a model knows what to pass
+	assert_output '"begin_turn directory_tree discard_changes edit_file get_file_info list_checkpoints list_directory read_file read_multiple_files review_changes run_command sandbox_status search_content search_files undo write_file"'
+	[ "$(reply 1 '[.result.tools[] | select(.inputSchema.type == "object" and .outputSchema.type == "object")] | length')" = 16 ]
+	# spec 2025-11-25: a title and the hints on every tool
+	run reply 1 '[.result.tools[] | select((.title // "") == "" or (.annotations | [.readOnlyHint, .destructiveHint,
+		.idempotentHint, .openWorldHint] | map(type) != ["boolean","boolean","boolean","boolean"])) | .name]'
+	assert_output '[]'
+	# what only reads says so; what writes does not
+	run reply 1 '[.result.tools[] | select(.annotations.readOnlyHint) | .name] | sort | join(" ")'
+	assert_output '"directory_tree get_file_info list_checkpoints list_directory read_file read_multiple_files review_changes sandbox_status search_content search_files"'
+	[ "$(reply 1 '.result.tools[] | select(.name == "run_command") | .annotations.openWorldHint')" = true ]
+	[ "$(reply 1 '.result.tools[] | select(.name == "run_command") | .inputSchema.properties.timeoutMs | [.default, .maximum]')" = '[120000,86400000]' ]
+	# every input is described and titled, so that a model knows what to pass
 	run reply 1 '[.result.tools[] | .name as $t | .inputSchema.properties | to_entries[] |
-		select((.value.description // "") == "") | "\($t).\(.key)"]'
+		select((.value.description // "") == "" or (.value.title // "") == "") | "\($t).\(.key)"]'
 	assert_output '[]'
 	run reply 1 '[.result.tools[] | .name as $t | .inputSchema.properties.edits.items.properties // {} | to_entries[] |
 		select((.value.description // "") == "") | "\($t).\(.key)"]'
@@ -104,7 +113,7 @@ sc() {	# id field: the structuredContent's field
 	[ "$(reply 2 .error.code)" = -32602 ]
 	{ echo "$INIT"; req 1 tools/list; } | serve --allow-apply
 	[ "$(reply 1 '[.result.tools[].name] | index("apply_changes") != null')" = true ]
-	[ "$(reply 1 '.result.tools | length')" = 8 ]
+	[ "$(reply 1 '.result.tools | length')" = 17 ]
 }
 
 @test "an unknown tool is a JSON-RPC error; malformed arguments are isError results naming the argument" {
@@ -264,7 +273,8 @@ sc() {	# id field: the structuredContent's field
 	[ "$(reply 2 .result.isError)" = true ]
 	reply 2 '.result.content[0].text' | grep -q '^"arcturn: '
 	[ "$(sc 3 timedOut)" = true ]
-	[ "$(sc 3 signal)" = 9 ]
+	# SIGTERM, passed on by arcturn exec (143: 128 + 15), or the signal
+	[ "$(reply 3 '.result.structuredContent | [.exitCode, .signal]')" = '[143,null]' ] || [ "$(sc 3 signal)" = 15 ]
 	[ "$(reply 5 .result.isError)" = true ]
 	reply 5 '.result.content[0].text' | grep -q 'cwd: sub'
 	# a command's own 127 is its result, not a tool failure
@@ -664,4 +674,110 @@ PY
 	[ "$(sc 2 diff | jq -j . | tail -c 1 | od -An -c | tr -d ' ')" = '\n' ]
 	[ "$(sc 3 truncated)" = false ]
 	sc 3 diff | jq -r . | grep -q '^+line 150 of a generated file$'
+}
+
+@test "initialize: 2025-03-26 is served too" {
+	{ init_msg 2025-03-26; } | serve
+	[ "$(reply 0 .result.protocolVersion)" = '"2025-03-26"' ]
+}
+
+@test "a server that cannot start answers the first request with the reason, says it on stderr, and ends with status 2" {
+	printf '{' >.arcturn.json
+	rc=0
+	{ echo "$INIT"; req 1 ping; } |
+		python3 "$BATS_TEST_DIRNAME/mcp_drive.py" "$ARCTURN_BIN" mcp >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" = 2 ]
+	# the reason, and nothing after it: the server is gone
+	[ "$(wc -l <"$T/out")" = 1 ]
+	[ "$(reply 0 .error.code)" = -32000 ]
+	reply 0 .error.message | grep -q 'arcturn.json'
+	grep -q 'arcturn.json' "$T/err"
+	rm .arcturn.json
+	rc=0
+	echo "$INIT" | python3 "$BATS_TEST_DIRNAME/mcp_drive.py" "$ARCTURN_BIN" mcp -C / >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" = 2 ]
+	reply 0 .error.message | grep -q 'refused as a workspace'
+	grep -q 'refused as a workspace' "$T/err"
+}
+
+@test "navigation: list_directory of 10,000 entries fits the budget and counts them all; --max-output sets it; search_files counts every match" {
+	mkdir flat
+	(cd flat && seq -f 'f%05g.txt' 1 10000 | xargs touch)
+	touch z.c
+	{
+		echo "$INIT"
+		call 1 list_directory '{"path":"flat"}'
+		call 2 search_files '{"path":"flat","pattern":"f*.txt"}'
+		call 3 search_files '{"pattern":"*.c"}'
+		call 4 list_directory '{"path":"a.txt"}'
+		call 5 directory_tree '{"path":".","maxDepth":1}'
+	} | serve
+	[ "$(sc 1 total)" = 10000 ]
+	[ "$(sc 1 truncated)" = true ]
+	[ "$(reply 1 '.result.content[0].text | length')" -le 65536 ]
+	reply 1 '.result.content[0].text' | jq -j . | tail -n 1 |
+		grep -q '^\[arcturn: [0-9]* of 10000 entries shown (at most 65536 bytes a call); search_files with a pattern finds the others\]$'
+	# the structured entries are the ones the text shows
+	[ "$(sc 1 'entries | length')" = "$(reply 1 '.result.content[0].text' | jq -r . | grep -c '^\[FILE\]')" ]
+	[ "$(sc 2 total)" = 10000 ]
+	[ "$(sc 2 truncated)" = true ]
+	[ "$(sc 3 matches)" = '["z.c"]' ]
+	[ "$(reply 4 .result.isError)" = true ]
+	reply 4 '.result.content[0].text' | grep -q 'a.txt: not a directory'
+	[ "$(sc 5 'tree | map(.name) | join(" ")')" = '".git a.txt flat z.c"' ]
+	[ "$(sc 5 'tree | map(select(has("children"))) | length')" = 0 ]
+	{ echo "$INIT"; call 1 list_directory '{"path":"flat"}'; } | serve --max-output 4096
+	[ "$(reply 1 '.result.content[0].text | length')" -le 4400 ]
+	[ "$(sc 1 total)" = 10000 ]
+	run "$ARCTURN_BIN" mcp --max-output 12 </dev/null
+	assert_failure 2
+	assert_output --partial 'bytes from 1024'
+}
+
+@test "progress: a call with a progressToken gets notifications/progress before its reply" {
+	{
+		echo "$INIT"
+		jq -cn '{jsonrpc: "2.0", id: 1, method: "tools/call", params: {name: "run_command",
+			arguments: {command: ["sh", "-c", "echo hi"]}, _meta: {progressToken: "p1"}}}'
+		call 2 run_command '{"command":["true"]}'
+	} | serve
+	[ "$(sc 1 exitCode)" = 0 ]
+	# the first at the start, none for the call that asked for none, all before the reply
+	run jq -sc '[.[] | if .method == "notifications/progress" then .params.progressToken elif .id == 1 then "reply" else empty end]' "$T/out"
+	assert_output --regexp '^\["p1",("p1",)*"reply"\]$'
+	run jq -c 'select(.method == "notifications/progress") | .params.message' "$T/out"
+	assert_line --index 0 --regexp '^"run_command: running for 0.0 s, 0 bytes of output so far"$'
+}
+
+@test "an agent's turn: begin_turn, write_file, edit_file and run_command are one turn, labelled; arcturn undo takes it all back" {
+	printf 'before\n' >t.txt
+	{
+		echo "$INIT"
+		call 1 begin_turn '{"label":"agent: rework t"}'
+		call 2 write_file '{"path":"t.txt","content":"written\n"}'
+		call 3 edit_file '{"path":"t.txt","edits":[{"oldText":"written","newText":"edited"}]}'
+		call 4 run_command '{"command":["sh","-c","echo ran >made.txt"]}'
+		call 5 list_checkpoints '{}'
+		call 6 begin_turn '{}'
+	} | serve
+	turn=$(sc 1 turn)
+	[ "$(sc 2 turn)" = "$turn" ]
+	[ "$(sc 3 turn)" = "$turn" ]
+	if [ "$(sc 4 checkpointed)" = true ]; then
+		[ "$(sc 4 turn)" = "$turn" ]
+		[ "$(sc 5 'turns[0].paths | map(.path) | sort | join(" ")')" = '"made.txt t.txt"' ]
+	fi
+	[ "$(sc 5 'turns[0] | [.id, .label]')" = "[$turn,\"agent: rework t\"]" ]
+	[ "$(sc 6 turn)" = $((turn + 1)) ]
+	run "$ARCTURN_BIN" checkpoints
+	assert_line --regexp "^turn $turn  .*  agent: rework t$"
+	# the human takes the agent's turn back: the newest (empty) one first
+	run "$ARCTURN_BIN" rewind "$turn"
+	assert_success
+	[ "$(cat t.txt)" = before ]
+	[ ! -e made.txt ]
+	# under dry run a turn has nothing to group: isError saying so
+	{ echo "$INIT"; call 1 begin_turn '{"label":"x"}'; } | serve --dry-run
+	[ "$(reply 1 .result.isError)" = true ]
+	reply 1 '.result.content[0].text' | grep -q 'dry run'
 }

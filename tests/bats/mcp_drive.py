@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Drive `arcturn mcp` as a client does: send the lines of stdin, keep the
-server's stdin open until every one of them was handled, then close it
-(the MCP stdio shutdown) and wait for the server to exit. The server's
-stdout goes to ours, its stderr to ours; the exit status is the server's.
+server's stdin open until every request among them was answered, then
+close it (the MCP stdio shutdown) and wait for the server to exit. The
+server's stdout goes to ours, its stderr to ours; the exit status is the
+server's.
 
-Closing stdin ends the calls still running (the client is gone), so a
-test that pipes its requests would see them killed: the driver appends a
-tools/list with id "mcp-drive-end", which the server answers only after
-every line before it (a ping would be answered at once, even during a
-call), and closes stdin once that reply came. Its reply is not printed.
+Closing stdin ends the calls still running (the client is gone), and the
+server answers calls side by side, so the driver counts: it waits for a
+reply to each request it sent (a line that parses as an object with a
+method and an id), less those a notifications/cancelled named, then
+closes stdin. A request the server never answers ends the drive after
+300 s (killed).
 
     mcp_drive.py BIN mcp [ARGS...] <requests >replies
 """
@@ -17,36 +19,65 @@ import subprocess
 import sys
 import threading
 
-END = "mcp-drive-end"
+
+def key(i):
+    return json.dumps(i, sort_keys=True)
+
+
+def expected(data):
+    want = {}
+    for line in data.split(b"\n"):
+        try:
+            m = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(m, dict) or not isinstance(m.get("method"), str):
+            continue
+        if "id" in m and isinstance(m["id"], (str, int, float)) \
+                and not isinstance(m["id"], bool):
+            want[key(m["id"])] = want.get(key(m["id"]), 0) + 1
+        elif m.get("method") == "notifications/cancelled":
+            r = key((m.get("params") or {}).get("requestId"))
+            if want.get(r):
+                want[r] -= 1
+    return want
 
 
 def main():
     data = sys.stdin.buffer.read()
+    want = expected(data)
     p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE)
     timer = threading.Timer(300, p.kill)
     timer.start()
+
+    def close():
+        try:
+            p.stdin.close()
+        except BrokenPipeError:
+            pass
+
     try:
         p.stdin.write(data)
-        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": END,
-                                  "method": "tools/list"}).encode() + b"\n")
         p.stdin.flush()
     except BrokenPipeError:
         pass
+    if sum(want.values()) == 0:
+        close()
     out = sys.stdout.buffer
     for line in p.stdout:
+        out.write(line)
+        out.flush()
         try:
             msg = json.loads(line)
         except ValueError:
             msg = None
-        if isinstance(msg, dict) and msg.get("id") == END and "method" not in msg:
-            try:
-                p.stdin.close()
-            except BrokenPipeError:
-                pass
-            continue
-        out.write(line)
-        out.flush()
+        if isinstance(msg, dict) and "method" not in msg and "id" in msg:
+            k = key(msg["id"])
+            if want.get(k):
+                want[k] -= 1
+                if sum(want.values()) == 0:
+                    close()
     rc = p.wait()
     timer.cancel()
     sys.exit(rc)

@@ -86,8 +86,15 @@ t_timeout(void)
 	time_t t0 = time(NULL);
 
 	alarm(20);
-	/* the grandchild holds the pipes: the whole group is killed */
+	/* SIGTERM first; the grandchild holds the pipes: the whole group
+	   is killed */
 	CHECK(sh(&r, "sleep 30 & sleep 30", NULL, 100, 200) == 0);
+	CHECK(r.timed_out && r.sig == SIGTERM && r.status == -1);
+	CHECK(time(NULL) - t0 < 10);
+	mcp_run_free(&r);
+	/* one that ignores SIGTERM: SIGKILL after MCP_STOP_MS twice */
+	t0 = time(NULL);
+	CHECK(sh(&r, "trap '' TERM; sleep 30", NULL, 100, 200) == 0);
 	CHECK(r.timed_out && r.sig == SIGKILL && r.status == -1);
 	CHECK(time(NULL) - t0 < 10);
 	mcp_run_free(&r);
