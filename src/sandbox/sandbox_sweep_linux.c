@@ -727,13 +727,14 @@ sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
 		/* loud, and held until it is resolved */
 		held_name(p, name);
 		if (held_write(p, &f.held) == 0)
-			snprintf(err, errlen, "%s; exec refuses to run in this "
-			    "workspace until it is gone (%s/cache/%s)%s",
+			snprintf(err, errlen, "%s; run no git here before it "
+			    "is gone: exec refuses to run in this workspace "
+			    "until then (%s/cache/%s)%s",
 			    f.hard, p->state, name, f.nhard > 1 ? ", and more" :
 			    "");
 		else
-			snprintf(err, errlen, "%s; remove it before git runs "
-			    "here (%s/cache/%s: %s)", f.hard, p->state, name,
+			snprintf(err, errlen, "%s; run no git here before it "
+			    "is gone (%s/cache/%s: %s)", f.hard, p->state, name,
 			    strerror(errno));
 		rc = EXIT_OWN;
 	} else if (line[0] != '\0')

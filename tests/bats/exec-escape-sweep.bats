@@ -226,7 +226,7 @@ t_held() {
 	ARCTURN_TEST_SWEEP_FAIL=1 run arcturn exec -- sh -c "$PLANT_COMMONDIR"
 	echo "$output"
 	assert_failure 125
-	assert_output --regexp "arcturn: exec: $WS/\.git/commondir: created during the run at a protected path that did not exist; cannot move it aside \(.*\); exec refuses to run in this workspace until it is gone \(.*/cache/unswept-[0-9a-f]{32}\)"
+	assert_output --regexp "arcturn: exec: $WS/\.git/commondir: created during the run at a protected path that did not exist; cannot move it aside \(.*\); run no git here before it is gone: exec refuses to run in this workspace until then \(.*/cache/unswept-[0-9a-f]{32}\)"
 	run arcturn exec -- true
 	assert_failure 125
 	assert_output --partial "arcturn: exec: $WS/.git/commondir: an earlier run left this at a protected path and could not move it aside (git may run what it says): refusing to run here until it is gone; check it and remove it"
