@@ -456,6 +456,10 @@ put_back(int fd, const char *name, const struct snap *sn)
 	struct stat st;
 	int rc, e;
 
+	if (getenv("ARCTURN_TEST_SWEEP_FAIL") != NULL) {	/* tests */
+		errno = EIO;
+		return -1;
+	}
 	if ((rc = fsx_write_atomic(fd, name, sn->buf, sn->len, sn->mode,
 	    0)) == 0 || (errno != EACCES && errno != EPERM) ||
 	    fstat(fd, &st) < 0 || fd_chmod(fd, (st.st_mode & 07777) |
@@ -525,7 +529,12 @@ next:
 
 /* ---- The marker: a workspace held until what the sweep left is gone */
 
-/* The marker's name in $state/cache: unswept-<hash of the workspace>. */
+/*
+ * The marker's name in $state/cache: unswept-<hash of the workspace>. It
+ * holds records, each ended by a NUL (a path may hold a newline): "A
+ * PATH", a path that must be gone before the next run, or "C PATH", a
+ * protected file to check (the marker is then removed by hand).
+ */
 static void
 held_name(const struct policy *p, char name[64])
 {
@@ -573,7 +582,7 @@ held_write(const struct policy *p, const struct strlist *l)
 	if ((buf = s = mem_alloc(len + 1)) == NULL)
 		return -1;
 	for (i = 0; i < l->n; i++)
-		s += sprintf(s, "%s\n", l->v[i]);
+		s += sprintf(s, "%s", l->v[i]) + 1;	/* NUL-ended */
 	if ((fd = cache_dir(p, 1)) < 0) {
 		mem_free(buf);
 		return -1;
@@ -627,7 +636,7 @@ sweep_held(const struct policy *p, char *err, size_t errlen)
 		return rc;
 	}
 	for (line = buf; rc == 0 && line < buf + len; line = nl + 1) {
-		if ((nl = memchr(line, '\n', (size_t)(buf + len - line))) ==
+		if ((nl = memchr(line, '\0', (size_t)(buf + len - line))) ==
 		    NULL)
 			nl = buf + len;
 		*nl = '\0';

@@ -246,6 +246,27 @@ t_held() {
 	assert_output ""
 }
 
+# a watched file that cannot be put back: held until the marker is removed
+t_held_check() {
+	use_backend "$1"
+	fsmon >"$T/fsmon"
+	git_repo "$WS"
+	git_submodule "$WS" lib
+	ARCTURN_TEST_SWEEP_FAIL=1 run arcturn exec -- sh -c "cat ../fsmon >> .git/modules/lib/config"
+	echo "$output"
+	assert_failure 125
+	assert_output --regexp "arcturn: exec: $WS/\.git/modules/lib/config: a protected file changed during the run; cannot put it back \(.*\); run no git here before it is gone"
+	run arcturn exec -- true
+	assert_failure 125
+	assert_output --regexp "arcturn: exec: $WS/\.git/modules/lib/config: an earlier run changed this protected file and could not put it back: refusing to run here; check it, then remove .*/cache/unswept-[0-9a-f]{32}"
+	rm "${output##* }"
+	run arcturn exec -- true
+	assert_success
+}
+
+@test "helper: a protected file that cannot be put back holds the workspace until the marker is removed" { t_held_check helper; }
+@test "bwrap: a protected file that cannot be put back holds the workspace until the marker is removed" { t_held_check bwrap; }
+
 @test "helper: a protected path that cannot be moved aside holds the workspace until it is gone" { t_held helper; }
 @test "bwrap: a protected path that cannot be moved aside holds the workspace until it is gone" { t_held bwrap; }
 
