@@ -175,35 +175,38 @@ fd_chmod(int fd, mode_t mode)
 	return chmod(proc, mode);
 }
 
-/* The folders that exist above path's last component, now. */
+/*
+ * The folders that exist above path's last component, now (before the
+ * command: each prefix is looked at by its name, one call each, not
+ * following its last component; those above it were folders).
+ */
 static int
 chain_take(const char *path, struct chain *ch)
 {
-	char comp[NAME_MAX + 1];
-	const char *p = path;
+	char buf[PATH_MAX];
 	struct stat st;
-	size_t max = 1;
-	int fd, sub, last;
+	size_t max = 1, i, len = strlen(path);
 
 	ch->n = 0;
-	for (p = path; *p != '\0'; p++)
-		max += *p == '/';
+	for (i = 0; i < len; i++)
+		max += path[i] == '/';
 	if ((ch->d = mem_calloc(max, sizeof *ch->d)) == NULL)
 		return -1;
-	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (len >= sizeof buf)
 		return 0;
-	for (p = path; component(&p, comp, &last) && !last &&
-	    ch->n < max; ch->n++) {
-		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISDIR(st.st_mode) || (sub = open_dir(fd, comp)) < 0)
+	memcpy(buf, path, len + 1);
+	for (i = 1; i < len && ch->n < max; i++) {
+		if (buf[i] != '/' || buf[i - 1] == '/')
+			continue;
+		buf[i] = '\0';
+		if (lstat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
 			break;
+		buf[i] = '/';
 		ch->d[ch->n].dev = st.st_dev;
 		ch->d[ch->n].ino = st.st_ino;
 		ch->d[ch->n].mode = st.st_mode & 07777;
-		close(fd);
-		fd = sub;
+		ch->n++;
 	}
-	close(fd);
 	return 0;
 }
 
