@@ -101,10 +101,11 @@ write ok"
 }
 
 # EVERY: the command's own terminal (size, tput, a setting changed and
-# back, and by the name /dev/tty) and ptys it makes (script, python's
-# pty.spawn).
+# back, by the name /dev/tty, and a name for it: tty) and ptys it makes
+# (script, python's pty.spawn).
 EVERY='stty size; tput cols; stty -echo && stty echo && echo own-ok
 stty size </dev/tty | sed "s/^/tty: /"
+tty >/dev/null && echo name-ok
 script -qc "stty size; echo script-in" /dev/null && echo script-ok
 python3 -c "import pty, sys; sys.exit(pty.spawn([\"sh\", \"-c\", \"stty size; exit 3\"]) >> 8 != 3)" && echo pty-ok'
 
@@ -118,6 +119,7 @@ t_own_terminal() {
 	echo "$output"
 	assert_line "30 90"
 	assert_line "tty: 30 90"
+	assert_line name-ok
 	assert_line 90
 	assert_line own-ok
 	assert_line script-in
