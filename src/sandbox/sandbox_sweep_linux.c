@@ -341,11 +341,27 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 			close(fd);
 			return W_MOVED;
 		}
+		/*
+		 * Every change through the folder's own fd (O_PATH, its
+		 * /proc name): a name is never followed, even where a
+		 * process of the command could still swap it (Landlock
+		 * alone, no pid namespace).
+		 */
+		sub = open_dir(fd, comp);
+		e = errno;
+		close(fd);
+		if ((fd = sub) < 0 || fstat(fd, &st) < 0) {
+			e = fd < 0 ? e : errno;
+			if (fd >= 0)
+				close(fd);
+			errno = e;
+			return W_FAIL;
+		}
 		start = i < ch->n && st.st_dev == ch->d[i].dev &&
 		    st.st_ino == ch->d[i].ino;
 		if (start && f != NULL &&
 		    (st.st_mode & 07777) != ch->d[i].mode) {
-			if (fchmodat(fd, comp, ch->d[i].mode, 0) < 0) {
+			if (fd_chmod(fd, ch->d[i].mode) < 0) {
 				e = errno;
 				close(fd);
 				errno = e;
@@ -353,18 +369,14 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 			}
 			found_minor(f, "exec: %.*s: its mode was changed "
 			    "during the run (%04o); put back (%04o)", (int)*at,
-			    path,
-			    (unsigned)(st.st_mode & 07777),
+			    path, (unsigned)(st.st_mode & 07777),
 			    (unsigned)ch->d[i].mode);
 		}
 		/* a folder the command made without search for its owner */
-		if ((sub = open_dir(fd, comp)) < 0 && errno == EACCES &&
-		    !start && f != NULL && fchmodat(fd, comp,
-		    (st.st_mode & 07777) | S_IRWXU, 0) == 0)
-			sub = open_dir(fd, comp);
-		e = errno;
-		close(fd);
-		if ((fd = sub) < 0) {
+		if (!start && f != NULL && !(st.st_mode & S_IXUSR) &&
+		    fd_chmod(fd, (st.st_mode & 07777) | S_IRWXU) < 0) {
+			e = errno;
+			close(fd);
 			errno = e;
 			return W_FAIL;
 		}

@@ -104,6 +104,14 @@ t_readonly_git() {
 	[ ! -e .git/extra.cfg ]
 	assert_equal "$(stat -c %a .git)" "$mode"
 	judge "$WS"
+	# no search right left on .git at all: the same
+	run arcturn exec -- sh -c "cp ../fsmon .git/extra.cfg; chmod 000 .git; echo planted=\$?"
+	echo "$output"
+	assert_success
+	assert_line planted=0
+	[ ! -e .git/extra.cfg ]
+	assert_equal "$(stat -c %a .git)" "$mode"
+	judge "$WS"
 }
 
 @test "helper: a file planted in a .git made read-only is moved aside" { t_readonly_git helper; }
