@@ -128,7 +128,7 @@ ll_confine(const struct opts *o, int netns, int resolve_unix, int proc)
 		    LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET,
 	};
 	uint64_t net = ra.handled_access_net, h, ru;
-	struct stat st;
+	struct stat st, tty;
 	int abi, rfd, fd, i, fl;
 	char path[32];
 
@@ -187,6 +187,19 @@ ll_confine(const struct opts *o, int netns, int resolve_unix, int proc)
 		    0) | (strcmp(o->w[i], "/dev/pts") == 0 ? h & IOCTL_DEV : 0),
 		    h & (FILE_RIGHTS | IOCTL_DEV));
 	}
+	/*
+	 * /dev/console, where the mount layer bound the command's terminal
+	 * (mount.h): a rule on it when it is that terminal, never on the
+	 * system's console.
+	 */
+	if (stat("/dev/console", &st) == 0 && S_ISCHR(st.st_mode))
+		for (fd = 0; fd <= 2; fd++)
+			if (isatty(fd) && fstat(fd, &tty) == 0 &&
+			    tty.st_rdev == st.st_rdev) {
+				path_rule(rfd, "/dev/console", 0,
+				    h & (FILE_RIGHTS | IOCTL_DEV));
+				break;
+			}
 	/* a /proc of our own pid namespace (proc.c's fresh_proc) */
 	if (proc)
 		path_rule(rfd, "/proc", h & FILE_RIGHTS, h & FILE_RIGHTS);

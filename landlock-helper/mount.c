@@ -189,6 +189,38 @@ overlay(const struct opts *o)
 }
 
 /*
+ * The command's terminal keeps a name: its /dev/pts/N is about to be
+ * another devpts's, so it is bound on /dev/console first, as bubblewrap
+ * does (where ttyname(3) looks when the name in /proc/self/fd does not
+ * match). By its name in this namespace (a bind from an fd opened in
+ * another is refused), when that name is the terminal.
+ */
+static void
+own_tty(void)
+{
+	char fdpath[32], tty[64];
+	struct stat a, b;
+	ssize_t n;
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (!isatty(fd))
+			continue;
+		snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
+		if ((n = readlink(fdpath, tty, sizeof tty - 1)) <= 0)
+			return;
+		tty[n] = '\0';
+		if (strncmp(tty, "/dev/pts/", 9) != 0 || fstat(fd, &a) < 0 ||
+		    stat(tty, &b) < 0 || a.st_rdev != b.st_rdev ||
+		    a.st_ino != b.st_ino || stat("/dev/console", &b) < 0)
+			return;
+		if (mount(tty, "/dev/console", NULL, MS_BIND, NULL) < 0)
+			fail("mount layer: /dev/console", tty);
+		return;
+	}
+}
+
+/*
  * The soft part: user (and mount, and with -n network) namespaces with our
  * ids mapped, and a private mount tree. 1 when we have them; 0 when the
  * kernel refuses, with the refused step in *what and errno (and a note
@@ -310,10 +342,12 @@ mount_layer(const struct opts *o, int *netns)
 	 * already; /dev/tty reaches it by name.
 	 */
 	for (i = 0; i < o->nw; i++)
-		if (strcmp(o->w[i], "/dev/pts") == 0 && fds[i] >= 0 &&
-		    mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-		    "newinstance,ptmxmode=0666,mode=0620") < 0)
-			fail("mount layer: /dev/pts", NULL);
+		if (strcmp(o->w[i], "/dev/pts") == 0 && fds[i] >= 0) {
+			own_tty();
+			if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID |
+			    MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") < 0)
+				fail("mount layer: /dev/pts", NULL);
+		}
 	if (o->ovl != NULL)
 		overlay(o);
 	/*

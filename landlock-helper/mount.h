@@ -10,7 +10,8 @@
  * this order: the tree made private; clones of the writable roots taken;
  * every mount made read-only; the clones attached back on the roots; a
  * tmpfs of its own on /dev/shm and a devpts instance of its own on
- * /dev/pts (when those are roots); the overlay, for a
+ * /dev/pts (when those are roots; the command's terminal, which is not
+ * in it, is bound on /dev/console); the overlay, for a
  * dry run; each pin (-P, outermost first) bound onto itself, so that no
  * parent of a protected path can be renamed away; each protected path (-p)
  * bound read-only on top. With -n the namespace has its own network, with

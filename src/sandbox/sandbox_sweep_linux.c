@@ -175,35 +175,38 @@ fd_chmod(int fd, mode_t mode)
 	return chmod(proc, mode);
 }
 
-/* The folders that exist above path's last component, now. */
+/*
+ * The folders that exist above path's last component, now (before the
+ * command: each prefix is looked at by its name, one call each, not
+ * following its last component; those above it were folders).
+ */
 static int
 chain_take(const char *path, struct chain *ch)
 {
-	char comp[NAME_MAX + 1];
-	const char *p = path;
+	char buf[PATH_MAX];
 	struct stat st;
-	size_t max = 1;
-	int fd, sub, last;
+	size_t max = 1, i, len = strlen(path);
 
 	ch->n = 0;
-	for (p = path; *p != '\0'; p++)
-		max += *p == '/';
+	for (i = 0; i < len; i++)
+		max += path[i] == '/';
 	if ((ch->d = mem_calloc(max, sizeof *ch->d)) == NULL)
 		return -1;
-	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (len >= sizeof buf)
 		return 0;
-	for (p = path; component(&p, comp, &last) && !last &&
-	    ch->n < max; ch->n++) {
-		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISDIR(st.st_mode) || (sub = open_dir(fd, comp)) < 0)
+	memcpy(buf, path, len + 1);
+	for (i = 1; i < len && ch->n < max; i++) {
+		if (buf[i] != '/' || buf[i - 1] == '/')
+			continue;
+		buf[i] = '\0';
+		if (lstat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
 			break;
+		buf[i] = '/';
 		ch->d[ch->n].dev = st.st_dev;
 		ch->d[ch->n].ino = st.st_ino;
 		ch->d[ch->n].mode = st.st_mode & 07777;
-		close(fd);
-		fd = sub;
+		ch->n++;
 	}
-	close(fd);
 	return 0;
 }
 
@@ -338,11 +341,27 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 			close(fd);
 			return W_MOVED;
 		}
+		/*
+		 * Every change through the folder's own fd (O_PATH, its
+		 * /proc name): a name is never followed, even where a
+		 * process of the command could still swap it (Landlock
+		 * alone, no pid namespace).
+		 */
+		sub = open_dir(fd, comp);
+		e = errno;
+		close(fd);
+		if ((fd = sub) < 0 || fstat(fd, &st) < 0) {
+			e = fd < 0 ? e : errno;
+			if (fd >= 0)
+				close(fd);
+			errno = e;
+			return W_FAIL;
+		}
 		start = i < ch->n && st.st_dev == ch->d[i].dev &&
 		    st.st_ino == ch->d[i].ino;
 		if (start && f != NULL &&
 		    (st.st_mode & 07777) != ch->d[i].mode) {
-			if (fchmodat(fd, comp, ch->d[i].mode, 0) < 0) {
+			if (fd_chmod(fd, ch->d[i].mode) < 0) {
 				e = errno;
 				close(fd);
 				errno = e;
@@ -350,18 +369,14 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 			}
 			found_minor(f, "exec: %.*s: its mode was changed "
 			    "during the run (%04o); put back (%04o)", (int)*at,
-			    path,
-			    (unsigned)(st.st_mode & 07777),
+			    path, (unsigned)(st.st_mode & 07777),
 			    (unsigned)ch->d[i].mode);
 		}
 		/* a folder the command made without search for its owner */
-		if ((sub = open_dir(fd, comp)) < 0 && errno == EACCES &&
-		    !start && f != NULL && fchmodat(fd, comp,
-		    (st.st_mode & 07777) | S_IRWXU, 0) == 0)
-			sub = open_dir(fd, comp);
-		e = errno;
-		close(fd);
-		if ((fd = sub) < 0) {
+		if (!start && f != NULL && !(st.st_mode & S_IXUSR) &&
+		    fd_chmod(fd, (st.st_mode & 07777) | S_IRWXU) < 0) {
+			e = errno;
+			close(fd);
 			errno = e;
 			return W_FAIL;
 		}
@@ -456,6 +471,10 @@ put_back(int fd, const char *name, const struct snap *sn)
 	struct stat st;
 	int rc, e;
 
+	if (getenv("ARCTURN_TEST_SWEEP_FAIL") != NULL) {	/* tests */
+		errno = EIO;
+		return -1;
+	}
 	if ((rc = fsx_write_atomic(fd, name, sn->buf, sn->len, sn->mode,
 	    0)) == 0 || (errno != EACCES && errno != EPERM) ||
 	    fstat(fd, &st) < 0 || fd_chmod(fd, (st.st_mode & 07777) |
@@ -525,7 +544,12 @@ next:
 
 /* ---- The marker: a workspace held until what the sweep left is gone */
 
-/* The marker's name in $state/cache: unswept-<hash of the workspace>. */
+/*
+ * The marker's name in $state/cache: unswept-<hash of the workspace>. It
+ * holds records, each ended by a NUL (a path may hold a newline): "A
+ * PATH", a path that must be gone before the next run, or "C PATH", a
+ * protected file to check (the marker is then removed by hand).
+ */
 static void
 held_name(const struct policy *p, char name[64])
 {
@@ -573,7 +597,7 @@ held_write(const struct policy *p, const struct strlist *l)
 	if ((buf = s = mem_alloc(len + 1)) == NULL)
 		return -1;
 	for (i = 0; i < l->n; i++)
-		s += sprintf(s, "%s\n", l->v[i]);
+		s += sprintf(s, "%s", l->v[i]) + 1;	/* NUL-ended */
 	if ((fd = cache_dir(p, 1)) < 0) {
 		mem_free(buf);
 		return -1;
@@ -627,7 +651,7 @@ sweep_held(const struct policy *p, char *err, size_t errlen)
 		return rc;
 	}
 	for (line = buf; rc == 0 && line < buf + len; line = nl + 1) {
-		if ((nl = memchr(line, '\n', (size_t)(buf + len - line))) ==
+		if ((nl = memchr(line, '\0', (size_t)(buf + len - line))) ==
 		    NULL)
 			nl = buf + len;
 		*nl = '\0';
@@ -727,13 +751,14 @@ sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
 		/* loud, and held until it is resolved */
 		held_name(p, name);
 		if (held_write(p, &f.held) == 0)
-			snprintf(err, errlen, "%s; exec refuses to run in this "
-			    "workspace until it is gone (%s/cache/%s)%s",
+			snprintf(err, errlen, "%s; run no git here before it "
+			    "is gone: exec refuses to run in this workspace "
+			    "until then (%s/cache/%s)%s",
 			    f.hard, p->state, name, f.nhard > 1 ? ", and more" :
 			    "");
 		else
-			snprintf(err, errlen, "%s; remove it before git runs "
-			    "here (%s/cache/%s: %s)", f.hard, p->state, name,
+			snprintf(err, errlen, "%s; run no git here before it "
+			    "is gone (%s/cache/%s: %s)", f.hard, p->state, name,
 			    strerror(errno));
 		rc = EXIT_OWN;
 	} else if (line[0] != '\0')

@@ -104,6 +104,14 @@ t_readonly_git() {
 	[ ! -e .git/extra.cfg ]
 	assert_equal "$(stat -c %a .git)" "$mode"
 	judge "$WS"
+	# no search right left on .git at all: the same
+	run arcturn exec -- sh -c "cp ../fsmon .git/extra.cfg; chmod 000 .git; echo planted=\$?"
+	echo "$output"
+	assert_success
+	assert_line planted=0
+	[ ! -e .git/extra.cfg ]
+	assert_equal "$(stat -c %a .git)" "$mode"
+	judge "$WS"
 }
 
 @test "helper: a file planted in a .git made read-only is moved aside" { t_readonly_git helper; }
@@ -226,7 +234,7 @@ t_held() {
 	ARCTURN_TEST_SWEEP_FAIL=1 run arcturn exec -- sh -c "$PLANT_COMMONDIR"
 	echo "$output"
 	assert_failure 125
-	assert_output --regexp "arcturn: exec: $WS/\.git/commondir: created during the run at a protected path that did not exist; cannot move it aside \(.*\); exec refuses to run in this workspace until it is gone \(.*/cache/unswept-[0-9a-f]{32}\)"
+	assert_output --regexp "arcturn: exec: $WS/\.git/commondir: created during the run at a protected path that did not exist; cannot move it aside \(.*\); run no git here before it is gone: exec refuses to run in this workspace until then \(.*/cache/unswept-[0-9a-f]{32}\)"
 	run arcturn exec -- true
 	assert_failure 125
 	assert_output --partial "arcturn: exec: $WS/.git/commondir: an earlier run left this at a protected path and could not move it aside (git may run what it says): refusing to run here until it is gone; check it and remove it"
@@ -245,6 +253,27 @@ t_held() {
 	assert_success
 	assert_output ""
 }
+
+# a watched file that cannot be put back: held until the marker is removed
+t_held_check() {
+	use_backend "$1"
+	fsmon >"$T/fsmon"
+	git_repo "$WS"
+	git_submodule "$WS" lib
+	ARCTURN_TEST_SWEEP_FAIL=1 run arcturn exec -- sh -c "cat ../fsmon >> .git/modules/lib/config"
+	echo "$output"
+	assert_failure 125
+	assert_output --regexp "arcturn: exec: $WS/\.git/modules/lib/config: a protected file changed during the run; cannot put it back \(.*\); run no git here before it is gone"
+	run arcturn exec -- true
+	assert_failure 125
+	assert_output --regexp "arcturn: exec: $WS/\.git/modules/lib/config: an earlier run changed this protected file and could not put it back: refusing to run here; check it, then remove .*/cache/unswept-[0-9a-f]{32}"
+	rm "${output##* }"
+	run arcturn exec -- true
+	assert_success
+}
+
+@test "helper: a protected file that cannot be put back holds the workspace until the marker is removed" { t_held_check helper; }
+@test "bwrap: a protected file that cannot be put back holds the workspace until the marker is removed" { t_held_check bwrap; }
 
 @test "helper: a protected path that cannot be moved aside holds the workspace until it is gone" { t_held helper; }
 @test "bwrap: a protected path that cannot be moved aside holds the workspace until it is gone" { t_held bwrap; }

@@ -52,7 +52,7 @@ pane_state() {
 
 t_other_terminal() {
 	use_backend "$1"
-	local sock=$T/tmux.sock pty before
+	local sock=$T/tmux.sock pty before ppid
 	start_tmux "$sock"
 	pty=$(tmux -S "$sock" display -p '#{pane_tty}')
 	before=$(pane_state "$pty")
@@ -75,6 +75,19 @@ write ok"
 	assert_equal "$(pane_state "$pty")" "$before"
 	run tmux -S "$sock" capture-pane -p -t arcturn-test
 	refute_output --partial pwned-inside
+	# nor through the pane's process, by /proc/PID/fd/0
+	ppid=$(tmux -S "$sock" display -p '#{pane_pid}')
+	run python3 -c "$TTY_PY" "/proc/$ppid/fd/0" pwned-proc-outside
+	assert_line "winsz ok"
+	stty -F "$pty" rows 24 cols 80 echo
+	run arcturn exec -- python3 -c "$TTY_PY" "/proc/$ppid/fd/0" pwned-proc-inside
+	echo "$output"
+	refute_line "winsz ok"
+	refute_line "tcsets ok"
+	refute_line "write ok"
+	assert_equal "$(pane_state "$pty")" "$before"
+	run tmux -S "$sock" capture-pane -p -t arcturn-test
+	refute_output --partial pwned-proc-inside
 }
 
 @test "helper: another terminal's size, settings and screen are out of reach" { t_other_terminal helper; }
@@ -88,8 +101,11 @@ write ok"
 }
 
 # EVERY: the command's own terminal (size, tput, a setting changed and
-# back) and ptys it makes (script, python's pty.spawn).
+# back, by the name /dev/tty, and a name for it: tty) and ptys it makes
+# (script, python's pty.spawn).
 EVERY='stty size; tput cols; stty -echo && stty echo && echo own-ok
+stty size </dev/tty | sed "s/^/tty: /"
+tty >/dev/null && echo name-ok
 script -qc "stty size; echo script-in" /dev/null && echo script-ok
 python3 -c "import pty, sys; sys.exit(pty.spawn([\"sh\", \"-c\", \"stty size; exit 3\"]) >> 8 != 3)" && echo pty-ok'
 
@@ -102,6 +118,8 @@ t_own_terminal() {
 	run sed -e 's/\r$//' -e 's/\^@//g' "$T/typescript"
 	echo "$output"
 	assert_line "30 90"
+	assert_line "tty: 30 90"
+	assert_line name-ok
 	assert_line 90
 	assert_line own-ok
 	assert_line script-in
