@@ -245,11 +245,6 @@ move_aside(int fd, const char *name, char to[NAME_MAX + 1])
 	struct stat st, dir;
 	int k, rc = -1, e, opened = 0;
 
-	/* tests: a sweep that fails, as none here can be made to */
-	if (getenv("ARCTURN_TEST_SWEEP_FAIL") != NULL) {
-		errno = EIO;
-		return -1;
-	}
 	for (k = 0; k < 16; k++) {
 		if (aside_name(name, to) < 0)
 			return -1;

@@ -231,7 +231,12 @@ t_held() {
 	use_backend "$1"
 	fsmon >"$T/fsmon"
 	git_repo "$WS"
-	ARCTURN_TEST_SWEEP_FAIL=1 run arcturn exec -- sh -c "$PLANT_COMMONDIR"
+	command -v strace >/dev/null || skip "strace is not installed"
+	# The sweep's first rename (arcturn's own process, after the
+	# command) fails with EIO, as a broken disk would make it.
+	run strace -qq -o /dev/null -e trace=renameat2 \
+	    -e inject=renameat2:error=EIO:when=1 \
+	    "$ARCTURN_BIN" exec -- sh -c "$PLANT_COMMONDIR"
 	echo "$output"
 	assert_failure 125
 	assert_output --regexp "arcturn: exec: $WS/\.git/commondir: created during the run at a protected path that did not exist; cannot move it aside \(.*\); run no git here before it is gone: exec refuses to run in this workspace until then \(.*/cache/unswept-[0-9a-f]{32}\)"
