@@ -43,9 +43,9 @@
 /*
  * ioctl on a device (ABI 5) is handled too: a terminal's settings and
  * size (TCSETS, TIOCSWINSZ: SIGWINCH to its foreground) need no more than
- * an fd open for reading. Allowed on the device roots only (/dev/tty,
- * /dev/ptmx, /dev/pts, ...); what the command inherited open (its own
- * terminal) keeps every right.
+ * an fd open for reading. Allowed on the writable roots only (the device
+ * roots /dev/tty, /dev/ptmx, /dev/pts, ... and the grants); what the
+ * command inherited open (its own terminal) keeps every right.
  */
 #define IOCTL_DEV	LANDLOCK_ACCESS_FS_IOCTL_DEV
 
@@ -180,11 +180,12 @@ ll_confine(const struct opts *o, int netns, int resolve_unix, int proc)
 		 * command's new ptys from the others by path: the command
 		 * needs both rights on its ptys (a pty's slave is set up by
 		 * ioctl), so other terminals keep them (sandbox status says
-		 * so).
+		 * so). A device beneath any other writable root (a granted
+		 * /dev/net or /dev/dri) takes ioctls as it does outside:
+		 * the grant is the user's word for it.
 		 */
-		path_rule(rfd, o->w[i], (h & ~(uint64_t)(DEVICE_RIGHTS |
-		    IOCTL_DEV)) | (listed(o->s, o->ns, o->w[i]) ? REACH_MARK :
-		    0) | (strcmp(o->w[i], "/dev/pts") == 0 ? h & IOCTL_DEV : 0),
+		path_rule(rfd, o->w[i], (h & ~(uint64_t)DEVICE_RIGHTS) |
+		    (listed(o->s, o->ns, o->w[i]) ? REACH_MARK : 0),
 		    h & (FILE_RIGHTS | IOCTL_DEV));
 	}
 	/*

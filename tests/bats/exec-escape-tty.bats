@@ -166,3 +166,32 @@ t_vhangup() {
 @test "helper: root's command cannot hang up its terminal" { t_vhangup helper; }
 @test "helper-landlock: root's command cannot hang up its terminal" { t_vhangup helper-landlock; }
 @test "bwrap: root's command cannot hang up its terminal" { t_vhangup bwrap; }
+
+# A device beneath a granted folder takes ioctls as outside: the ioctl
+# rule keeps other terminals out, not the devices the user grants.
+# TUNGETFEATURES on /dev/net/tun (root's, mode 0600).
+TUN_PY='import array, fcntl, os
+fd = os.open("/dev/net/tun", os.O_RDWR)
+buf = array.array("I", [0])
+fcntl.ioctl(fd, 0x800454cf, buf)
+print("features", buf[0])'
+
+t_granted_device() {
+	use_backend "$1"
+	is_root || skip "/dev/net/tun is root's"
+	[ -c /dev/net/tun ] || skip "no /dev/net/tun here"
+	run python3 -c "$TUN_PY"	# the control
+	assert_success
+	assert_output --regexp '^features [0-9]+$'
+	local want=$output
+	run arcturn exec --grant /dev/net -- python3 -c "$TUN_PY"
+	assert_success
+	assert_output "$want"
+	# without the grant, not even opened for writing
+	run arcturn exec -- python3 -c "$TUN_PY"
+	assert_failure
+	assert_output --partial "PermissionError"
+}
+
+@test "helper: a device in a granted folder takes ioctls" { t_granted_device helper; }
+@test "helper-landlock: a device in a granted folder takes ioctls" { t_granted_device helper-landlock; }
