@@ -781,3 +781,32 @@ PY
 	[ "$(reply 1 .result.isError)" = true ]
 	reply 1 '.result.content[0].text' | grep -q 'dry run'
 }
+
+@test "navigation never leaves the workspace: a symlink to a folder outside is an entry, never followed or read through" {
+	mkdir "$OUT/secret"
+	printf 'needle outside\n' >"$OUT/secret/found.txt"
+	ln -s "$OUT/secret" out
+	ln -s "$OUT/secret/found.txt" outfile
+	printf 'needle inside\n' >in.txt
+	{
+		echo "$INIT"
+		call 1 search_files '{"pattern":"found*"}'
+		call 2 search_content '{"pattern":"needle"}'
+		call 3 list_directory '{"path":"out"}'
+		call 4 read_multiple_files '{"paths":["outfile","out/found.txt","in.txt"]}'
+		call 5 directory_tree '{}'
+		call 6 get_file_info '{"path":"out/found.txt"}'
+		call 7 list_directory '{}'
+	} | serve
+	# control: the file is there, and readable, outside
+	[ "$(cat "$OUT/secret/found.txt")" = "needle outside" ]
+	[ "$(sc 1 total)" = 0 ]
+	[ "$(sc 2 'matches | map(.path)')" = '["in.txt"]' ]
+	[ "$(reply 3 .result.isError)" = true ]
+	[ "$(sc 4 'files | map(has("content"))')" = '[false,false,true]' ]
+	reply 4 '.result.content[0].text' | grep -q 'outfile: outside the workspace'
+	[ "$(sc 5 'tree | map(select(.name == "out")) | .[0] | [.type, has("children")]')" = '["symlink",false]' ]
+	[ "$(reply 6 .result.isError)" = true ]
+	[ "$(sc 7 'entries | map(select(.name == "out" or .name == "outfile") | .type)')" = '["symlink","symlink"]' ]
+	reply 7 '.result.content[0].text' | grep -q '\[LINK\] out\\n\[LINK\] outfile'
+}
