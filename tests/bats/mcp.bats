@@ -810,3 +810,21 @@ PY
 	[ "$(sc 7 'entries | map(select(.name == "out" or .name == "outfile") | .type)')" = '["symlink","symlink"]' ]
 	reply 7 '.result.content[0].text' | grep -q '\[LINK\] out\\n\[LINK\] outfile'
 }
+
+@test "calls side by side: large replies and pings are whole lines on stdout, never interleaved" {
+	mkdir flat
+	(cd flat && seq -f 'a-long-file-name-to-fill-the-listing-%05g.txt' 1 3000 | xargs touch)
+	{
+		echo "$INIT"
+		for n in $(seq 1 16); do
+			call "$n" list_directory '{"path":"flat"}'
+			req $((n + 100)) ping
+		done
+	} | serve
+	# every line one JSON message (serve checked), every request answered once
+	[ "$(jq -sc '[.[] | select(.id != 0) | .id] | sort | unique | length' "$T/out")" = 32 ]
+	[ "$(wc -l <"$T/out")" = 33 ]
+	# each listing whole: near the budget, far over what one write(2) to a pipe keeps whole
+	[ "$(jq -sc '[.[] | select(.id >= 1 and .id <= 16) | .result.structuredContent.total] | unique' "$T/out")" = '[3000]' ]
+	[ "$(jq -s '[.[] | select(.id >= 1 and .id <= 16) | (.result.content[0].text | length) > 60000] | all' "$T/out")" = true ]
+}
