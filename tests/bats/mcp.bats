@@ -314,7 +314,8 @@ sc() {	# id field: the structuredContent's field
 		call 6 discard_changes '{"paths":["b.txt"]}'
 	} | serve --dry-run
 	# the real tree is untouched
-	[ ! -e b.txt ] && [ ! -e c.txt ]
+	[ ! -e b.txt ]
+	[ ! -e c.txt ]
 	[ "$(cat a.txt)" = hello ]
 	[ "$(sc 1 captured)" = true ]
 	[ "$(sc 1 turn)" = null ]
@@ -335,7 +336,8 @@ sc() {	# id field: the structuredContent's field
 	# the human applies exactly what was reviewed
 	run "$ARCTURN_BIN" apply --yes --expect "$digest"
 	assert_success
-	[ "$(cat b.txt)" = captured ] && [ "$(cat c.txt)" = ran ]
+	[ "$(cat b.txt)" = captured ]
+	[ "$(cat c.txt)" = ran ]
 }
 
 @test "dryRun in the workspace config, or ARCTURN_DRY_RUN, captures as --dry-run does" {
@@ -345,8 +347,10 @@ sc() {	# id field: the structuredContent's field
 		call 1 write_file '{"path":"b.txt","content":"x\n"}'
 		call 2 run_command '{"command":["sh","-c","echo y >c.txt"]}'
 	} | serve
-	[ ! -e b.txt ] && [ ! -e c.txt ]
-	[ "$(sc 1 captured)" = true ] && [ "$(sc 2 captured)" = true ]
+	[ ! -e b.txt ]
+	[ ! -e c.txt ]
+	[ "$(sc 1 captured)" = true ]
+	[ "$(sc 2 captured)" = true ]
 	[ "$("$ARCTURN_BIN" diff --name-only | tr '\n' ' ')" = "b.txt c.txt " ]
 	"$ARCTURN_BIN" discard --yes >/dev/null
 	rm .arcturn.json
@@ -639,7 +643,9 @@ PY
 		call 5 read_file '{"path":"ten.txt","offset":0}'
 	} | serve
 	[ "$(sc 1 content)" = '"3\n4\n"' ]
-	[ "$(sc 1 lines)" = 2 ] && [ "$(sc 1 totalLines)" = 10 ] && [ "$(sc 1 truncated)" = false ]
+	[ "$(sc 1 lines)" = 2 ]
+	[ "$(sc 1 totalLines)" = 10 ]
+	[ "$(sc 1 truncated)" = false ]
 	[ "$(sc 2 content)" = '"9\n10\n"' ]
 	[ "$(sc 3 truncated)" = true ]
 	[ "$(sc 3 bytes)" = "$(wc -c <big.txt)" ]
@@ -650,7 +656,8 @@ PY
 	[ "$(sc 3 'content | length')" -le 65536 ]
 	reply 3 '.result.content[0].text' | jq -j . | tail -n 1 |
 		grep -qx "\[arcturn: lines 1-$n of 100000 shown (at most 65536 bytes a call); call read_file with offset $((n + 1)) to read on\]"
-	[ "$(sc 4 content)" = '"99999\n100000\n"' ] && [ "$(sc 4 truncated)" = false ]
+	[ "$(sc 4 content)" = '"99999\n100000\n"' ]
+	[ "$(sc 4 truncated)" = false ]
 	[ "$(reply 5 .result.isError)" = true ]
 	reply 5 '.result.content[0].text' | grep -q 'offset must be an integer from 1'
 }
