@@ -314,7 +314,8 @@ sc() {	# id field: the structuredContent's field
 		call 6 discard_changes '{"paths":["b.txt"]}'
 	} | serve --dry-run
 	# the real tree is untouched
-	[ ! -e b.txt ] && [ ! -e c.txt ]
+	[ ! -e b.txt ]
+	[ ! -e c.txt ]
 	[ "$(cat a.txt)" = hello ]
 	[ "$(sc 1 captured)" = true ]
 	[ "$(sc 1 turn)" = null ]
@@ -335,7 +336,8 @@ sc() {	# id field: the structuredContent's field
 	# the human applies exactly what was reviewed
 	run "$ARCTURN_BIN" apply --yes --expect "$digest"
 	assert_success
-	[ "$(cat b.txt)" = captured ] && [ "$(cat c.txt)" = ran ]
+	[ "$(cat b.txt)" = captured ]
+	[ "$(cat c.txt)" = ran ]
 }
 
 @test "dryRun in the workspace config, or ARCTURN_DRY_RUN, captures as --dry-run does" {
@@ -345,8 +347,10 @@ sc() {	# id field: the structuredContent's field
 		call 1 write_file '{"path":"b.txt","content":"x\n"}'
 		call 2 run_command '{"command":["sh","-c","echo y >c.txt"]}'
 	} | serve
-	[ ! -e b.txt ] && [ ! -e c.txt ]
-	[ "$(sc 1 captured)" = true ] && [ "$(sc 2 captured)" = true ]
+	[ ! -e b.txt ]
+	[ ! -e c.txt ]
+	[ "$(sc 1 captured)" = true ]
+	[ "$(sc 2 captured)" = true ]
 	[ "$("$ARCTURN_BIN" diff --name-only | tr '\n' ' ')" = "b.txt c.txt " ]
 	"$ARCTURN_BIN" discard --yes >/dev/null
 	rm .arcturn.json
@@ -639,7 +643,9 @@ PY
 		call 5 read_file '{"path":"ten.txt","offset":0}'
 	} | serve
 	[ "$(sc 1 content)" = '"3\n4\n"' ]
-	[ "$(sc 1 lines)" = 2 ] && [ "$(sc 1 totalLines)" = 10 ] && [ "$(sc 1 truncated)" = false ]
+	[ "$(sc 1 lines)" = 2 ]
+	[ "$(sc 1 totalLines)" = 10 ]
+	[ "$(sc 1 truncated)" = false ]
 	[ "$(sc 2 content)" = '"9\n10\n"' ]
 	[ "$(sc 3 truncated)" = true ]
 	[ "$(sc 3 bytes)" = "$(wc -c <big.txt)" ]
@@ -650,7 +656,8 @@ PY
 	[ "$(sc 3 'content | length')" -le 65536 ]
 	reply 3 '.result.content[0].text' | jq -j . | tail -n 1 |
 		grep -qx "\[arcturn: lines 1-$n of 100000 shown (at most 65536 bytes a call); call read_file with offset $((n + 1)) to read on\]"
-	[ "$(sc 4 content)" = '"99999\n100000\n"' ] && [ "$(sc 4 truncated)" = false ]
+	[ "$(sc 4 content)" = '"99999\n100000\n"' ]
+	[ "$(sc 4 truncated)" = false ]
 	[ "$(reply 5 .result.isError)" = true ]
 	reply 5 '.result.content[0].text' | grep -q 'offset must be an integer from 1'
 }
@@ -780,4 +787,51 @@ PY
 	{ echo "$INIT"; call 1 begin_turn '{"label":"x"}'; } | serve --dry-run
 	[ "$(reply 1 .result.isError)" = true ]
 	reply 1 '.result.content[0].text' | grep -q 'dry run'
+}
+
+@test "navigation never leaves the workspace: a symlink to a folder outside is an entry, never followed or read through" {
+	mkdir "$OUT/secret"
+	printf 'needle outside\n' >"$OUT/secret/found.txt"
+	ln -s "$OUT/secret" out
+	ln -s "$OUT/secret/found.txt" outfile
+	printf 'needle inside\n' >in.txt
+	{
+		echo "$INIT"
+		call 1 search_files '{"pattern":"found*"}'
+		call 2 search_content '{"pattern":"needle"}'
+		call 3 list_directory '{"path":"out"}'
+		call 4 read_multiple_files '{"paths":["outfile","out/found.txt","in.txt"]}'
+		call 5 directory_tree '{}'
+		call 6 get_file_info '{"path":"out/found.txt"}'
+		call 7 list_directory '{}'
+	} | serve
+	# control: the file is there, and readable, outside
+	[ "$(cat "$OUT/secret/found.txt")" = "needle outside" ]
+	[ "$(sc 1 total)" = 0 ]
+	[ "$(sc 2 'matches | map(.path)')" = '["in.txt"]' ]
+	[ "$(reply 3 .result.isError)" = true ]
+	[ "$(sc 4 'files | map(has("content"))')" = '[false,false,true]' ]
+	reply 4 '.result.content[0].text' | grep -q 'outfile: outside the workspace'
+	[ "$(sc 5 'tree | map(select(.name == "out")) | .[0] | [.type, has("children")]')" = '["symlink",false]' ]
+	[ "$(reply 6 .result.isError)" = true ]
+	[ "$(sc 7 'entries | map(select(.name == "out" or .name == "outfile") | .type)')" = '["symlink","symlink"]' ]
+	reply 7 '.result.content[0].text' | grep -q '\[LINK\] out\\n\[LINK\] outfile'
+}
+
+@test "calls side by side: large replies and pings are whole lines on stdout, never interleaved" {
+	mkdir flat
+	(cd flat && seq -f 'a-long-file-name-to-fill-the-listing-%05g.txt' 1 3000 | xargs touch)
+	{
+		echo "$INIT"
+		for n in $(seq 1 16); do
+			call "$n" list_directory '{"path":"flat"}'
+			req $((n + 100)) ping
+		done
+	} | serve
+	# every line one JSON message (serve checked), every request answered once
+	[ "$(jq -sc '[.[] | select(.id != 0) | .id] | sort | unique | length' "$T/out")" = 32 ]
+	[ "$(wc -l <"$T/out")" = 33 ]
+	# each listing whole: near the budget, far over what one write(2) to a pipe keeps whole
+	[ "$(jq -sc '[.[] | select(.id >= 1 and .id <= 16) | .result.structuredContent.total] | unique' "$T/out")" = '[3000]' ]
+	[ "$(jq -s '[.[] | select(.id >= 1 and .id <= 16) | (.result.content[0].text | length) > 60000] | all' "$T/out")" = true ]
 }
