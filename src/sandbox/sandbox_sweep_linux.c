@@ -466,10 +466,6 @@ put_back(int fd, const char *name, const struct snap *sn)
 	struct stat st;
 	int rc, e;
 
-	if (getenv("ARCTURN_TEST_SWEEP_FAIL") != NULL) {	/* tests */
-		errno = EIO;
-		return -1;
-	}
 	if ((rc = fsx_write_atomic(fd, name, sn->buf, sn->len, sn->mode,
 	    0)) == 0 || (errno != EACCES && errno != EPERM) ||
 	    fstat(fd, &st) < 0 || fd_chmod(fd, (st.st_mode & 07777) |

@@ -265,7 +265,13 @@ t_held_check() {
 	fsmon >"$T/fsmon"
 	git_repo "$WS"
 	git_submodule "$WS" lib
-	ARCTURN_TEST_SWEEP_FAIL=1 run arcturn exec -- sh -c "cat ../fsmon >> .git/modules/lib/config"
+	command -v strace >/dev/null || skip "strace is not installed"
+	# putting it back (a write to a temp name, renamed over it: arcturn's
+	# own process's first renameat) fails with EIO, as a broken disk
+	# would make it
+	run strace -qq -o /dev/null -e trace=renameat \
+	    -e inject=renameat:error=EIO:when=1 \
+	    "$ARCTURN_BIN" exec -- sh -c "cat ../fsmon >> .git/modules/lib/config"
 	echo "$output"
 	assert_failure 125
 	assert_output --regexp "arcturn: exec: $WS/\.git/modules/lib/config: a protected file changed during the run; cannot put it back \(.*\); run no git here before it is gone"
