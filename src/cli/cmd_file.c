@@ -38,6 +38,7 @@
 #include "cli/cmd_json.h"
 #include "cli/say.h"
 #include "lib/fsx.h"
+#include "lib/hash.h"
 #include "lib/mem.h"
 #include "lib/path.h"
 #include "lib/utf8.h"
@@ -169,20 +170,25 @@ guard_say(struct guard *g, const char *path, struct dryrun_err *e)
  */
 static void
 put(const struct wsview *v, const char *rel, const void *buf, size_t len,
-    int fd, const char *path, struct guard *g, struct dryrun_err *e)
+    int fd, const unsigned char *want, const char *path, struct guard *g,
+    struct dryrun_err *e)
 {
 	wsview_check_fn *chk = g->on ? guard_dir : NULL;
 	int rc;
 
-	rc = fd >= 0 ? wsview_write_fd_checked(v, rel, fd, chk, g) :
-	    wsview_write_checked(v, rel, buf, len, chk, g);
-	if (rc < 0) {
-		if (g->refused)
-			guard_say(g, path, e);
-		else
-			dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
-	} else
+	rc = fd >= 0 ? wsview_write_fd_checked(v, rel, fd, want, chk, g) :
+	    wsview_write_checked(v, rel, buf, len, want, chk, g);
+	if (rc == 0)
 		e->status = 0;
+	else if (g->refused)
+		guard_say(g, path, e);
+	else if (errno == ECANCELED && want != NULL) {
+		/* not what --expect-sha256 names: changed since it was read */
+		dryrun_fail(e, EXIT_REFUSED, 0, path,
+		    "changed while editing; not written");
+		say_is(SAY_CONFLICT, rel);
+	} else
+		dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
 }
 
 /*
@@ -211,12 +217,17 @@ empty_path(const char *name, const char *path)
 	return -1;
 }
 
-/* write and read: [--dry-run] PATH, among the global options. */
+/*
+ * write and read: [--dry-run] PATH, among the global options; write also
+ * [--expect-sha256 HEX] (want not NULL: *want set to it, or left NULL).
+ */
 static int
-parse_dry(struct cli *c, int *dry, const char *name)
+parse_dry(struct cli *c, int *dry, const char *name, unsigned char *buf,
+    const unsigned char **want)
 {
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'd' },
+		{ "expect-sha256", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -224,7 +235,14 @@ parse_dry(struct cli *c, int *dry, const char *name)
 	while ((ch = cli_getopt(c, "", opts)) != -1) {
 		if (ch == 'd')
 			*dry = 1;
+		else if (ch == 'x' && want != NULL &&
+		    hash_unhex(optarg, buf) == 0)
+			*want = buf;
 		else {
+			if (ch == 'x' && want != NULL)
+				say_err("%s: --expect-sha256: %s: not a "
+				    "SHA-256 (64 lower-case hex digits)", name,
+				    optarg);
 			cmd_usage(name);
 			return -1;
 		}
@@ -312,6 +330,8 @@ cmd_write(struct cli *c)
 	struct wsview v;
 	struct dryrun x;
 	struct stat st;
+	const unsigned char *want = NULL;
+	unsigned char wbuf[HASH_LEN];
 	const char *path, *why;
 	char *rel = NULL;
 	cJSON *o = NULL;
@@ -319,7 +339,7 @@ cmd_write(struct cli *c)
 	int dry = 0, r, kind, fd;
 
 	dryrun_init(&x);
-	if (parse_dry(c, &dry, "write") < 0)
+	if (parse_dry(c, &dry, "write", wbuf, &want) < 0)
 		return EXIT_USAGE;
 	path = c->argv[optind];
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
@@ -337,7 +357,7 @@ cmd_write(struct cli *c)
 	if (r == 0 && checkpoint_before(&x, rel, path, &h, &e) < 0)
 		goto out;
 	/* streamed: the content is never held in memory whole */
-	put(&v, rel, NULL, 0, STDIN_FILENO, path, &g, &e);
+	put(&v, rel, NULL, 0, STDIN_FILENO, want, path, &g, &e);
 	/*
 	 * What a killed write or apply left next to it: only once the
 	 * write got through, in the folder the policy check passed.
@@ -659,7 +679,7 @@ cmd_read(struct cli *c)
 	int r, fd = -1, dry = 0;
 
 	dryrun_init(&x);
-	if (parse_dry(c, &dry, "read") < 0)
+	if (parse_dry(c, &dry, "read", NULL, NULL) < 0)
 		return EXIT_USAGE;
 	path = c->argv[optind];
 	if ((r = begin(&x, c, dry, 0, &rel, &e)) < 0 ||

@@ -87,10 +87,12 @@ static const struct command commands[] = {
 	  "a machine-readable report). `unstamp` (Windows) restores the\n"
 	  "integrity labels arcturn stamped on writable roots.",
 	  "say which sandbox runs here, and what it guarantees" },
-	{ "write", cmd_write, "write [--dry-run] PATH",
+	{ "write", cmd_write, "write [--dry-run] [--expect-sha256 HEX] PATH",
 	  "Write standard input to PATH, a file inside the workspace (into the\n"
 	  "session under dry run).\n\n"
-	  "  --dry-run   write into the dry-run session, not the real file\n\n"
+	  "  --dry-run           write into the dry-run session, not the real file\n"
+	  "  --expect-sha256 HEX write only over content with this SHA-256 (what\n"
+	  "                      you read), else refuse: nobody's save is lost\n\n"
 	  "  $ make-config | arcturn write etc/app.conf",
 	  "write standard input to a file (a file tool for agents)" },
 	{ "edit", cmd_edit, "edit [--dry-run] PATH --old TEXT --new TEXT [--all]",

@@ -1,6 +1,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <bearssl_rand.h>
@@ -56,6 +57,33 @@ hash_hex(const unsigned char d[HASH_LEN], char out[HASH_HEXLEN + 1])
 		out[2 * i + 1] = hex[d[i] & 15];
 	}
 	out[HASH_HEXLEN] = '\0';
+}
+
+static int
+nibble(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ?
+	    c - 'a' + 10 : -1;
+}
+
+int
+hash_unhex(const char *hex, unsigned char d[HASH_LEN])
+{
+	int i, hi, lo;
+
+	if (strlen(hex) != HASH_HEXLEN) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < HASH_LEN; i++) {
+		if ((hi = nibble(hex[2 * i])) < 0 ||
+		    (lo = nibble(hex[2 * i + 1])) < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		d[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return 0;
 }
 
 /* Hash len zero bytes: a hole, known without reading it. */

@@ -32,6 +32,9 @@ void	hash_update(struct hash_ctx *, const void *, size_t);
 void	hash_final(struct hash_ctx *, unsigned char [HASH_LEN]);
 void	hash_buf(const void *, size_t, unsigned char [HASH_LEN]);
 void	hash_hex(const unsigned char [HASH_LEN], char [HASH_HEXLEN + 1]);
+/* The digest hash_hex wrote (64 lower-case hex digits, nothing else): 0,
+ * or -1 with EINVAL. */
+int	hash_unhex(const char *hex, unsigned char [HASH_LEN]);
 
 /*
  * Hash everything readable from fd, from offset 0 (pread: the file offset

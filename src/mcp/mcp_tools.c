@@ -382,18 +382,27 @@ write_result(const char *path, size_t bytes, int dry, const char *diff)
  */
 static cJSON *
 put(const struct mcp_server *srv, const char *what, const char *path,
-    const char *content, size_t len, const char *diff)
+    const char *content, size_t len, const char *want, const char *diff)
 {
-	char *w[] = { "write", "--json", "--dry-run", "--", (char *)path };
-	char *wn[] = { "write", "--json", "--", (char *)path };
+	char *w[8];
 	struct mcp_run r;
 	const cJSON *turn;
 	cJSON *res, *o, *doc;
 	char *txt;
+	size_t n = 0;
 	int dry;
 
-	if (child(srv, what, srv->dry_run ? w : wn, srv->dry_run ? 5 : 4,
-	    NULL, 0, content, len, 1, &r, &res) < 0)
+	w[n++] = "write";
+	w[n++] = "--json";
+	if (srv->dry_run)
+		w[n++] = "--dry-run";
+	if (want != NULL) {	/* only over the bytes the edit was made on */
+		w[n++] = "--expect-sha256";
+		w[n++] = (char *)want;
+	}
+	w[n++] = "--";
+	w[n++] = (char *)path;
+	if (child(srv, what, w, n, NULL, 0, content, len, 1, &r, &res) < 0)
 		return res;
 	/* the turn the write is undone by (arcturn undo), null under dry run */
 	doc = cJSON_Parse(r.out);
@@ -515,9 +524,7 @@ tool_edit(const struct mcp_server *srv, const char *path, const cJSON *edits,
 		/* the write lands only over what was read (wsview.h) */
 		hash_buf(buf, len, sha);
 		hash_hex(sha, hex);
-		if (setenv(WSVIEW_OVER_ENV, hex, 1) == 0)
-			res = put(srv, "edit", path, out, outlen, txt);
-		(void)unsetenv(WSVIEW_OVER_ENV);
+		res = put(srv, "edit", path, out, outlen, hex, txt);
 	} else if ((o = write_result(path, outlen, 0, txt)) != NULL &&
 	    cJSON_ReplaceItemInObject(o, "captured", cJSON_CreateFalse()))
 		res = mcp_result(o, txt[0] ? txt : "no change", 0);
@@ -603,7 +610,7 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 		    mcp_arg_str(args, "content", MCP_ARG_REQUIRED |
 		    MCP_ARG_BYTES, &content, &clen, msg, msglen) < 0)
 			goto bad;
-		*result = put(srv, "write", path, content, clen, NULL);
+		*result = put(srv, "write", path, content, clen, NULL, NULL);
 	} else if (strcmp(name, "edit_file") == 0) {
 		if (mcp_arg_only(args, k_edit, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,

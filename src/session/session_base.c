@@ -32,25 +32,6 @@ base_name(const char *rel, char name[HASH_HEXLEN + 1])
 	hash_hex(d, name);
 }
 
-static int
-unhex(const char *p, unsigned char out[HASH_LEN])
-{
-	int i, hi, lo;
-
-	for (i = 0; i < HASH_LEN; i++) {
-		hi = p[2 * i];
-		lo = p[2 * i + 1];
-		hi = hi >= '0' && hi <= '9' ? hi - '0' :
-		    hi >= 'a' && hi <= 'f' ? hi - 'a' + 10 : -1;
-		lo = lo >= '0' && lo <= '9' ? lo - '0' :
-		    lo >= 'a' && lo <= 'f' ? lo - 'a' + 10 : -1;
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i] = (unsigned char)(hi << 4 | lo);
-	}
-	return 0;
-}
-
 static void
 b64_sha(const unsigned char sha[HASH_LEN], char out[SHA_B64 + 1])
 {
@@ -122,7 +103,7 @@ parse(char *line, int b64, struct apply_base *b)
 	if (errno != 0 || *end != ' ' || mode > 07777)
 		return -1;
 	if (b64 ? unb64_sha(end + 1, b->sha) < 0 :
-	    strlen(end + 1) != HASH_HEXLEN || unhex(end + 1, b->sha) < 0)
+	    strlen(end + 1) != HASH_HEXLEN || hash_unhex(end + 1, b->sha) < 0)
 		return -1;
 	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if (strcmp(kind, kinds[i].name) == 0)

@@ -181,34 +181,6 @@ shadow_holds(const struct wsview *v, const char *path,
 	return memcmp(sha, want, HASH_LEN) == 0;
 }
 
-/*
- * WSVIEW_OVER_ENV: the hex SHA-256 a write must find at path (MCP's
- * edit_file through `arcturn write`), into want; NULL when unset.
- */
-static const unsigned char *
-env_want(unsigned char want[HASH_LEN])
-{
-	static const char hex[] = "0123456789abcdef";
-	const char *v = getenv(WSVIEW_OVER_ENV), *hi, *lo;
-	size_t i;
-
-	if (v == NULL)
-		return NULL;
-	memset(want, 0, HASH_LEN);
-	/* not a hash: all zero, which no content has */
-	if (strlen(v) != HASH_HEXLEN)
-		return want;
-	for (i = 0; i < HASH_LEN; i++) {
-		if ((hi = strchr(hex, v[2 * i])) == NULL ||
-		    (lo = strchr(hex, v[2 * i + 1])) == NULL) {
-			memset(want, 0, HASH_LEN);
-			break;
-		}
-		want[i] = (unsigned char)((hi - hex) << 4 | (lo - hex));
-	}
-	return want;
-}
-
 static int
 write_src(const struct wsview *v, const char *path, const struct wsrc *src)
 {
@@ -271,8 +243,7 @@ int
 wsview_write(const struct wsview *v, const char *path, const void *buf,
     size_t len)
 {
-	unsigned char w[HASH_LEN];
-	struct wsrc src = { buf, len, -1, NULL, NULL, env_want(w) };
+	struct wsrc src = { buf, len, -1, NULL, NULL, NULL };
 
 	return write_src(v, path, &src);
 }
@@ -280,28 +251,26 @@ wsview_write(const struct wsview *v, const char *path, const void *buf,
 int
 wsview_write_fd(const struct wsview *v, const char *path, int fd)
 {
-	unsigned char w[HASH_LEN];
-	struct wsrc src = { NULL, 0, fd, NULL, NULL, env_want(w) };
+	struct wsrc src = { NULL, 0, fd, NULL, NULL, NULL };
 
 	return write_src(v, path, &src);
 }
 
 int
 wsview_write_checked(const struct wsview *v, const char *path,
-    const void *buf, size_t len, wsview_check_fn *check, void *arg)
+    const void *buf, size_t len, const unsigned char *want,
+    wsview_check_fn *check, void *arg)
 {
-	unsigned char w[HASH_LEN];
-	struct wsrc src = { buf, len, -1, check, arg, env_want(w) };
+	struct wsrc src = { buf, len, -1, check, arg, want };
 
 	return write_src(v, path, &src);
 }
 
 int
 wsview_write_fd_checked(const struct wsview *v, const char *path, int fd,
-    wsview_check_fn *check, void *arg)
+    const unsigned char *want, wsview_check_fn *check, void *arg)
 {
-	unsigned char w[HASH_LEN];
-	struct wsrc src = { NULL, 0, fd, check, arg, env_want(w) };
+	struct wsrc src = { NULL, 0, fd, check, arg, want };
 
 	return write_src(v, path, &src);
 }

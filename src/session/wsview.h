@@ -72,12 +72,18 @@ void	wsview_sweep(const struct wsview *, const char *path);
  * directory is open and before anything is written, check(dirfd, name,
  * arg): -1 (errno set) refuses. The file tools check there that the
  * directory opened is the one whose path they checked against the policy.
+ * With want (not NULL) the write is a compare-and-swap as
+ * wsview_replace_if's: path must hold content whose SHA-256 is want
+ * (`arcturn write --expect-sha256`, which MCP's edit_file writes
+ * through), else ECANCELED and nothing is written.
  */
 typedef int wsview_check_fn(int dirfd, const char *name, void *arg);
 int	wsview_write_checked(const struct wsview *, const char *path,
-	    const void *buf, size_t len, wsview_check_fn *check, void *arg);
+	    const void *buf, size_t len, const unsigned char *want,
+	    wsview_check_fn *check, void *arg);
 int	wsview_write_fd_checked(const struct wsview *, const char *path,
-	    int fd, wsview_check_fn *check, void *arg);
+	    int fd, const unsigned char *want, wsview_check_fn *check,
+	    void *arg);
 
 /*
  * wsview_write_checked as a compare-and-swap (edit): path is replaced
@@ -91,15 +97,5 @@ int	wsview_write_fd_checked(const struct wsview *, const char *path,
 int	wsview_replace_if(const struct wsview *, const char *path,
 	    const void *was, size_t wlen, const void *buf, size_t len,
 	    wsview_check_fn *check, void *arg);
-
-/*
- * The environment variable that makes every write above a
- * compare-and-swap as wsview_replace_if does: its value the lower-case
- * hex SHA-256 of the content path must hold (a value that is no such
- * hash matches nothing). MCP's edit_file sets it for the `arcturn write`
- * child it writes through, so that a save of the user's between its read
- * and that write is never overwritten.
- */
-#define WSVIEW_OVER_ENV	"ARCTURN_WRITE_OVER_SHA256"
 
 #endif

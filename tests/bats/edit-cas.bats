@@ -135,28 +135,36 @@ no_temp_left() {
 	no_temp_left
 }
 
-@test "write under ARCTURN_WRITE_OVER_SHA256 lands only over that content, in the real tree and in a session" {
+@test "write --expect-sha256 lands only over that content, in the real tree and in a session" {
 	printf 'one\n' >f
 	sum=$(sha256sum f | cut -c1-64)
-	run env ARCTURN_WRITE_OVER_SHA256=$(printf '0%.0s' $(seq 64)) "$ARCTURN_BIN" write f <<<"two"
+	zero=$(printf '0%.0s' $(seq 64))
+	run arcturn write --expect-sha256 "$zero" f <<<"two"
 	assert_failure 1
 	assert_output "arcturn: write: f: changed while editing; not written"
 	[ "$(cat f)" = one ]
-	run env ARCTURN_WRITE_OVER_SHA256=nothex "$ARCTURN_BIN" write f <<<"two"
-	assert_failure 1
+	run arcturn write --expect-sha256 nothex f <<<"two"
+	assert_failure 2
+	assert_line --index 0 "arcturn: write: --expect-sha256: nothex: not a SHA-256 (64 lower-case hex digits)"
+	[ "$(cat f)" = one ]
 	# a missing file holds nothing: no write creates it
-	run env ARCTURN_WRITE_OVER_SHA256="$sum" "$ARCTURN_BIN" write g <<<"two"
+	run arcturn write --expect-sha256 "$sum" g <<<"two"
 	assert_failure 1
 	[ ! -e g ]
-	ARCTURN_WRITE_OVER_SHA256="$sum" "$ARCTURN_BIN" write f <<<"two"
+	run arcturn write --expect-sha256 "$sum" f <<<"two"
+	assert_success
 	[ "$(cat f)" = two ]
 	# a session: compared through its view, under its lock
 	sum=$(sha256sum f | cut -c1-64)
-	run env ARCTURN_WRITE_OVER_SHA256=$(printf '0%.0s' $(seq 64)) "$ARCTURN_BIN" write --dry-run f <<<"three"
+	run arcturn write --dry-run --expect-sha256 "$zero" f <<<"three"
 	assert_failure 1
 	[ "$(ARCTURN_DRY_RUN=1 arcturn read f)" = two ]
-	ARCTURN_WRITE_OVER_SHA256="$sum" "$ARCTURN_BIN" write --dry-run f <<<"three"
+	run arcturn write --dry-run --expect-sha256 "$sum" f <<<"three"
+	assert_success
 	[ "$(ARCTURN_DRY_RUN=1 arcturn read f)" = three ]
 	[ "$(cat f)" = two ]
+	# the variable that carried it before is no channel any more
+	ARCTURN_WRITE_OVER_SHA256=$zero arcturn write f <<<"four"
+	[ "$(cat f)" = four ]
 	no_temp_left
 }
