@@ -15,7 +15,7 @@
 static struct {
 	const char	*cmd;		/* the command, NULL before it is known */
 	int		 json;
-	int		 docfd;		/* exec --json-fd's fd + 1; 0: stdout */
+	int		 docfd;		/* --json-fd's fd + 1; 0: stdout */
 	int		 printed;	/* a document went out */
 	int		 have;		/* an error was said */
 	int		 err;		/* its errno, or 0 */
