@@ -235,8 +235,8 @@ json_fd(struct cli *c, const char *arg)
 	n = strtol(arg, &end, 10);
 	if (*arg < '0' || *arg > '9' || *end != '\0' || n > 1023 ||
 	    errno != 0) {
-		say_err("exec: --json-fd takes a file descriptor number, not %s",
-		    arg);
+		say_err("exec: --json-fd takes a file descriptor number, "
+		    "not %s", arg);
 		return -1;
 	}
 #ifndef _WIN32

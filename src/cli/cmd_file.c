@@ -8,7 +8,8 @@
  * Each command chooses its workspace view once (wsview.h): the session's
  * shadow tree under dry run (read: also when a session is named and has
  * one), else the real tree. `read` of a path outside the workspace always
- * reads the real file; write and edit refuse one under dry run.
+ * reads the real file; write and edit refuse one (and a workspace that
+ * is /, the home, a system folder or the state dir).
  *
  * write and edit obey the policy exec's sandbox does (roots.h), with and
  * without dry run: a path outside the writable roots, or a protected one
@@ -42,6 +43,7 @@
 #include "lib/mem.h"
 #include "lib/path.h"
 #include "lib/utf8.h"
+#include "policy/config_check.h"
 #include "policy/roots.h"
 #include "policy/writecheck.h"
 #include "session/shadow.h"
@@ -193,17 +195,45 @@ put(const struct wsview *v, const char *rel, const void *buf, size_t len,
 
 /*
  * Load the policy (dry: --dry-run given) and resolve the path the user
- * named (argv[optind]); under dry run a command that writes refuses one
- * outside the workspace. 0 inside, 1 outside, -1 (e filled).
+ * named (argv[optind]). 0 inside, 1 outside, -1 (e filled). A command
+ * that writes refuses a workspace that is /, the home, a system folder
+ * or the state dir (config_check_workspace: started there, the current
+ * folder is no project), and under dry run a path outside it.
  */
 static int
 begin(struct dryrun *x, struct cli *c, int dry, int writes, char **rel,
     struct dryrun_err *e)
 {
+	char err[2 * PATH_MAX];
+
 	if (dryrun_load(x, c, dry, e) < 0)
 		return -1;
+	if (writes && config_check_workspace(&x->p, err, sizeof err) < 0) {
+		dryrun_fail(e, EXIT_USAGE, 0, "", "%s", err);
+		e->code = SAY_USAGE;
+		snprintf(e->hint, sizeof e->hint, "name the project's folder: "
+		    "arcturn -C DIR %s ...", c->argv[0]);
+		return -1;
+	}
 	return dryrun_resolve(x, c->argv[optind], writes && x->p.dry_run, rel,
 	    e);
+}
+
+/*
+ * write and edit take no path outside the workspace, even one in another
+ * writable root that guard_check let pass (the temp dir, a grant): -1
+ * (e filled) for r, begin's 1.
+ */
+static int
+inside_only(const struct dryrun *x, const char *path, int r,
+    struct dryrun_err *e)
+{
+	if (r == 0)
+		return 0;
+	dryrun_fail(e, EXIT_REFUSED, 0, path, "outside the workspace %s; "
+	    "refused (write and edit take paths inside it; -C DIR names "
+	    "another workspace)", x->p.workspace);
+	return -1;
 }
 
 /* An empty PATH names nothing: a usage error of its own. */
@@ -343,7 +373,8 @@ cmd_write(struct cli *c)
 		return EXIT_USAGE;
 	path = c->argv[optind];
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
-	    guard_check(&x, path, rel, r == 0, &g, &e) != 0)
+	    guard_check(&x, path, rel, r == 0, &g, &e) != 0 ||
+	    inside_only(&x, path, r, &e) < 0)
 		goto out;
 	/* limits first: a refused write leaves nothing behind */
 	if (x.p.dry_run && (why = shadow_path_problem(rel)) != NULL) {
@@ -525,6 +556,7 @@ cmd_edit(struct cli *c)
 	}
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
 	    guard_check(&x, path, rel, r == 0, &g, &e) != 0 ||
+	    inside_only(&x, path, r, &e) < 0 ||
 	    view_open(&x, "edit", r == 0, x.p.dry_run, 1, LOCK_EX, &v, &e) < 0 ||
 	    check_target(&v, rel, path, &kind, &e) != 0)
 		goto out;

@@ -53,7 +53,8 @@ static const struct command commands[] = {
 	{ "exec", cmd_exec,
 	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run | --checkpoint]\n"
 	  "             [--require-sandbox] [--network on|off] [--allow-unix PATH]...\n"
-	  "             [--cwd DIR] [--explain] [--json-fd N] [--] CMD [ARG]...",
+	  "             [--cwd DIR] [--explain] [--json-fd N]\n"
+	  "             [--] CMD [ARG]...",
 	  "Run CMD so that it can write only inside the workspace, the temp dir,\n"
 	  "arcturn's state dir and granted paths. Reads, exec and network stay\n"
 	  "as they were. CMD runs in the current directory, or in the workspace\n"
@@ -72,8 +73,8 @@ static const struct command commands[] = {
 	  "                      network on\n"
 	  "  --explain           when CMD fails, name where it may write and\n"
 	  "                      --grant (also without it on a terminal)\n"
-	  "  --json-fd N         say how CMD ended in JSON on file descriptor N,\n"
-	  "                      a line of its own whatever CMD printed\n\n"
+	  "  --json-fd N         say how CMD ended in JSON on file descriptor\n"
+	  "                      N, a line of its own whatever CMD printed\n\n"
 	  "Exit status: CMD's own, 128+N if killed by signal N, 125 if arcturn\n"
 	  "failed, 126 if CMD could not run, 127 if CMD was not found. Asked for\n"
 	  "JSON, arcturn says how it ended in one line after CMD's own output\n"
@@ -88,11 +89,12 @@ static const struct command commands[] = {
 	  "integrity labels arcturn stamped on writable roots.",
 	  "say which sandbox runs here, and what it guarantees" },
 	{ "write", cmd_write, "write [--dry-run] [--expect-sha256 HEX] PATH",
-	  "Write standard input to PATH, a file inside the workspace (into the\n"
-	  "session under dry run).\n\n"
-	  "  --dry-run           write into the dry-run session, not the real file\n"
-	  "  --expect-sha256 HEX write only over content with this SHA-256 (what\n"
-	  "                      you read), else refuse: nobody's save is lost\n\n"
+	  "Write standard input to PATH, a file inside the workspace (into\n"
+	  "the session under dry run).\n\n"
+	  "  --dry-run            write into the dry-run session, not the\n"
+	  "                       real file\n"
+	  "  --expect-sha256 HEX  write only over content with this SHA-256\n"
+	  "                       (what you read), else refuse\n\n"
 	  "  $ make-config | arcturn write etc/app.conf",
 	  "write standard input to a file (a file tool for agents)" },
 	{ "edit", cmd_edit, "edit [--dry-run] PATH --old TEXT --new TEXT [--all]",
@@ -106,7 +108,8 @@ static const struct command commands[] = {
 	  "replace one text in a file" },
 	{ "read", cmd_read, "read [--dry-run] PATH",
 	  "Print PATH: under dry run (--dry-run, dryRun in the config or\n"
-	  "ARCTURN_DRY_RUN), as the pending session sees it; else the real file.\n\n"
+	  "ARCTURN_DRY_RUN), as the pending session sees it; else the real\n"
+	  "file.\n\n"
 	  "  --dry-run   read the file as the dry-run session has it",
 	  "print a file as the pending changes see it" },
 	{ "diff", cmd_diff,
@@ -128,8 +131,8 @@ static const struct command commands[] = {
 	  "Apply pending changes to the workspace, file by file, as one undoable\n"
 	  "turn (only those at or beneath each PATH, when given).\n\n"
 	  "  -y, --yes         do not ask first\n"
-	  "  --expect DIGEST   apply only if the changes are still those whose\n"
-	  "                    digest `arcturn diff` showed\n"
+	  "  --expect DIGEST   apply only if the changes are still those\n"
+	  "                    whose digest `arcturn diff` showed\n"
 	  "  --force PATH...   land the named paths over conflicts\n\n"
 	  "  $ arcturn apply --expect 3f2a...   land exactly what was reviewed",
 	  "land the pending changes, as one undoable turn" },
@@ -346,8 +349,8 @@ main(int argc, char **argv)
 				say_err("unknown option -%c", optopt);
 			else if ((near = cli_nearest(opts,
 			    argv[optind - 1])) != NULL)
-				say_err("unknown option %s (did you mean --%s?)",
-				    argv[optind - 1], near);
+				say_err("unknown option %s (did you mean "
+				    "--%s?)", argv[optind - 1], near);
 			else
 				say_err("unknown option %s", argv[optind - 1]);
 			return bad_usage(&cli);

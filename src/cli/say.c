@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/say.h"
@@ -16,7 +17,7 @@
 static struct {
 	const char	*cmd;		/* the command, NULL before it is known */
 	int		 json;
-	int		 docfd;		/* exec --json-fd's fd + 1; 0: stdout */
+	int		 docfd;		/* --json-fd's fd + 1; 0: stdout */
 	int		 printed;	/* a document went out */
 	int		 have;		/* an error was said */
 	int		 err;		/* its errno, or 0 */
@@ -224,6 +225,26 @@ say_doc(const char *name)
 	return o;
 }
 
+/* The line s and a newline to fd: 0, or -1 with errno. */
+static int
+put_fd(int fd, const char *s)
+{
+	size_t len = strlen(s), off = 0;
+	ssize_t n;
+	char nl = '\n';
+
+	while (off < len) {
+		if ((n = write(fd, s + off, len - off)) < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		off += (size_t)n;
+	}
+	while ((n = write(fd, &nl, 1)) < 0 && errno == EINTR)
+		;
+	return n == 1 ? 0 : -1;
+}
+
 /* Paths and messages are bytes: what is not UTF-8 becomes U+FFFD. */
 int
 say_print(cJSON *doc)
@@ -233,7 +254,7 @@ say_print(cJSON *doc)
 
 	if (doc != NULL && (txt = cJSON_PrintUnformatted(doc)) != NULL &&
 	    (clean = utf8_clean(txt, strlen(txt), 1)) != NULL &&
-	    (st.docfd > 0 ? dprintf(st.docfd - 1, "%s\n", clean) :
+	    (st.docfd > 0 ? put_fd(st.docfd - 1, clean) :
 	    printf("%s\n", clean)) >= 0 && fflush(stdout) == 0)
 		rc = 0;
 	if (doc == NULL || txt == NULL || clean == NULL)

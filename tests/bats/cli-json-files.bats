@@ -302,3 +302,63 @@ newest_turn() { "$ARCTURN_BIN" --json checkpoints | python3 -c 'import json,sys;
 	[ "$(doc session-rm '[d["id"], d["removed"], d["pending"]]' <<<"$output")" = "[\"$id\", true, null]" ]
 	[ ! -e "$HOME/.arcturn/overlays/$id" ]
 }
+
+@test "write and edit refuse a workspace that is /, the home, the state dir or a system folder; -C DIR is the way out" {
+	mkdir -p "$HOME/.arcturn"
+	echo a >"$WS/f"
+	# control: the path would be writable from there
+	(cd / && sh -c "echo c > '${WS#/}/ctl'") && [ -e "$WS/ctl" ]
+	cd /
+	run -2 arcturn write "${WS#/}/x" <<<"no"
+	assert_output "arcturn: write: workspace: /: the root of the file system; refused as a workspace; name the project's folder: arcturn -C DIR write ..."
+	run -2 arcturn edit "${WS#/}/f" --old a --new b
+	assert_output --partial "arcturn: edit: workspace: /: the root of the file system; refused as a workspace; "
+	jrun --json write "${WS#/}/x" <<<"no"
+	assert_failure 2
+	[ "$(doc write 'd["error"]["code"]' <<<"$output")" = '"usage"' ]
+	[ "$(doc write 'd["error"]["hint"]' <<<"$output")" = "\"name the project's folder: arcturn -C DIR write ...\"" ]
+	cd "$HOME"
+	run -2 arcturn write x <<<"no"
+	assert_output --partial "workspace: $HOME: the home directory; refused as a workspace"
+	cd "$HOME/.arcturn"
+	run -2 arcturn write x <<<"no"
+	assert_output --partial "arcturn's state dir (ARCTURN_HOME) or beneath it; refused as a workspace"
+	cd /usr
+	run -2 arcturn write "../${WS#/}/x" <<<"no"
+	assert_output --partial "workspace: /usr: a system folder; refused as a workspace"
+	[ ! -e "$WS/x" ] && [ ! -e "$HOME/x" ] && [ ! -e "$HOME/.arcturn/x" ]
+	assert_equal "$(cat "$WS/f")" a
+	# named with -C, from anywhere: it writes; read is not refused
+	run -0 arcturn -C "$WS" write x <<<"yes"
+	assert_equal "$(cat "$WS/x")" yes
+	cd /
+	run -0 arcturn read "${WS#/}/f"
+	assert_output a
+}
+
+@test "write and edit take no path out of the workspace, into the temp dir, by .. or a symlink; exec may write there" {
+	echo t >"$TMPDIR/t"
+	ln -s "$TMPDIR" lnk
+	mkdir d
+	run -1 arcturn write "$TMPDIR/new" <<<"no"
+	assert_output "arcturn: write: $TMPDIR/new: outside the workspace $WS; refused (write and edit take paths inside it; -C DIR names another workspace)"
+	run -1 arcturn write lnk/new <<<"no"
+	assert_output --partial "arcturn: write: lnk/new: outside the workspace $WS; refused"
+	run -1 arcturn write "d/../../tmp/new" <<<"no"
+	assert_output --partial "arcturn: write: d/../../tmp/new: outside the"
+	run -1 arcturn edit "$TMPDIR/t" --old t --new u
+	assert_output --partial "arcturn: edit: $TMPDIR/t: outside the workspace $WS; refused"
+	run -1 arcturn edit lnk/t --old t --new u
+	jrun --json write "$TMPDIR/new" <<<"no"
+	assert_failure 1
+	[ "$(doc write 'd["error"]["code"]' <<<"$output")" = '"refused"' ]
+	[ ! -e "$TMPDIR/new" ]
+	assert_equal "$(cat "$TMPDIR/t")" t
+	# control: the temp dir is one of exec's writable roots
+	run -0 arcturn exec -- sh -c "echo u > '$TMPDIR/t'"
+	assert_equal "$(cat "$TMPDIR/t")" u
+	# inside, through a symlink that stays inside: written
+	ln -s d dl
+	run -0 arcturn write dl/in <<<"in"
+	assert_equal "$(cat d/in)" in
+}

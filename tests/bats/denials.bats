@@ -32,13 +32,17 @@ jerr() {
 	run arcturn edit "$OUT/x" --old a --new b
 	assert_failure 1
 	assert_output --partial "arcturn: edit: $OUT/x: outside the writable roots ($ROOTS); "
-	# a grant in the user config is one of the roots named, and lets it in
+	# a grant in the user config is one of the roots named; it lets exec
+	# in, never the file tools, which write only inside the workspace
 	mkdir -p "$T/g" "${UCFG%/*}"
 	printf '{"grants": ["%s"]}\n' "$T/g" >"$UCFG"
 	run arcturn write "$OUT/x" <<<"no"
 	assert_failure 1
 	assert_output --partial "($ROOTS, grant $T/g); "
-	run -0 arcturn write "$T/g/x" <<<"yes"
+	run -1 arcturn write "$T/g/x" <<<"no"
+	assert_output "arcturn: write: $T/g/x: outside the workspace $WS; refused (write and edit take paths inside it; -C DIR names another workspace)"
+	[ ! -e "$T/g/x" ]
+	run -0 arcturn exec -- sh -c "echo yes > '$T/g/x'"
 	assert_equal "$(cat "$T/g/x")" yes
 }
 
