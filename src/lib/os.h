@@ -97,6 +97,16 @@ void	os_sem_free(struct os_sem *);
  */
 void	os_start_writeback(int fd);
 
+/*
+ * Run fn(arg) in a child process that ends with the status fn returns,
+ * and that shares our memory until it execs or ends, while we wait
+ * (vfork's contract: fn execs, or says why it could not and returns; it
+ * must not change what we own). Linux: clone(CLONE_VM | CLONE_VFORK) on
+ * a stack of its own, so that nothing of ours is copied for a child that
+ * only execs; elsewhere fork(). The child's pid, or -1 with errno.
+ */
+pid_t	os_spawn(int (*fn)(void *), void *arg);
+
 /* The status-change time of st, to the nanosecond. */
 struct timespec os_ctime(const struct stat *st);
 

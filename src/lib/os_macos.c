@@ -161,3 +161,13 @@ os_ctime(const struct stat *st)
 {
 	return st->st_ctimespec;
 }
+
+pid_t
+os_spawn(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn(arg));
+	return pid;
+}

@@ -463,8 +463,9 @@ sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
 		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return EXIT_OWN;
 	}
-	if (posix_child(sweep_child, &j, &st, line, sizeof line, err,
-	    errlen) < 0) {
+	/* the helper is exec'd; bwrap_run waits for bwrap */
+	if (posix_child(sweep_child, &j, b == LB_BWRAP ? 0 : POSIX_CHILD_EXECS,
+	    &st, line, sizeof line, err, errlen) < 0) {
 		snap_restore(r, sn, &f);
 		return EXIT_OWN;
 	}
@@ -648,26 +649,30 @@ fail:
 int
 linux_fds_guard(char *err, size_t errlen)
 {
-	struct stat st;
-	DIR *d;
+	union { struct dirent d; char b[2048]; } buf;
 	struct dirent *e;
+	struct stat st;
+	long n, off;
 	int fd, dfd, flags;
 
 	if (stdin_pipe(err, errlen) < 0)
 		return -1;
-	if ((d = opendir("/proc/self/fd")) == NULL)
+	/* getdents64 itself: opendir's buffer is a mapping of its own */
+	if ((dfd = openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
 		return 0;	/* no /proc: nothing inherited can be listed */
-	dfd = dirfd(d);
-	while ((e = readdir(d)) != NULL) {
-		fd = atoi(e->d_name);
-		if (fd <= 2 || fd == dfd || e->d_name[0] == '.')
-			continue;
-		if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) ||
-		    S_ISDIR(st.st_mode)))
-			continue;
-		if ((flags = fcntl(fd, F_GETFD)) >= 0)
-			(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-	}
-	closedir(d);
+	while ((n = syscall(SYS_getdents64, dfd, buf.b, sizeof buf.b)) > 0)
+		for (off = 0; off < n; off += e->d_reclen) {
+			e = (struct dirent *)(buf.b + off);
+			fd = atoi(e->d_name);
+			if (fd <= 2 || fd == dfd || e->d_name[0] == '.')
+				continue;
+			if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) ||
+			    S_ISDIR(st.st_mode)))
+				continue;
+			if ((flags = fcntl(fd, F_GETFD)) >= 0)
+				(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+		}
+	close(dfd);
 	return 0;
 }
