@@ -764,6 +764,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	if (session_run_end(&x.s, changed, recorded) < 0)
 		say_err("exec --dry-run: session %s: syncing what the command "
 		    "wrote: %s", x.id, dryrun_strerror(errno));
+	sandbox_overlay_settle();	/* before the session is let go */
 	if (!recorded) {
 		rc = EXIT_OWN;
 		if (ran != NULL)
