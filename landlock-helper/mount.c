@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mount.h"
@@ -128,21 +129,34 @@ loopback_up(void)
 static void
 overlay(const struct opts *o)
 {
-	int fs, mnt;
+	struct timespec ms = { 0, 1000000 };
+	int fs, mnt, tries;
 
-	if ((fs = (int)syscall(__NR_fsopen, "overlay", FSOPEN_CLOEXEC)) < 0)
-		fail("overlayfs", NULL);
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir+", o->ovl) < 0)
-		fail("overlayfs lower", o->ovl);
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", o->upper) < 0)
-		fail("overlayfs upper", o->upper);
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "workdir", o->work) < 0)
-		fail("overlayfs work", o->work);
-	if (fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL) < 0)
-		fail("overlayfs userxattr", NULL);
-	(void)fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL);
-	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL) < 0)
-		fail("overlayfs mount", o->ovl);
+	/*
+	 * EBUSY: upper or work is still in use by the last run's overlay,
+	 * whose init is ending (it holds the session lock until it is gone,
+	 * proc.h; this is for a kernel that lets the lock go first).
+	 */
+	for (tries = 0;; tries++) {
+		if ((fs = (int)syscall(__NR_fsopen, "overlay",
+		    FSOPEN_CLOEXEC)) < 0)
+			fail("overlayfs", NULL);
+		if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir+", o->ovl) < 0)
+			fail("overlayfs lower", o->ovl);
+		if (fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", o->upper) < 0)
+			fail("overlayfs upper", o->upper);
+		if (fsconfig(fs, FSCONFIG_SET_STRING, "workdir", o->work) < 0)
+			fail("overlayfs work", o->work);
+		if (fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL) < 0)
+			fail("overlayfs userxattr", NULL);
+		(void)fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL);
+		if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL) == 0)
+			break;
+		if (errno != EBUSY || tries == 1000)
+			fail("overlayfs mount", o->ovl);
+		close(fs);
+		nanosleep(&ms, NULL);
+	}
 	if ((mnt = (int)syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0)) < 0)
 		fail("overlayfs fsmount", o->ovl);
 	if (move_mount(mnt, o->ovl) < 0)

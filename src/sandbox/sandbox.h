@@ -188,10 +188,11 @@ void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
  * stays open in the sandbox's init until then, never in the command, so
  * the session stays locked while anything could still write in it.
  * The sandbox's init sends the status once nothing of the command is
- * left, and only then ends, unmounting the overlay as it does: that
- * happens while the caller goes on; sandbox_overlay_settle waits until it
- * is done. Call it before the session is unlocked (a next run's overlay
- * would find upper in use), and after recording what the command left.
+ * left, and only then ends, unmounting the overlay as it does, while the
+ * caller goes on; it holds lockfd's lock (the same open file) until it is
+ * gone. So the caller lets the lock go by closing lockfd, never by
+ * unlocking it (session_let_go): the next run waits until the overlay is
+ * gone, which it could not mount while upper is in use.
  * sandbox_overlay_available returns 1 when the overlay can be had here,
  * else 0 with the reason in why; it creates nothing. Call it first:
  * sandbox_exec_overlay does not repeat the check (the helper still fails
@@ -203,7 +204,6 @@ int	sandbox_overlay_available(const struct policy *p, char *why,
 int	sandbox_exec_overlay(const struct policy *p, const char *upper,
 	    const char *work, int lockfd, char **argv, void (*during)(void *),
 	    void *arg, char *err, size_t errlen);
-void	sandbox_overlay_settle(void);
 
 /*
  * Set ARCTURN_SANDBOX, which every confined command inherits, to value

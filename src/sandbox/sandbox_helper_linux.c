@@ -464,24 +464,6 @@ wait_status(pid_t pid, int ran)
 	return rc;
 }
 
-/* sandbox_exec_overlay made us a subreaper: init is ours to wait for. */
-static int reaping;
-
-void
-sandbox_overlay_settle(void)
-{
-	int saved = errno;
-
-	if (!reaping)
-		return;
-	/* init, and a feeder of stdin (linux_fds_guard): both end with it */
-	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
-		;
-	(void)prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
-	reaping = 0;
-	errno = saved;
-}
-
 int
 sandbox_exec_overlay(const struct policy *p, const char *upper,
     const char *work, int lockfd, char **cmd, void (*during)(void *),
@@ -538,15 +520,6 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 		if (sp.old[i].sa_handler != SIG_IGN)
 			sigaction(spawn_sigs[i], &fwd, NULL);
 	}
-	/*
-	 * The helper ends as soon as the sandbox's init has reported the
-	 * command's status; init then ends too, and with it its namespaces
-	 * and the overlay, while the caller records what the command left.
-	 * As a subreaper we inherit init from the helper and wait for it in
-	 * sandbox_overlay_settle, before the session is let go: until it is
-	 * gone, the next run's overlay would find upper/ in use.
-	 */
-	reaping = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
 	pid = spawn_helper(&sp);
 	mem_free(sp.argv);
 	rc = -1;

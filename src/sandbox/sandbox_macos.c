@@ -106,11 +106,6 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	return -1;
 }
 
-void
-sandbox_overlay_settle(void)
-{
-}
-
 int
 sandbox_unstamp(const struct policy *p, const char *path, char *err,
     size_t errlen)

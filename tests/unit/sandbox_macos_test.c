@@ -18,7 +18,6 @@
 #define sandbox_platform	mac_sandbox_platform
 #define sandbox_exec_overlay	mac_sandbox_exec_overlay
 #define sandbox_overlay_available mac_sandbox_overlay_available
-#define sandbox_overlay_settle	mac_sandbox_overlay_settle
 #define sandbox_probe		mac_sandbox_probe
 #define sandbox_unstamp		mac_sandbox_unstamp
 #define sandbox_nested		mac_sandbox_nested
