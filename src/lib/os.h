@@ -98,6 +98,14 @@ void	os_sem_free(struct os_sem *);
 void	os_start_writeback(int fd);
 
 /*
+ * Open the absolute path for nothing but to know it is there (O_PATH),
+ * refusing a symlink anywhere on the way, the last component too
+ * (openat2 RESOLVE_NO_SYMLINKS): an fd, or -1 with errno (ELOOP at a
+ * symlink; ENOSYS where the system cannot say, macOS or an old kernel).
+ */
+int	os_open_nolinks(const char *path);
+
+/*
  * Run fn(arg) in a child process that ends with the status fn returns,
  * and that shares our memory until it execs or ends, while we wait
  * (vfork's contract: fn execs, or says why it could not and returns; it

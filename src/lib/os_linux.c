@@ -269,6 +269,37 @@ os_ctime(const struct stat *st)
 	return st->st_ctim;
 }
 
+int
+os_open_nolinks(const char *path)
+{
+	struct open_how how;
+	int fd, tries;
+
+	if (no_openat2) {
+		errno = ENOSYS;
+		return -1;
+	}
+	memset(&how, 0, sizeof how);
+	how.flags = O_PATH | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	for (tries = 0; tries < 16; tries++) {
+		fd = (int)syscall(__NR_openat2, AT_FDCWD, path, &how,
+		    sizeof how);
+		if (fd >= 0)
+			return fd;
+		if (errno == ENOSYS || errno == EPERM) {
+			/* EPERM: a container's seccomp profile, as above */
+			no_openat2 = errno == ENOSYS;
+			errno = ENOSYS;
+			return -1;
+		}
+		if (errno != EAGAIN)
+			return -1;
+	}
+	errno = ENOSYS;
+	return -1;
+}
+
 /*
  * The child's stack: room for a verified start of the helper from its
  * cache file (hash_fd reads 64 KiB at a time), and a guard page below it,

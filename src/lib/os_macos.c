@@ -171,3 +171,11 @@ os_spawn(int (*fn)(void *), void *arg)
 		_exit(fn(arg));
 	return pid;
 }
+
+int
+os_open_nolinks(const char *path)
+{
+	(void)path;
+	errno = ENOSYS;
+	return -1;
+}
