@@ -41,10 +41,16 @@ static const char *const names[] = {
 int
 linux_landlock_abi(void)
 {
-	long v = syscall(__NR_landlock_create_ruleset, NULL, 0,
-	    LANDLOCK_CREATE_RULESET_VERSION);
+	static int abi, asked;	/* the kernel is asked once a run */
+	long v;
 
-	return v < 0 ? -errno : (int)v;
+	if (!asked) {
+		v = syscall(__NR_landlock_create_ruleset, NULL, 0,
+		    LANDLOCK_CREATE_RULESET_VERSION);
+		abi = v < 0 ? -errno : (int)v;
+		asked = 1;
+	}
+	return abi;
 }
 
 int
@@ -122,12 +128,16 @@ linux_fresh_proc(void)
 int
 linux_idmap_writable(void)
 {
-	int fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+	static int w = -1;	/* asked once a run */
+	int fd;
 
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
+	if (w < 0) {
+		fd = openat(AT_FDCWD, "/proc/self/uid_map", O_WRONLY |
+		    O_CLOEXEC);
+		if ((w = fd >= 0))
+			close(fd);
+	}
+	return w;
 }
 
 static int
