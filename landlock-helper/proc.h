@@ -53,7 +53,10 @@ void	proc_start(const struct opts *o);
  * between the two (close-on-exec); -1 with errno when the clone is
  * refused; exits 125 on other failures. From then on the helper only
  * maps init's ids (mount_map), says go and waits: init's memory is its
- * own, the helper touches none of it.
+ * own, the helper touches none of it (no allocation, no stdio). The one
+ * thing both share is errno (one thread pointer): the helper's calls
+ * set it only when they fail, and init is waiting while those that can
+ * (the maps) run.
  */
 pid_t	proc_init(int flags, int (*fn)(void *, int), void *arg, int *ctl);
 void	proc_go(int ctl);
