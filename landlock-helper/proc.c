@@ -1,6 +1,7 @@
 /*
  * proc.c: the processes of a confined run (proc.h).
  */
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -14,6 +15,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -191,21 +193,31 @@ command_main(void *arg)
  * writing over what lies beneath. The command's process runs only until
  * it execs (execvp's path buffer is its largest frame).
  */
-#define GUARD		4096
+#define MAXPAGE		65536	/* the largest page size: the guard's */
 #define INIT_STACK	(128 * 1024)
 #define CMD_STACK	(64 * 1024)
-static char init_stack[GUARD + INIT_STACK] __attribute__((aligned(4096)));
-static char cmd_stack[GUARD + CMD_STACK] __attribute__((aligned(4096)));
+static char init_stack[MAXPAGE + INIT_STACK] __attribute__((aligned(16)));
+static char cmd_stack[MAXPAGE + CMD_STACK] __attribute__((aligned(16)));
+
+/* The top of the static stack at base, its lowest whole page the guard. */
+static char *
+stack_top(char *base, size_t size)
+{
+	uintptr_t pg = (uintptr_t)getauxval(AT_PAGESZ);
+	uintptr_t g = ((uintptr_t)base + pg - 1) & ~(pg - 1);
+
+	if (pg == 0 || pg > MAXPAGE || mprotect((void *)g, pg, PROT_NONE) < 0)
+		fail("exec: stack", NULL);
+	return base + size;
+}
 
 static pid_t
 spawn_command(struct spawn *sp)
 {
 	pid_t pid;
 
-	if (mprotect(cmd_stack, GUARD, PROT_NONE) < 0)
-		fail("exec: stack", NULL);
-	pid = clone(command_main, cmd_stack + GUARD + CMD_STACK, CLONE_VM |
-	    CLONE_VFORK | CLONE_FILES | SIGCHLD, sp);
+	pid = clone(command_main, stack_top(cmd_stack, sizeof cmd_stack),
+	    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, sp);
 	if (pid < 0)
 		fail("exec: clone", NULL);
 	return pid;
@@ -391,11 +403,9 @@ proc_init(int flags, int (*fn)(void *, int), void *arg, int *ctl)
 	sigprocmask(SIG_BLOCK, &waitset, NULL);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		fail("exec: socketpair", NULL);
-	if (mprotect(init_stack, GUARD, PROT_NONE) < 0)
-		fail("exec: stack", NULL);
 	j = (struct initjob){ sv[1], sv[0], fn, arg };
-	init = clone(init_start, init_stack + GUARD + INIT_STACK, flags |
-	    CLONE_VM | SIGCHLD, &j);
+	init = clone(init_start, stack_top(init_stack, sizeof init_stack),
+	    flags | CLONE_VM | SIGCHLD, &j);
 	e = errno;
 	close(sv[1]);
 	if (init < 0) {
