@@ -1,7 +1,8 @@
 #!/bin/sh
 # Cost of `arcturn exec --dry-run` against `arcturn exec` and against
-# binpash/try running the same small script, in one run, printed as ratios
-# of medians. Not a test.
+# binpash/try running the same small script, in one run in alternating
+# rounds (bench/alt.c, as bench/exec.sh), printed as the median of the
+# per-round ratios. Not a test. Needs musl-gcc and cc.
 #
 #   TRY=/path/to/try bench/exec-dry-run.sh [RUNS]
 #
@@ -18,7 +19,9 @@ set -eu
 cd "$(dirname "$0")/.."
 runs=${1:-300}
 make -s build/arcturn
-command -v hyperfine >/dev/null || { echo "bench: hyperfine missing" >&2; exit 1; }
+for t in musl-gcc cc; do
+	command -v "$t" >/dev/null || { echo "bench: $t missing" >&2; exit 1; }
+done
 base=${BENCH_DIR:-$PWD/bench/out}
 mkdir -p "$base"
 out=$(mktemp -d "$base/dry.XXXXXX")
@@ -29,20 +32,20 @@ echo hello >"$ws/a"
 export HOME="$out/home" TMPDIR="$out/tmp"
 printf 'int main(void){return 0;}\n' >"$out/true.c"
 musl-gcc -static -O2 -s -o "$out/true" "$out/true.c"
+cc -O2 -o "$out/alt" bench/alt.c
 A=$PWD/build/arcturn
 T=$out/true
 script='echo x > b; cat a >/dev/null'
 cd "$ws"
 "$A" exec --dry-run -- "$T"
 
-hyperfine -N -w 20 -r "$runs" --export-json "$out/dry.json" \
-	-n exec "$A exec -- $T" -n exec-dry-run "$A exec --dry-run -- $T" \
-	>"$out/dry.txt" 2>&1 || { cat "$out/dry.txt"; exit 1; }
+# Alternating rounds (bench/alt.c): each line NAME median_ms ratio, the
+# ratio the median of the per-round ratios to the first command.
+"$out/alt" "$runs" exec "$A" exec -- "$T" \
+	:: exec-dry-run "$A" exec --dry-run -- "$T" >"$out/dry.txt"
 if [ -n "${TRY:-}" ] && [ -x "$TRY" ]; then
-	hyperfine -w 3 -r 30 --export-json "$out/try.json" \
-		-n arcturn "$A exec --dry-run -- sh -c '$script'" \
-		-n try "$TRY -n '$script'" >"$out/try.txt" 2>&1 ||
-		{ cat "$out/try.txt"; exit 1; }
+	"$out/alt" 30 arcturn "$A" exec --dry-run -- sh -c "$script" \
+		:: try "$TRY" -n "$script" >"$out/try.txt"
 else
 	echo "bench: TRY not set: skipping the comparison with binpash/try"
 fi
@@ -50,20 +53,14 @@ fi
 echo "state dir on: $({ findmnt -n -o FSTYPE,OPTIONS -T "$out/home" ||
 	stat -f -c %T "$out/home"; } 2>/dev/null | head -n 1)"
 
-python3 - "$out" <<'PY'
-import json, os, sys
-d = sys.argv[1]
-med = {}
-for j in ("dry", "try"):
-    p = os.path.join(d, j + ".json")
-    if os.path.exists(p):
-        for r in json.load(open(p))["results"]:
-            med[(j, r["command"])] = r["median"] * 1e3
-for (j, k), v in med.items():
-    print(f"  {j}:{k:14s} median {v:8.3f} ms")
-r = med[("dry", "exec-dry-run")] / med[("dry", "exec")]
-print(f"{'exec --dry-run -- true / exec -- true':50s} {r:6.3f} (target <= 2.0) {'ok' if r <= 2.0 else 'OVER'}")
-if ("try", "try") in med:
-    r = med[("try", "arcturn")] / med[("try", "try")]
-    print(f"{'exec --dry-run SCRIPT / try -n SCRIPT':50s} {r:6.3f} (target <= 0.1) {'ok' if r <= 0.1 else 'OVER'}")
-PY
+awk '
+	FILENAME ~ /dry.txt$/ { dry[$1] = $3; printf "  dry:%-14s median %8.3f ms\n", $1, $2 }
+	FILENAME ~ /try.txt$/ { try[$1] = $3; printf "  try:%-14s median %8.3f ms\n", $1, $2 }
+	END {
+		r = dry["exec-dry-run"]
+		printf "%-50s %6.3f (target <= 1.15) %s\n", "exec --dry-run -- true / exec -- true", r, r <= 1.15 ? "ok" : "OVER"
+		if ("try" in try) {
+			r = 1 / try["try"]
+			printf "%-50s %6.3f (target <= 0.1) %s\n", "exec --dry-run SCRIPT / try -n SCRIPT", r, r <= 0.1 ? "ok" : "OVER"
+		}
+	}' "$out/dry.txt" $( [ -f "$out/try.txt" ] && echo "$out/try.txt")

@@ -185,11 +185,34 @@ parse(int argc, char **argv, struct opts *o)
 	return -1;
 }
 
+/* What init needs of main's: helper.h's steps 2 to 6 run in init. */
+struct initargs {
+	const struct opts	*o;
+	int			 gate;
+	int			 resolve;
+	int			 filters;
+};
+
+static int
+init_main(void *arg, int ctl)
+{
+	struct initargs *a = arg;
+	int proc = 0;
+
+	if (mount_layer(a->o))
+		proc = proc_fresh();
+	say_dryrun(0);
+	caps_drop(a->gate);
+	ll_confine(a->o, a->o->nonet, a->resolve, proc);
+	proc_supervise(a->o, PROC_NS, ctl, a->gate, a->filters);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct opts o = { 0 };
-	int netns = 0, pidns = 0, resolve, gate, filters, ctl, proc;
+	struct initargs ia;
+	int resolve, gate, ctl, flags;
 	pid_t init;
 
 	if (parse(argc, argv, &o) < 0)
@@ -209,27 +232,29 @@ main(int argc, char **argv)
 	keys_lookup(&o);
 	if (o.init)	/* bubblewrap built the sandbox: be its init */
 		proc_supervise(&o, PROC_BWRAP, -1, 1, PROC_KEYS);
-	if (o.mount)
-		pidns = mount_layer(&o, &netns);
-	say_dryrun(0);
 	resolve = ll_resolve_unix();
 	gate = o.gate || !resolve;
-	/* no network namespace: Landlock has TCP, seccomp the rest */
-	filters = PROC_KEYS | (o.nonet && !netns ? PROC_NETOFF : 0);
-	if (pidns) {
-		if ((init = proc_init(&ctl)) > 0)
+	if (o.mount && (flags = mount_flags(&o)) != 0) {
+		/* a network namespace of its own: no netoff filter there */
+		ia = (struct initargs){ &o, gate, resolve, PROC_KEYS };
+		if ((init = proc_init(flags, init_main, &ia, &ctl)) > 0) {
+			/* AppArmor's restriction refuses the maps, not the clone */
+			if (mount_map(init) < 0)
+				mount_nouserns("mount layer: id map", errno);
+			proc_go(ctl);
 			proc_wait(init, ctl);
-		proc = proc_fresh();
-		caps_drop(gate);
-		ll_confine(&o, netns, resolve, proc);
-		proc_supervise(&o, PROC_NS, ctl, gate, filters);
+		}
+		mount_refused(&o, errno);
 	}
+	say_dryrun(0);
+	/* no network namespace: Landlock has TCP, seccomp the rest */
+	flags = PROC_KEYS | (o.nonet ? PROC_NETOFF : 0);
 	caps_drop(gate);
-	ll_confine(&o, netns, resolve, 0);
+	ll_confine(&o, 0, resolve, 0);
 	if (gate)
-		proc_supervise(&o, PROC_PLAIN, -1, 1, filters);
+		proc_supervise(&o, PROC_PLAIN, -1, 1, flags);
 	/* the kernel decides about sockets: become the command */
-	return proc_exec(o.cmd, filters);
+	return proc_exec(o.cmd, flags);
 usage:
 	fprintf(stderr, "usage: landlock-helper [-m | -M | -I] [-n] [-g] "
 	    "[-o DIR -u UPPER -k WORK] [-L FD] [-c FD] [-K SERIAL]... [-w PATH]... "

@@ -29,18 +29,20 @@
  *     then keys_lookup, before any user namespace hides them: the
  *     serials of the user's keyrings, which the command must not name
  *     (under bwrap, -I, arcturn looked them up outside and passed -K).
- *  2. The mount layer (mount_layer), while the helper still has every
- *     capability it was given: unshare of the user, mount, IPC, pid (and
- *     with -n network) namespaces, then every mount read-only but the
- *     writable roots, pins and protected paths on top. It must come
- *     before Landlock, which forbids mount changes once in force, and
- *     before no_new_privs and the capability drop, which would make the
- *     mounts impossible. A failure after the first mount change is hard
- *     (125): never a half-built layer.
- *  3. The processes (proc_init): with a pid namespace, the helper stays
- *     outside as the waiter (proc_wait) and confines nothing more; init,
- *     the first process inside, mounts a fresh /proc (proc_fresh) before
- *     Landlock, which would forbid it.
+ *  2. init (proc_init), while the helper still has every capability it
+ *     was given: one clone with the user, mount, IPC and pid (and with
+ *     -n network) namespace flags and CLONE_VM, so that nothing is copied
+ *     (no fork of the helper, no mapper process); the helper, still in
+ *     the parent namespaces, writes init's id maps (mount_map: root's
+ *     CAP_SETUID there lets it map every id), says go, and from then on
+ *     only waits (proc_wait) and confines nothing more.
+ *  3. The mount layer (mount_layer), in init: every mount read-only but
+ *     the writable roots, pins and protected paths on top, then a fresh
+ *     /proc of the new pid namespace (proc_fresh). It must come before
+ *     Landlock, which forbids mount changes once in force, and before
+ *     no_new_privs and the capability drop, which would make the mounts
+ *     impossible. A failure after the first mount change is hard (125):
+ *     never a half-built layer.
  *  4. caps_drop, before Landlock: root loses what could undo the mounts
  *     or step around them (CAP_SYS_ADMIN, CAP_MKNOD, ...). With the gate
  *     the supervisor keeps CAP_SYS_PTRACE to reach into the command.

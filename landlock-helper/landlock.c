@@ -52,10 +52,15 @@
 int
 ll_abi(void)
 {
-	long v = syscall(__NR_landlock_create_ruleset, NULL, 0,
-	    LANDLOCK_CREATE_RULESET_VERSION);
+	static int abi = -1;	/* the kernel is asked once */
+	long v;
 
-	return v < 0 ? 0 : (int)v;
+	if (abi < 0) {
+		v = syscall(__NR_landlock_create_ruleset, NULL, 0,
+		    LANDLOCK_CREATE_RULESET_VERSION);
+		abi = v < 0 ? 0 : (int)v;
+	}
+	return abi;
 }
 
 int
@@ -105,7 +110,7 @@ path_rule(int rfd, const char *path, uint64_t dir, uint64_t file)
 	struct stat st;
 	int fd;
 
-	if ((fd = open(path, O_PATH | O_CLOEXEC)) < 0) {
+	if ((fd = openat(AT_FDCWD, path, O_PATH | O_CLOEXEC)) < 0) {
 		if (errno == ENOENT)
 			return;
 		fail("landlock: open", path);
@@ -266,7 +271,7 @@ ll_nest(void)
 			.allowed_access = LANDLOCK_ACCESS_FS_REFER,
 		};
 
-		if ((fd = open("/", O_PATH | O_CLOEXEC)) < 0)
+		if ((fd = openat(AT_FDCWD, "/", O_PATH | O_CLOEXEC)) < 0)
 			goto out;
 		pb.parent_fd = fd;
 		if (syscall(__NR_landlock_add_rule, rfd,

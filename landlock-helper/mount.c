@@ -6,7 +6,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +14,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mount.h"
@@ -29,7 +29,7 @@ writefile(const char *path, const char *s)
 	int fd, saved;
 	ssize_t n;
 
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+	if ((fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC)) < 0)
 		return -1;
 	n = write(fd, s, strlen(s));
 	saved = errno;
@@ -39,73 +39,37 @@ writefile(const char *path, const char *s)
 }
 
 /*
- * Map our ids to themselves in the user namespace we just entered. An
- * unprivileged user maps its own ids, which needs no privilege. Root maps
- * every id, so that files of other users stay writable in the workspace;
- * that needs CAP_SETUID over the parent namespace, which the process gave
- * up by entering the new one, so a child left behind in the parent
- * namespace writes the maps (see mapper()).
+ * Map init's ids, from outside its user namespace (the helper stays in
+ * the parent one, and so keeps what a map needs there). An unprivileged
+ * user maps its own ids, which needs no privilege; setgroups is denied
+ * first, as the kernel requires for that gid map. Root maps every id, so
+ * that files of other users stay writable in the workspace: its
+ * CAP_SETUID in this namespace allows it.
  */
-static int
-map_own_ids(uid_t uid, gid_t gid)
+int
+mount_map(pid_t init)
 {
-	char buf[64];
+	char path[64], buf[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
 
-	if (writefile("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
-		return -1;
-	snprintf(buf, sizeof buf, "%u %u 1", (unsigned)uid, (unsigned)uid);
-	if (writefile("/proc/self/uid_map", buf) < 0)
-		return -1;
-	snprintf(buf, sizeof buf, "%u %u 1", (unsigned)gid, (unsigned)gid);
-	return writefile("/proc/self/gid_map", buf);
-}
-
-/*
- * Fork the child that will write root's identity maps once we have
- * unshared; it waits for one byte on the pipe (EOF: give up). Returns its
- * pid, or -1.
- */
-static pid_t
-mapper(int *wfd)
-{
-	char path[64], c;
-	int p[2], ok;
-	pid_t pid, parent = getpid();
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -1;
-	if ((pid = fork()) < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(1);
-		snprintf(path, sizeof path, "/proc/%d/uid_map", (int)parent);
-		ok = writefile(path, "0 0 4294967295") == 0;
-		snprintf(path, sizeof path, "/proc/%d/gid_map", (int)parent);
-		ok = ok && writefile(path, "0 0 4294967295") == 0;
-		_exit(ok ? 0 : 1);
-	}
-	close(p[0]);
-	*wfd = p[1];
-	return pid;
-}
-
-static int
-mapper_done(pid_t pid, int wfd, int go)
-{
-	int st;
-
-	if (go && write(wfd, "x", 1) != 1)
-		go = 0;
-	close(wfd);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
+	if (uid == 0) {
+		snprintf(path, sizeof path, "/proc/%d/uid_map", (int)init);
+		if (writefile(path, "0 0 4294967295") < 0)
 			return -1;
-	return go && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+		snprintf(path, sizeof path, "/proc/%d/gid_map", (int)init);
+		return writefile(path, "0 0 4294967295");
+	}
+	snprintf(path, sizeof path, "/proc/%d/setgroups", (int)init);
+	if (writefile(path, "deny") < 0 && errno != ENOENT)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)init);
+	snprintf(buf, sizeof buf, "%u %u 1", (unsigned)uid, (unsigned)uid);
+	if (writefile(path, buf) < 0)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%d/gid_map", (int)init);
+	snprintf(buf, sizeof buf, "%u %u 1", (unsigned)gid, (unsigned)gid);
+	return writefile(path, buf);
 }
 
 static int
@@ -165,21 +129,34 @@ loopback_up(void)
 static void
 overlay(const struct opts *o)
 {
-	int fs, mnt;
+	struct timespec ms = { 0, 1000000 };
+	int fs, mnt, tries;
 
-	if ((fs = (int)syscall(__NR_fsopen, "overlay", FSOPEN_CLOEXEC)) < 0)
-		fail("overlayfs", NULL);
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir+", o->ovl) < 0)
-		fail("overlayfs lower", o->ovl);
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", o->upper) < 0)
-		fail("overlayfs upper", o->upper);
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "workdir", o->work) < 0)
-		fail("overlayfs work", o->work);
-	if (fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL) < 0)
-		fail("overlayfs userxattr", NULL);
-	(void)fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL);
-	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL) < 0)
-		fail("overlayfs mount", o->ovl);
+	/*
+	 * EBUSY: upper or work is still in use by the last run's overlay,
+	 * whose init is ending (it holds the session lock until it is gone,
+	 * proc.h; this is for a kernel that lets the lock go first).
+	 */
+	for (tries = 0;; tries++) {
+		if ((fs = (int)syscall(__NR_fsopen, "overlay",
+		    FSOPEN_CLOEXEC)) < 0)
+			fail("overlayfs", NULL);
+		if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir+", o->ovl) < 0)
+			fail("overlayfs lower", o->ovl);
+		if (fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", o->upper) < 0)
+			fail("overlayfs upper", o->upper);
+		if (fsconfig(fs, FSCONFIG_SET_STRING, "workdir", o->work) < 0)
+			fail("overlayfs work", o->work);
+		if (fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL) < 0)
+			fail("overlayfs userxattr", NULL);
+		(void)fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL);
+		if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL) == 0)
+			break;
+		if (errno != EBUSY || tries == 1000)
+			fail("overlayfs mount", o->ovl);
+		close(fs);
+		nanosleep(&ms, NULL);
+	}
 	if ((mnt = (int)syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC, 0)) < 0)
 		fail("overlayfs fsmount", o->ovl);
 	if (move_mount(mnt, o->ovl) < 0)
@@ -220,15 +197,9 @@ own_tty(void)
 	}
 }
 
-/*
- * The soft part: user (and mount, and with -n network) namespaces with our
- * ids mapped, and a private mount tree. 1 when we have them; 0 when the
- * kernel refuses, with the refused step in *what and errno (and a note
- * when that leaves protected paths writable).
- */
 /* No user namespace, and the run needs one: say why in words, exit 125. */
-static _Noreturn void
-nouserns(const char *what, int e)
+_Noreturn void
+mount_nouserns(const char *what, int e)
 {
 	char why[320];
 
@@ -237,64 +208,56 @@ nouserns(const char *what, int e)
 	_exit(125);
 }
 
-static int
-enter(const struct opts *o, int *netns, const char **what)
+int
+mount_flags(const struct opts *o)
 {
-	char why[320];
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-	int fd, e, wfd = -1, flags = CLONE_NEWUSER | CLONE_NEWNS |
-	    CLONE_NEWIPC | CLONE_NEWPID;
-	pid_t mpid = -1;
+	int fd;
 
-	if (o->nonet)
-		flags |= CLONE_NEWNET;
 	/*
 	 * Already confined (arcturn nested in itself): the outer Landlock
 	 * domain refuses id maps, so a new namespace would leave us unmapped.
 	 */
-	*what = "mount layer: /proc/self/uid_map";
-	if ((fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC)) < 0)
-		return 0;
-	close(fd);
-	if (uid == 0 && (mpid = mapper(&wfd)) < 0)
-		fail("mount layer: fork", NULL);
-	*what = "mount layer: unshare";
-	if (unshare(flags) < 0) {
-		e = errno;
-		if (uid == 0)
-			(void)mapper_done(mpid, wfd, 0);
+	if ((fd = openat(AT_FDCWD, "/proc/self/uid_map", O_WRONLY |
+	    O_CLOEXEC)) < 0) {
 		if (o->mount == 2)
-			nouserns("mount layer", e);
-		if (o->np > 0)
-			fprintf(stderr, "arcturn: note: no mount layer: %s; "
-			    "Landlock only, protected paths stay writable "
-			    "(see arcturn sandbox status)\n",
-			    userns_why(e, why, sizeof why));
-		errno = e;
+			fail("mount layer: /proc/self/uid_map", NULL);
 		return 0;
 	}
-	/* AppArmor's restriction refuses the maps, not the namespace */
-	if (uid == 0 ? mapper_done(mpid, wfd, 1) : map_own_ids(uid, gid))
-		nouserns("mount layer: id map", errno);
-	*netns = o->nonet;
-	*what = "mount layer: make / private";
-	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+	close(fd);
+	return CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID |
+	    (o->nonet ? CLONE_NEWNET : 0);
+}
+
+void
+mount_refused(const struct opts *o, int e)
+{
+	char why[320];
+
+	if (o->mount == 2)
+		mount_nouserns("mount layer", e);
+	if (o->np > 0)
+		fprintf(stderr, "arcturn: note: no mount layer: %s; "
+		    "Landlock only, protected paths stay writable "
+		    "(see arcturn sandbox status)\n",
+		    userns_why(e, why, sizeof why));
 }
 
 int
-mount_layer(const struct opts *o, int *netns)
+mount_layer(const struct opts *o)
 {
 	int fds[HELPER_MAXPATHS], i, fd;
-	const char *what;
 	struct stat st;
 	char cwd[PATH_MAX];
 
 	if (getcwd(cwd, sizeof cwd) == NULL)
 		cwd[0] = '\0';
-	if (!enter(o, netns, &what)) {
+	/*
+	 * An outer Landlock domain (arcturn inside itself) refuses mount
+	 * changes: soft, before any mount has changed.
+	 */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
 		if (o->mount == 2)
-			fail(what, NULL);
+			fail("mount layer: make / private", NULL);
 		return 0;
 	}
 	for (i = 0; i < o->nw; i++) {

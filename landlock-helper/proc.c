@@ -1,6 +1,7 @@
 /*
  * proc.c: the processes of a confined run (proc.h).
  */
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -14,6 +15,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -183,26 +185,41 @@ command_main(void *arg)
 	_exit(exec_cmd(sp->cmd));
 }
 
-#define STACK	(256 * 1024)
-#define GUARD	4096
+/*
+ * The stacks of init and of the command's process: static, so that
+ * nothing is mapped for them on each run (a page touched costs about as
+ * much as a system call here, and only the pages used are touched), each
+ * with a guard page below it, so that an overflow faults instead of
+ * writing over what lies beneath. The command's process runs only until
+ * it execs (execvp's path buffer is its largest frame).
+ */
+#define MAXPAGE		65536	/* the largest page size: the guard's */
+#define INIT_STACK	(128 * 1024)
+#define CMD_STACK	(64 * 1024)
+static char init_stack[MAXPAGE + INIT_STACK] __attribute__((aligned(16)));
+static char cmd_stack[MAXPAGE + CMD_STACK] __attribute__((aligned(16)));
+
+/* The top of the static stack at base, its lowest whole page the guard. */
+static char *
+stack_top(char *base, size_t size)
+{
+	uintptr_t pg = (uintptr_t)getauxval(AT_PAGESZ);
+	uintptr_t g = ((uintptr_t)base + pg - 1) & ~(pg - 1);
+
+	if (pg == 0 || pg > MAXPAGE || mprotect((void *)g, pg, PROT_NONE) < 0)
+		fail("exec: stack", NULL);
+	return base + size;
+}
 
 static pid_t
 spawn_command(struct spawn *sp)
 {
-	char *stk;
 	pid_t pid;
 
-	stk = mmap(NULL, GUARD + STACK, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stk == MAP_FAILED)
-		fail("exec: stack", NULL);
-	if (mprotect(stk, GUARD, PROT_NONE) < 0)
-		fail("exec: stack", NULL);
-	pid = clone(command_main, stk + GUARD + STACK, CLONE_VM | CLONE_VFORK |
-	    CLONE_FILES | SIGCHLD, sp);
+	pid = clone(command_main, stack_top(cmd_stack, sizeof cmd_stack),
+	    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, sp);
 	if (pid < 0)
 		fail("exec: clone", NULL);
-	munmap(stk, GUARD + STACK);
 	return pid;
 }
 
@@ -311,24 +328,36 @@ proc_supervise(const struct opts *o, int mode, int ctl, int gate,
 _Noreturn void
 proc_wait(pid_t init, int ctl)
 {
-	siginfo_t si;
-	pid_t p;
-	int st = 0, cst;
+	struct signalfd_siginfo si;
+	struct pollfd pf[2];
+	ssize_t n;
+	int sfd, st = 0, cst;
 
+	/*
+	 * init sends the command's wait status once nothing of the command
+	 * is left, and only then tears its namespaces down (the mounts, a
+	 * dry run's overlay): that is not waited for. init holds the session
+	 * lock (-L) until it is done.
+	 */
+	if ((sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		goto reap;
+	pf[0] = (struct pollfd){ sfd, POLLIN, 0 };
+	pf[1] = (struct pollfd){ ctl, POLLIN, 0 };
 	for (;;) {
-		if (sigwaitinfo(&waitset, &si) < 0)
+		if (poll(pf, 2, -1) < 0)
 			continue;
-		if (si.si_signo == SIGCHLD) {
-			if ((p = waitpid(init, &st, WNOHANG)) == init)
-				break;
-			continue;
-		}
-		if (si.si_code == SI_USER || si.si_code == SI_QUEUE ||
-		    si.si_code == SI_TKILL)
-			kill(init, si.si_signo);
+		if (pf[1].revents != 0)
+			break;
+		while (read(sfd, &si, sizeof si) == sizeof si)
+			if (user_sent(&si))
+				kill(init, (int)si.ssi_signo);
 	}
-	if (read(ctl, &cst, sizeof cst) == (ssize_t)sizeof cst)
+	if ((n = read(ctl, &cst, sizeof cst)) == (ssize_t)sizeof cst)
 		mirror(cst);
+reap:
+	/* init ended without a word (killed): end as it did */
+	while (waitpid(init, &st, 0) < 0 && errno == EINTR)
+		;
 	mirror(st);
 }
 
@@ -344,20 +373,55 @@ proc_fresh(void)
 	return 0;
 }
 
-pid_t
-proc_init(int *ctl)
+/* What init runs once the helper has mapped its ids. */
+struct initjob {
+	int	  ctl;
+	int	  other;	/* the helper's end */
+	int	(*fn)(void *, int);
+	void	 *arg;
+};
+
+static int
+init_start(void *arg)
 {
-	int sv[2];
+	struct initjob *j = arg;
+	char c;
+
+	close(j->other);
+	if (read(j->ctl, &c, 1) != 1)
+		_exit(125);	/* the helper could not map our ids */
+	return j->fn(j->arg, j->ctl);
+}
+
+pid_t
+proc_init(int flags, int (*fn)(void *, int), void *arg, int *ctl)
+{
+	static struct initjob j;
+	int sv[2], e;
 	pid_t init;
 
 	sigprocmask(SIG_BLOCK, &waitset, NULL);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		fail("exec: socketpair", NULL);
-	if ((init = fork()) < 0)
-		fail("exec: fork", NULL);
-	close(sv[init == 0 ? 0 : 1]);
-	*ctl = sv[init == 0 ? 1 : 0];
+	j = (struct initjob){ sv[1], sv[0], fn, arg };
+	init = clone(init_start, stack_top(init_stack, sizeof init_stack),
+	    flags | CLONE_VM | SIGCHLD, &j);
+	e = errno;
+	close(sv[1]);
+	if (init < 0) {
+		close(sv[0]);
+		errno = e;
+		return -1;
+	}
+	*ctl = sv[0];
 	return init;
+}
+
+void
+proc_go(int ctl)
+{
+	if (write(ctl, "x", 1) != 1)
+		fail("exec: init", NULL);
 }
 
 int

@@ -13,11 +13,14 @@
  *		filter, exec)
  *
  * When the command's process ends, init kills what is left of the
- * namespace, waits until it is gone and only then ends itself; when the
- * helper ends first (killed, even with SIGKILL), init notices the hangup
- * of the socket between them and does the same. Either way the session
- * lock (-L), which only init and the helper hold, is let go when the last
- * process is gone.
+ * namespace, waits until it is gone, reports the command's wait status to
+ * the helper, which ends as the command did at once, and only then ends
+ * itself (the namespaces and their mounts are torn down as init exits,
+ * off the helper's path); when the helper ends first (killed, even with
+ * SIGKILL), init notices the hangup of the socket between them and does
+ * the same. Either way the session lock (-L), which only init and the
+ * helper hold, is let go when the last process is gone: init's exit
+ * unmounts a dry run's overlay before its descriptors are let go.
  *
  * Without it (helper-landlock): the helper confines itself, then either
  * becomes the command (the kernel decides about sockets: no gate) or
@@ -42,15 +45,26 @@
 void	proc_start(const struct opts *o);
 
 /*
- * With the mount layer's pid namespace: fork init. Returns init's pid in
- * the helper, 0 in init; *ctl is that process's end of the socket
- * between the two (close-on-exec). Exits 125 on failure.
+ * With the mount layer: make init, with one clone carrying flags (the
+ * namespaces, mount.h) and CLONE_VM: init shares the helper's memory
+ * and runs on a static stack of its own, so that nothing is copied. init
+ * waits until proc_go, then runs fn(arg, its end of ctl) and never
+ * returns. Returns init's pid, with *ctl the helper's end of the socket
+ * between the two (close-on-exec); -1 with errno when the clone is
+ * refused; exits 125 on other failures. From then on the helper only
+ * maps init's ids (mount_map), says go and waits: init's memory is its
+ * own, the helper touches none of it (no allocation, no stdio). The one
+ * thing both share is errno (one thread pointer): the helper's calls
+ * set it only when they fail, and init is waiting while those that can
+ * (the maps) run.
  */
-pid_t	proc_init(int *ctl);
+pid_t	proc_init(int flags, int (*fn)(void *, int), void *arg, int *ctl);
+void	proc_go(int ctl);
 
 /*
- * The helper, outside the pid namespace: wait for init, pass signals on,
- * end as the command did (init reports its wait status on ctl).
+ * The helper, outside the pid namespace: pass signals on to init, and end
+ * as the command did as soon as init reports its wait status on ctl
+ * (init then tears the namespaces down without the helper waiting).
  */
 _Noreturn void	proc_wait(pid_t init, int ctl);
 

@@ -766,6 +766,8 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	if (session_run_end(&x.s, changed, recorded) < 0)
 		say_err("exec --dry-run: session %s: syncing what the command "
 		    "wrote: %s", x.id, dryrun_strerror(errno));
+	/* the sandbox's init holds the lock until its overlay is gone */
+	session_let_go(&x.s);
 	if (!recorded) {
 		rc = EXIT_OWN;
 		if (ran != NULL)

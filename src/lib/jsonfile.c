@@ -91,7 +91,8 @@ read_text(struct jsonfile *jf, size_t max, char *err, size_t errlen)
 	struct stat st;
 	int fd, e;
 
-	fd = open(jf->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = openat(AT_FDCWD, jf->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	    O_NOCTTY);
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;

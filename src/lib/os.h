@@ -97,6 +97,24 @@ void	os_sem_free(struct os_sem *);
  */
 void	os_start_writeback(int fd);
 
+/*
+ * Open the absolute path for nothing but to know it is there (O_PATH),
+ * refusing a symlink anywhere on the way, the last component too
+ * (openat2 RESOLVE_NO_SYMLINKS): an fd, or -1 with errno (ELOOP at a
+ * symlink; ENOSYS where the system cannot say, macOS or an old kernel).
+ */
+int	os_open_nolinks(const char *path);
+
+/*
+ * Run fn(arg) in a child process that ends with the status fn returns,
+ * and that shares our memory until it execs or ends, while we wait
+ * (vfork's contract: fn execs, or says why it could not and returns; it
+ * must not change what we own). Linux: clone(CLONE_VM | CLONE_VFORK) on
+ * a stack of its own, so that nothing of ours is copied for a child that
+ * only execs; elsewhere fork(). The child's pid, or -1 with errno.
+ */
+pid_t	os_spawn(int (*fn)(void *), void *arg);
+
 /* The status-change time of st, to the nanosecond. */
 struct timespec os_ctime(const struct stat *st);
 

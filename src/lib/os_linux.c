@@ -1,6 +1,7 @@
 /*
  * os on Linux (os.h): openat2, renameat2, O_PATH, syncfs, xattrs.
  */
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -11,7 +12,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,4 +267,66 @@ struct timespec
 os_ctime(const struct stat *st)
 {
 	return st->st_ctim;
+}
+
+int
+os_open_nolinks(const char *path)
+{
+	struct open_how how;
+	int fd, tries;
+
+	if (no_openat2) {
+		errno = ENOSYS;
+		return -1;
+	}
+	memset(&how, 0, sizeof how);
+	how.flags = O_PATH | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	for (tries = 0; tries < 16; tries++) {
+		fd = (int)syscall(__NR_openat2, AT_FDCWD, path, &how,
+		    sizeof how);
+		if (fd >= 0)
+			return fd;
+		if (errno == ENOSYS || errno == EPERM) {
+			/* EPERM: a container's seccomp profile, as above */
+			no_openat2 = errno == ENOSYS;
+			errno = ENOSYS;
+			return -1;
+		}
+		if (errno != EAGAIN)
+			return -1;
+	}
+	errno = ENOSYS;
+	return -1;
+}
+
+/*
+ * The child's stack: room for a verified start of the helper from its
+ * cache file (hash_fd reads 64 KiB at a time), and a guard page below it,
+ * so that an overflow faults instead of writing over our memory.
+ */
+#define SPAWN_STACK	(256 * 1024)
+#define SPAWN_GUARD	4096
+
+pid_t
+os_spawn(int (*fn)(void *), void *arg)
+{
+	char *stk;
+	pid_t pid;
+	int e;
+
+	stk = mmap(NULL, SPAWN_GUARD + SPAWN_STACK, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stk == MAP_FAILED)
+		return -1;
+	if (mprotect(stk, SPAWN_GUARD, PROT_NONE) < 0)
+		pid = -1;
+	else
+		pid = clone(fn, stk + SPAWN_GUARD + SPAWN_STACK, CLONE_VM |
+		    CLONE_VFORK | SIGCHLD, arg);
+	/* the child has exec'd or ended: its stack is ours again */
+	e = errno;
+	munmap(stk, SPAWN_GUARD + SPAWN_STACK);
+	errno = e;
+	return pid;
 }

@@ -161,3 +161,21 @@ os_ctime(const struct stat *st)
 {
 	return st->st_ctimespec;
 }
+
+pid_t
+os_spawn(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn(arg));
+	return pid;
+}
+
+int
+os_open_nolinks(const char *path)
+{
+	(void)path;
+	errno = ENOSYS;
+	return -1;
+}

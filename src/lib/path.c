@@ -7,8 +7,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/mem.h"
+#include "lib/os.h"
 #include "lib/path.h"
 
 /* walks of a path whose missing part another process is making */
@@ -81,18 +83,60 @@ path_home(const char *s, const char *home)
 	return s[n] == '\0' ? mem_strdup(home) : path_join(home, s + n + 1);
 }
 
+/* Absolute, no "." or ".." component, no empty one, no trailing '/'. */
+static int
+plain(const char *p, size_t len)
+{
+	const char *c;
+
+	if (p[0] != '/' || len >= PATH_MAX)
+		return 0;
+	if (len == 1)
+		return 1;
+	for (c = p; *c != '\0'; c++)
+		if (*c == '/' && (c[1] == '/' || c[1] == '\0' ||
+		    (c[1] == '.' && (c[2] == '/' || c[2] == '\0' ||
+		    (c[2] == '.' && (c[3] == '/' || c[3] == '\0'))))))
+			return 0;
+	return 1;
+}
+
+/*
+ * musl's realpath(3) asks readlink(2) about every prefix of the path, a
+ * walk from / each time. A plain absolute path in which no component is
+ * a symlink is its own canonical form: the kernel says so in one walk
+ * (os_open_nolinks), or says where that is not so (ELOOP), and only then
+ * does realpath(3) walk.
+ */
+char *
+path_real(const char *path, char *buf)
+{
+	size_t len = strlen(path);
+	int fd;
+
+	if (plain(path, len)) {
+		if ((fd = os_open_nolinks(path)) >= 0) {
+			close(fd);
+			memcpy(buf, path, len + 1);
+			return buf;
+		}
+		/* what realpath would meet first, with no symlink before it */
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
+			return NULL;
+	}
+	return realpath(path, buf);
+}
+
 char *
 path_realpath(const char *path, const struct path_ops *ops)
 {
-	char *r, *s;
+	char r[PATH_MAX];
 
 	if (ops != NULL)
 		return ops->realpath(path, ops->arg);
-	if ((r = realpath(path, NULL)) == NULL)
+	if (path_real(path, r) == NULL)
 		return NULL;
-	s = mem_strdup(r);
-	free(r);
-	return s;
+	return mem_strdup(r);
 }
 
 /* Does path, found by lstat (st) where realpath found nothing, lead on? */

@@ -1,9 +1,10 @@
 /*
  * path: the one canonicaliser and the one "is under" of the program.
  *
- * Strings only: nothing here opens a file except through realpath(3) and
- * lstat(2) in path_canon. Every other module that asks "is P inside R" or
- * "what does this path really name" calls these; a second copy is a bug.
+ * Strings only: nothing here opens a file except path_real (an O_PATH
+ * open that refuses symlinks, else realpath(3)) and lstat(2) in
+ * path_canon. Every other module that asks "is P inside R" or "what does
+ * this path really name" calls these; a second copy is a bug.
  *
  * path_under and path_tail compare '/'-separated strings component-wise:
  * "/a/bc" is not under "/a/b". A root of "/" holds every absolute path; a
@@ -37,6 +38,13 @@ struct path_ops {
 };
 
 #define PATH_LEXICAL	1	/* see path_canon */
+
+/*
+ * realpath(3) into buf (PATH_MAX bytes): buf, or NULL with errno (ENOENT:
+ * it does not exist). A plain absolute path with no symlink on the way
+ * costs one walk of the kernel (musl's realpath walks every prefix).
+ */
+char	*path_real(const char *path, char *buf);
 
 /*
  * The whole path through ops->realpath (NULL ops: realpath(3)): a

@@ -79,7 +79,8 @@ readall_path(const char *path, size_t max, char **bufp, size_t *lenp)
 	struct stat st;
 	int fd, rc, e;
 
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+	if ((fd = openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK |
+	    O_CLOEXEC)) < 0)
 		return -1;
 	if (fstat(fd, &st) < 0)
 		rc = -1;

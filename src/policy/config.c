@@ -71,7 +71,7 @@ real_dir(struct config_ctx *c, const char *dir, char **dst, const char *what)
 	char real[PATH_MAX];
 	struct stat st;
 
-	if (realpath(dir, real) == NULL || stat(real, &st) != 0) {
+	if (path_real(dir, real) == NULL || stat(real, &st) != 0) {
 		config_seterr(c, errno, "%s: %s: %s", what, dir,
 		    strerror(errno));
 		return -1;

@@ -44,7 +44,7 @@ config_check_link(const struct policy *p, const char *dir, char *err,
 		return 0;		/* the cwd: an inode, not a path */
 	if (dir[0] == '/')
 		snprintf(cur, sizeof cur, "/");
-	else if (realpath(".", cur) == NULL)
+	else if (path_real(".", cur) == NULL)
 		return 0;		/* real_dir said what it could */
 	for (; *dir != '\0'; dir = q) {
 		while (*dir == '/')
@@ -69,7 +69,7 @@ config_check_link(const struct policy *p, const char *dir, char *err,
 			errno = ELOOP;
 			return -1;
 		}
-		if (realpath(next, real) == NULL)
+		if (path_real(next, real) == NULL)
 			return 0;
 		snprintf(cur, sizeof cur, "%s", real);
 	}

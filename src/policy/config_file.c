@@ -227,7 +227,7 @@ add_grant(struct config_ctx *c, const char *path, const struct jsonfile *f,
 		ferr(c, f, pos, "grant: %s: not an absolute path", path);
 		goto out;
 	}
-	if (realpath(p, real) == NULL) {
+	if (path_real(p, real) == NULL) {
 		e = errno;
 		if (e == ENOENT && (canon = missing_home_grant(c, p)) != NULL) {
 			if (strlist_has(&c->p->grants_new, canon,

@@ -187,6 +187,12 @@ void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
  * however arcturn ends (SIGKILL too). lockfd (the session lock, or -1)
  * stays open in the sandbox's init until then, never in the command, so
  * the session stays locked while anything could still write in it.
+ * The sandbox's init sends the status once nothing of the command is
+ * left, and only then ends, unmounting the overlay as it does, while the
+ * caller goes on; it holds lockfd's lock (the same open file) until it is
+ * gone. So the caller lets the lock go by closing lockfd, never by
+ * unlocking it (session_let_go): the next run waits until the overlay is
+ * gone, which it could not mount while upper is in use.
  * sandbox_overlay_available returns 1 when the overlay can be had here,
  * else 0 with the reason in why; it creates nothing. Call it first:
  * sandbox_exec_overlay does not repeat the check (the helper still fails

@@ -25,6 +25,7 @@
 #include "lib/fsx.h"
 #include "lib/hash.h"
 #include "lib/mem.h"
+#include "lib/os.h"
 #include "lib/path.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_linux.h"
@@ -412,36 +413,13 @@ spawn_child(void *arg)
 
 /*
  * The child runs on its own stack, in our memory, while we wait for it to
- * exec (CLONE_VFORK, as posix_spawn does): no page tables to copy, and it
- * runs at once instead of queueing behind us on this CPU. The stack has
- * room for the cache path (hash_fd reads 64 KiB at a time) and a guard
- * page below it, so that an overflow faults instead of writing over our
- * memory.
+ * exec (os_spawn: CLONE_VFORK, as posix_spawn does): no page tables to
+ * copy, and it runs at once instead of queueing behind us on this CPU.
  */
-#define SPAWN_STACK	(256 * 1024)
-#define SPAWN_GUARD	4096
-
 static pid_t
 spawn_helper(struct spawn *sp)
 {
-	char *stk;
-	pid_t pid;
-	int e;
-
-	stk = mmap(NULL, SPAWN_GUARD + SPAWN_STACK, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stk == MAP_FAILED)
-		return -1;
-	if (mprotect(stk, SPAWN_GUARD, PROT_NONE) < 0)
-		pid = -1;
-	else
-		pid = clone(spawn_child, stk + SPAWN_GUARD + SPAWN_STACK,
-		    CLONE_VM | CLONE_VFORK | SIGCHLD, sp);
-	/* the child has exec'd or exited: its stack is ours again */
-	e = errno;
-	munmap(stk, SPAWN_GUARD + SPAWN_STACK);
-	errno = e;
-	return pid;
+	return os_spawn(spawn_child, sp);
 }
 
 /*

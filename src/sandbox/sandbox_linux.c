@@ -38,10 +38,16 @@ static const char *const names[] = {
 int
 linux_landlock_abi(void)
 {
-	long v = syscall(__NR_landlock_create_ruleset, NULL, 0,
-	    LANDLOCK_CREATE_RULESET_VERSION);
+	static int abi, asked;	/* the kernel is asked once a run */
+	long v;
 
-	return v < 0 ? -errno : (int)v;
+	if (!asked) {
+		v = syscall(__NR_landlock_create_ruleset, NULL, 0,
+		    LANDLOCK_CREATE_RULESET_VERSION);
+		abi = v < 0 ? -errno : (int)v;
+		asked = 1;
+	}
+	return abi;
 }
 
 int
@@ -119,12 +125,16 @@ linux_fresh_proc(void)
 int
 linux_idmap_writable(void)
 {
-	int fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+	static int w = -1;	/* asked once a run */
+	int fd;
 
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
+	if (w < 0) {
+		fd = openat(AT_FDCWD, "/proc/self/uid_map", O_WRONLY |
+		    O_CLOEXEC);
+		if ((w = fd >= 0))
+			close(fd);
+	}
+	return w;
 }
 
 static int
@@ -383,26 +393,30 @@ fail:
 int
 linux_fds_guard(char *err, size_t errlen)
 {
-	struct stat st;
-	DIR *d;
+	union { struct dirent d; char b[2048]; } buf;
 	struct dirent *e;
+	struct stat st;
+	long n, off;
 	int fd, dfd, flags;
 
 	if (stdin_pipe(err, errlen) < 0)
 		return -1;
-	if ((d = opendir("/proc/self/fd")) == NULL)
+	/* getdents64 itself: opendir's buffer is a mapping of its own */
+	if ((dfd = openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
 		return 0;	/* no /proc: nothing inherited can be listed */
-	dfd = dirfd(d);
-	while ((e = readdir(d)) != NULL) {
-		fd = atoi(e->d_name);
-		if (fd <= 2 || fd == dfd || e->d_name[0] == '.')
-			continue;
-		if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) ||
-		    S_ISDIR(st.st_mode)))
-			continue;
-		if ((flags = fcntl(fd, F_GETFD)) >= 0)
-			(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-	}
-	closedir(d);
+	while ((n = syscall(SYS_getdents64, dfd, buf.b, sizeof buf.b)) > 0)
+		for (off = 0; off < n; off += e->d_reclen) {
+			e = (struct dirent *)(buf.b + off);
+			fd = atoi(e->d_name);
+			if (fd <= 2 || fd == dfd || e->d_name[0] == '.')
+				continue;
+			if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) ||
+			    S_ISDIR(st.st_mode)))
+				continue;
+			if ((flags = fcntl(fd, F_GETFD)) >= 0)
+				(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+		}
+	close(dfd);
 	return 0;
 }

@@ -31,7 +31,7 @@
 /* sandbox_choice.backend on Linux */
 enum { LB_HELPER, LB_HELPER_LANDLOCK, LB_BWRAP, LB_NONE };
 
-/* The kernel's Landlock ABI version, or -errno. */
+/* The kernel's Landlock ABI version, or -errno (asked once a process). */
 int	linux_landlock_abi(void);
 
 /*
@@ -43,7 +43,10 @@ int	linux_landlock_abi(void);
 int	linux_userns(int mounts);
 int	linux_fresh_proc(void);
 
-/* 1 when our uid_map can be written (not so inside another arcturn). */
+/*
+ * 1 when our uid_map can be written (not so inside another arcturn);
+ * asked once a process.
+ */
 int	linux_idmap_writable(void);
 
 /*

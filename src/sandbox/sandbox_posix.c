@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/exitcode.h"
+#include "lib/os.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_posix.h"
 
@@ -139,18 +140,40 @@ static const int wait_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
     SIGUSR2 };
 #define NWAITSIG	(sizeof wait_sigs / sizeof wait_sigs[0])
 
+/* The child of posix_child, with our signal mask back. */
+struct child {
+	int	(*fn)(void *, int);
+	void	 *arg;
+	sigset_t  mask;
+	int	  pfd[2];
+};
+
+static int
+child_main(void *arg)
+{
+	struct child *c = arg;
+
+	sigprocmask(SIG_SETMASK, &c->mask, NULL);
+	close(c->pfd[0]);
+	return c->fn(c->arg, c->pfd[1]);
+}
+
 int
-posix_child(int (*fn)(void *, int), void *arg, int *st, char *line,
-    size_t size, char *err, size_t errlen)
+posix_child(int (*fn)(void *, int), void *arg, int flags, int *st,
+    char *line, size_t size, char *err, size_t errlen)
 {
 	struct sigaction old[NWAITSIG], fwd;
-	sigset_t block, mask;
+	struct child c;
+	sigset_t block;
 	size_t len = 0, i;
 	ssize_t n;
-	int pfd[2], rc;
+	int *pfd = c.pfd, rc;
 	pid_t pid;
 
 	line[0] = '\0';
+	memset(&c, 0, sizeof c);
+	c.fn = fn;
+	c.arg = arg;
 	if (pipe(pfd) < 0 || fcntl(pfd[0], F_SETFD, FD_CLOEXEC) < 0 ||
 	    fcntl(pfd[1], F_SETFD, FD_CLOEXEC) < 0) {
 		snprintf(err, errlen, "exec: pipe: %s", strerror(errno));
@@ -160,19 +183,18 @@ posix_child(int (*fn)(void *, int), void *arg, int *st, char *line,
 	fwd.sa_sigaction = wait_pass;
 	fwd.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&block);
-	sigprocmask(SIG_BLOCK, &block, &mask);
+	sigprocmask(SIG_BLOCK, &block, &c.mask);
 	for (i = 0; i < NWAITSIG; i++)
 		sigaction(wait_sigs[i], NULL, &old[i]);
 	fflush(stdout);
-	if ((pid = fork()) == 0) {
-		sigprocmask(SIG_SETMASK, &mask, NULL);
-		close(pfd[0]);
-		_exit(fn(arg, pfd[1]));
-	}
+	if (flags & POSIX_CHILD_EXECS)
+		pid = os_spawn(child_main, &c);
+	else if ((pid = fork()) == 0)
+		_exit(child_main(&c));
 	close(pfd[1]);
 	if (pid < 0) {
 		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
-		sigprocmask(SIG_SETMASK, &mask, NULL);
+		sigprocmask(SIG_SETMASK, &c.mask, NULL);
 		close(pfd[0]);
 		return -1;
 	}
@@ -180,7 +202,7 @@ posix_child(int (*fn)(void *, int), void *arg, int *st, char *line,
 	for (i = 0; i < NWAITSIG; i++)
 		if (old[i].sa_handler != SIG_IGN)
 			sigaction(wait_sigs[i], &fwd, NULL);
-	sigprocmask(SIG_SETMASK, &mask, NULL);
+	sigprocmask(SIG_SETMASK, &c.mask, NULL);
 	/* what the child says before its exec (EOF once it has exec'd) */
 	while (len + 1 < size &&
 	    ((n = read(pfd[0], line + len, size - 1 - len)) > 0 ||
@@ -257,7 +279,7 @@ sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
 	int st, rc;
 
 	memset(end, 0, sizeof *end);
-	if (posix_child(wait_run, &j, &st, line, sizeof line, err,
+	if (posix_child(wait_run, &j, 0, &st, line, sizeof line, err,
 	    errlen) < 0)
 		return EXIT_OWN;
 	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?

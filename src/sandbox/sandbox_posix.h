@@ -36,10 +36,13 @@ int	posix_check(char **cmd, char *err, size_t errlen);
  * child writes there before it execs (one line) comes back in line. While
  * arcturn waits, a signal a process sends it (not one the terminal sent
  * the whole group) is passed on to the child. 0 with *st the wait status,
- * or -1 with err filled (`exec: what: reason`).
+ * or -1 with err filled (`exec: what: reason`). flags POSIX_CHILD_EXECS:
+ * fn only execs (or writes its line and returns), so the child shares our
+ * memory until then instead of copying it (os_spawn), while we wait.
  */
-int	posix_child(int (*fn)(void *arg, int fd), void *arg, int *st,
-	    char *line, size_t size, char *err, size_t errlen);
+#define POSIX_CHILD_EXECS	1
+int	posix_child(int (*fn)(void *arg, int fd), void *arg, int flags,
+	    int *st, char *line, size_t size, char *err, size_t errlen);
 
 /* realpath(3) and mkdir(2). */
 extern const struct roots_ops posix_roots_ops;

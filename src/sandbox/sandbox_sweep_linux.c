@@ -726,8 +726,9 @@ sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
 			goto oom;
 	if ((sn = snap_take(r)) == NULL)
 		goto oom;
-	if (posix_child(sweep_child, &j, &st, line, sizeof line, err,
-	    errlen) < 0) {
+	/* the helper is exec'd; bwrap_run waits for bwrap */
+	if (posix_child(sweep_child, &j, b == LB_BWRAP ? 0 : POSIX_CHILD_EXECS,
+	    &st, line, sizeof line, err, errlen) < 0) {
 		snap_restore(r, sn, &f);
 		rc = EXIT_OWN;
 		goto out;

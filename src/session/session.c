@@ -26,7 +26,7 @@
 #define META_MAX	65536
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define WAIT_NOTE_NS	1000000000L	/* say that we wait after this */
-#define WAIT_STEP_NS	10000000L
+#define WAIT_STEP_NS	1000000L
 
 int
 session_id_valid(const char *id)
@@ -503,6 +503,12 @@ session_unlock(struct session *s)
 {
 	if (s->locked && s->lockfd >= 0)
 		flock(s->lockfd, LOCK_UN);
+	s->locked = 0;
+}
+
+void
+session_let_go(struct session *s)
+{
 	s->locked = 0;
 }
 

@@ -130,6 +130,13 @@ int	session_lock(struct session *s, int op);
 void	session_unlock(struct session *s);
 
 /*
+ * Give the lock up without unlocking: session_close then only closes its
+ * descriptor, and the lock is let go when the last process holding the
+ * same open file does (a dry run's sandbox, until its overlay is gone).
+ */
+void	session_let_go(struct session *s);
+
+/*
  * As session_lock, and when the lock is not free within a second, call
  * waiting(arg) once (a front end says that it waits, and for what), then
  * go on waiting.

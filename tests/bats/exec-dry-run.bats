@@ -404,3 +404,22 @@ wait_upper() {
 		[ ! -e build ]
 	done
 }
+
+@test "a dry run right after one that read a whole tree mounts its overlay: the last one's init holds the session until its overlay is gone" {
+	mkdir -p many
+	for d in 0 1 2 3 4 5 6 7 8 9; do
+		mkdir many/$d
+		for f in 0 1 2 3 4 5 6 7 8 9; do echo "$d$f" >many/$d/$f; done
+	done
+	for round in 1 2 3 4 5 6 7 8; do
+		run arcturn exec --dry-run -- sh -c 'cat many/*/* >/dev/null; echo r >read'
+		assert_success
+		run arcturn exec --dry-run -- sh -c "echo $round >next"
+		assert_success
+	done
+	run changes
+	assert_success
+	assert_output "$(printf '%s\n' 'next added' 'read added')"
+	run cat "$HOME/.arcturn/overlays/$(ls "$HOME/.arcturn/overlays" | head -n 1)/upper/next"
+	assert_output 8
+}
