@@ -4,8 +4,8 @@
 # `arcturn exec --allow-unix` against the same command run directly, in
 # alternating rounds (bench/alt.c), printed as the median per-round ratio.
 # Then the same from 4 threads at once (N each), to the unix socket and to
-# a TCP server on 127.0.0.1 (the gate traps every connect, and lets a TCP
-# one through after reading its address), as ratios of medians.
+# a TCP server on 127.0.0.1 (the gate traps every connect and makes it
+# itself on its duplicate of the socket, TCP ones too), as ratios of medians.
 # Not a test: it prints, and exits 1 only when it could not measure.
 # Needs cc and musl-gcc (Debian: gcc, musl-tools).
 #

@@ -83,7 +83,8 @@ t_swap() {	# backend [exec option]
 # own datagram pair with SCM_RIGHTS and SCM_CREDENTIALS, a stream that
 # takes 5 MiB in one sendmsg (sent in pieces), a non-blocking stream's
 # partial send, SIGPIPE and EPIPE, UDP, seqpacket and stream sockets
-# given an address. The same script without arcturn is the reference.
+# given an address, MSG_ZEROCOPY (the data intact, the completion
+# reported). The same script without arcturn is the reference.
 SENDS_PY='import os, signal, socket, struct, threading
 r = []
 a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -135,6 +136,21 @@ y = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 y.sendto(b"udp1", x.getsockname())
 y.sendmsg([b"udp2"], [], 0, x.getsockname())
 r.append("udp %s %s" % (x.recv(10).decode(), x.recv(10).decode()))
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(1)
+z = socket.socket()
+z.setsockopt(socket.SOL_SOCKET, 60, 1)  # SO_ZEROCOPY
+z.connect(l.getsockname())
+w, _ = l.accept()
+zs = [bytes([65 + k]) * 100000 for k in range(4)]
+for d in zs:
+    z.sendmsg([d], [], 0x4000000)  # MSG_ZEROCOPY
+zr = bytearray()
+while len(zr) < len(zs) * 100000:
+    zr.extend(w.recv(1 << 16))
+r.append("zerocopy intact %s" % (bytes(zr) == b"".join(zs)))
+r.append("zerocopy notified %s" % (len(z.recvmsg(0, 1000, socket.MSG_ERRQUEUE)[1]) > 0))
 p, q = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 p.sendto(b"seq", "/nonexistent")
 r.append("seqpacket %s" % q.recv(10).decode())
@@ -152,6 +168,8 @@ print("\n".join(r))'
 	assert_line SIGPIPE
 	assert_line "udp udp1 udp2"
 	assert_line "seqpacket seq"
+	assert_line "zerocopy intact True"
+	assert_line "zerocopy notified True"
 	run -0 "$ARCTURN_BIN" exec -- python3 -c "$SENDS_PY"
 	assert_output "$want"
 }
