@@ -221,8 +221,8 @@ begin(struct dryrun *x, struct cli *c, int dry, int writes, char **rel,
 
 /*
  * write and edit take no path outside the workspace, even one in another
- * writable root that guard_check let pass (the temp dir, a grant): -1
- * (e filled) for r, begin's 1.
+ * writable root (the temp dir, a grant), and say so first: a grant's
+ * hint would not let them in. -1 (e filled) for r, begin's 1.
  */
 static int
 inside_only(const struct dryrun *x, const char *path, int r,
@@ -230,9 +230,11 @@ inside_only(const struct dryrun *x, const char *path, int r,
 {
 	if (r == 0)
 		return 0;
-	dryrun_fail(e, EXIT_REFUSED, 0, path, "outside the workspace %s; "
-	    "refused (write and edit take paths inside it; -C DIR names "
-	    "another workspace)", x->p.workspace);
+	dryrun_fail(e, EXIT_REFUSED, 0, path, "outside the workspace %s",
+	    x->p.workspace);
+	e->code = SAY_OUTSIDE_ROOTS;
+	snprintf(e->hint, sizeof e->hint, "write and edit take paths inside "
+	    "it (-C DIR names another workspace)");
 	return -1;
 }
 
@@ -373,8 +375,8 @@ cmd_write(struct cli *c)
 		return EXIT_USAGE;
 	path = c->argv[optind];
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
-	    guard_check(&x, path, rel, r == 0, &g, &e) != 0 ||
-	    inside_only(&x, path, r, &e) < 0)
+	    inside_only(&x, path, r, &e) < 0 ||
+	    guard_check(&x, path, rel, r == 0, &g, &e) != 0)
 		goto out;
 	/* limits first: a refused write leaves nothing behind */
 	if (x.p.dry_run && (why = shadow_path_problem(rel)) != NULL) {
@@ -555,8 +557,8 @@ cmd_edit(struct cli *c)
 		return EXIT_USAGE;
 	}
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
-	    guard_check(&x, path, rel, r == 0, &g, &e) != 0 ||
 	    inside_only(&x, path, r, &e) < 0 ||
+	    guard_check(&x, path, rel, r == 0, &g, &e) != 0 ||
 	    view_open(&x, "edit", r == 0, x.p.dry_run, 1, LOCK_EX, &v, &e) < 0 ||
 	    check_target(&v, rel, path, &kind, &e) != 0)
 		goto out;

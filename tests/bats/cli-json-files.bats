@@ -341,17 +341,17 @@ newest_turn() { "$ARCTURN_BIN" --json checkpoints | python3 -c 'import json,sys;
 	ln -s "$TMPDIR" lnk
 	mkdir d
 	run -1 arcturn write "$TMPDIR/new" <<<"no"
-	assert_output "arcturn: write: $TMPDIR/new: outside the workspace $WS; refused (write and edit take paths inside it; -C DIR names another workspace)"
+	assert_output "arcturn: write: $TMPDIR/new: outside the workspace $WS; write and edit take paths inside it (-C DIR names another workspace)"
 	run -1 arcturn write lnk/new <<<"no"
-	assert_output --partial "arcturn: write: lnk/new: outside the workspace $WS; refused"
+	assert_output --partial "arcturn: write: lnk/new: outside the workspace $WS; write and edit take paths inside it"
 	run -1 arcturn write "d/../../tmp/new" <<<"no"
 	assert_output --partial "arcturn: write: d/../../tmp/new: outside the"
 	run -1 arcturn edit "$TMPDIR/t" --old t --new u
-	assert_output --partial "arcturn: edit: $TMPDIR/t: outside the workspace $WS; refused"
+	assert_output --partial "arcturn: edit: $TMPDIR/t: outside the workspace $WS; write and edit take paths inside it"
 	run -1 arcturn edit lnk/t --old t --new u
 	jrun --json write "$TMPDIR/new" <<<"no"
 	assert_failure 1
-	[ "$(doc write 'd["error"]["code"]' <<<"$output")" = '"refused"' ]
+	[ "$(doc write 'd["error"]["code"]' <<<"$output")" = '"outside_roots"' ]
 	[ ! -e "$TMPDIR/new" ]
 	assert_equal "$(cat "$TMPDIR/t")" t
 	# control: the temp dir is one of exec's writable roots

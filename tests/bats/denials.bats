@@ -24,23 +24,23 @@ jerr() {
 	jq -c ".error.$1" <<<"$output"
 }
 
-@test "write outside the roots names the path, the roots and --grant; exit 1" {
+@test "write outside the workspace names the path, the workspace and -C; exit 1" {
 	run arcturn write "$OUT/x" <<<"no"
 	assert_failure 1
-	assert_output "arcturn: write: $OUT/x: outside the writable roots ($ROOTS); allow it with \"grants\": [\"$OUT\"] in $UCFG (exec: --grant $OUT)"
+	assert_output "arcturn: write: $OUT/x: outside the workspace $WS; write and edit take paths inside it (-C DIR names another workspace)"
 	[ ! -e "$OUT/x" ]
 	run arcturn edit "$OUT/x" --old a --new b
 	assert_failure 1
-	assert_output --partial "arcturn: edit: $OUT/x: outside the writable roots ($ROOTS); "
-	# a grant in the user config is one of the roots named; it lets exec
-	# in, never the file tools, which write only inside the workspace
+	assert_output "arcturn: edit: $OUT/x: outside the workspace $WS; write and edit take paths inside it (-C DIR names another workspace)"
+	# a grant lets exec in, never the file tools, which write only inside
+	# the workspace: no hint names a grant to them
 	mkdir -p "$T/g" "${UCFG%/*}"
 	printf '{"grants": ["%s"]}\n' "$T/g" >"$UCFG"
-	run arcturn write "$OUT/x" <<<"no"
-	assert_failure 1
-	assert_output --partial "($ROOTS, grant $T/g); "
 	run -1 arcturn write "$T/g/x" <<<"no"
-	assert_output "arcturn: write: $T/g/x: outside the workspace $WS; refused (write and edit take paths inside it; -C DIR names another workspace)"
+	assert_output "arcturn: write: $T/g/x: outside the workspace $WS; write and edit take paths inside it (-C DIR names another workspace)"
+	# the temp dir, a writable root too
+	run -1 arcturn write "$TMPDIR/x" <<<"no"
+	assert_output "arcturn: write: $TMPDIR/x: outside the workspace $WS; write and edit take paths inside it (-C DIR names another workspace)"
 	[ ! -e "$T/g/x" ]
 	run -0 arcturn exec -- sh -c "echo yes > '$T/g/x'"
 	assert_equal "$(cat "$T/g/x")" yes
@@ -58,10 +58,12 @@ jerr() {
 	assert_failure 1
 	assert_output "arcturn: write: secret.env: protected path (\"protect\" entry secret.env); writable once \"protect\" in the config leaves it out"
 	[ ! -e secret.env ]
-	run arcturn write "$HOME/.arcturn/checkpoints/x" <<<"x"
+	# the state dir inside the workspace: its own rule
+	export ARCTURN_HOME=$WS/state
+	run arcturn write "state/checkpoints/x" <<<"x"
 	assert_failure 1
-	assert_output "arcturn: write: $HOME/.arcturn/checkpoints/x: protected path (arcturn state); arcturn's own commands change it (session rm, discard, rewind)"
-	[ ! -e "$HOME/.arcturn/checkpoints/x" ]
+	assert_output "arcturn: write: state/checkpoints/x: protected path (arcturn state); arcturn's own commands change it (session rm, discard, rewind)"
+	[ ! -e "state/checkpoints/x" ]
 }
 
 @test "--json: the error carries code, path and hint; the message is the line" {
@@ -69,7 +71,7 @@ jerr() {
 	assert_failure 1
 	[ "$(jerr code)" = '"outside_roots"' ]
 	[ "$(jerr path)" = "\"$OUT/x\"" ]
-	[ "$(jerr hint)" = "$(jq -cn --arg h "allow it with \"grants\": [\"$OUT\"] in $UCFG (exec: --grant $OUT)" '$h')" ]
+	[ "$(jerr hint)" = '"write and edit take paths inside it (-C DIR names another workspace)"' ]
 	[ "arcturn: $(jq -r .error.message <<<"$output")" = "$stderr" ]
 	jrun --json edit .git/config --old a --new b
 	assert_failure 1
@@ -108,10 +110,10 @@ reply() {	# id jq-filter
 		call 4 write_file '{"path": "a.txt/sub", "content": "x"}'
 	} | mcp
 	[ "$(reply 1 .result.isError)" = true ]
-	[ "$(reply 1 '.result.content[0].text')" = "$(jq -cn --arg t "arcturn: write: $OUT/x: outside the writable roots ($ROOTS); allow it with \"grants\": [\"$OUT\"] in $UCFG (exec: --grant $OUT)" '$t')" ]
+	[ "$(reply 1 '.result.content[0].text')" = "$(jq -cn --arg t "arcturn: write: $OUT/x: outside the workspace $WS; write and edit take paths inside it (-C DIR names another workspace)" '$t')" ]
 	[ "$(reply 1 .result.structuredContent.deniedPaths)" = "[\"$OUT/x\"]" ]
 	[ "$(reply 1 .result.structuredContent.code)" = '"outside_roots"' ]
-	reply 1 .result.structuredContent.hint | grep -qF -- "--grant $OUT"
+	reply 1 .result.structuredContent.hint | grep -qF -- "-C DIR"
 	[ ! -e "$OUT/x" ]
 	[ "$(reply 2 .result.isError)" = true ]
 	# edit_file writes through `arcturn write`: its line

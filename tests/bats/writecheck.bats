@@ -91,7 +91,7 @@ race() {	# N PAT TO arcturn-args...
 	assert_output --partial 'protected path'
 	run arcturn write ../outside/x <<<x
 	assert_failure
-	assert_output --partial 'outside the writable roots'
+	assert_output --partial 'outside the workspace'
 	run arcturn write "$OUT/x" <<<x
 	assert_failure
 	[ ! -e "$OUT/x" ]

@@ -137,10 +137,10 @@ async function main() {
 	    r.structuredContent.deniedPaths[0] === ".git/config" &&
 	    fs.readFileSync(path.join(ws, ".git/config"), "utf8") === cfg, "write_file: a protected path is refused", r);
 	r = await c.callTool({ name: "write_file", arguments: { path: path.join(outside, "x"), content: "x" } });
-	ok(r.isError && / outside the writable roots \(workspace .*; allow it with .* \(exec: --grant .*\)$/.test(text(r)) &&
+	ok(r.isError && / outside the workspace .*; write and edit take paths inside it \(-C DIR names another workspace\)$/.test(text(r)) &&
 	    r.structuredContent.code === "outside_roots" &&
 	    r.structuredContent.deniedPaths[0] === path.join(outside, "x") && !fs.existsSync(path.join(outside, "x")),
-	    "write_file: a path outside the roots is refused, naming the roots and --grant", r);
+	    "write_file: a path outside the workspace is refused, naming it and -C", r);
 
 	r = await c.callTool({ name: "edit_file", arguments: { path: "b.txt", edits: [{ oldText: "bee", newText: "bop" }] } });
 	ok(!r.isError && r.structuredContent.diff.includes("+bop") &&
