@@ -1,0 +1,521 @@
+/*
+ * rewind: the engine of rewind and undo (rewind.h).
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply/apply.h"
+#include "apply/apply_phase.h"
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/rewind.h"
+#include "lib/fsx.h"
+#include "lib/mem.h"
+#include "lib/path.h"
+#include "policy/policy.h"
+#include "policy/roots.h"
+#include "policy/writecheck.h"
+
+static int
+same(const struct ckpt_state *a, const struct ckpt_state *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	if (a->kind == CKPT_ABSENT)
+		return 1;
+	if ((a->kind == CKPT_FILE || a->kind == CKPT_DIR) &&
+	    a->mode != b->mode)
+		return 0;
+	return memcmp(a->sha, b->sha, HASH_LEN) == 0;
+}
+
+static void
+to_base(const struct ckpt_state *s, struct apply_base *b)
+{
+	memset(b, 0, sizeof *b);
+	b->absent = s->kind == CKPT_ABSENT;
+	b->is_link = s->kind == CKPT_LINK;
+	b->is_dir = s->kind == CKPT_DIR;
+	b->mode = s->mode;
+	memcpy(b->sha, s->sha, HASH_LEN);
+}
+
+/* The paths the turns from `from` on changed, in first-change order. */
+static int
+collect(struct ckpt_turn *t, size_t nt, unsigned long from,
+    struct rewind_path **out, size_t *nout)
+{
+	struct rewind_path *p = NULL, *q;
+	size_t i, j, k, n = 0;
+
+	for (i = 0; i < nt; i++) {
+		if (t[i].id < from)
+			continue;
+		for (j = 0; j < t[i].n; j++) {
+			for (k = 0; k < n; k++)
+				if (strcmp(p[k].path, t[i].e[j].path) == 0)
+					break;
+			if (k == n) {
+				if ((q = mem_reallocarray(p, n + 1,
+				    sizeof *p)) == NULL) {
+					mem_free(p);
+					return -1;
+				}
+				p = q;
+				memset(&p[n], 0, sizeof *p);
+				p[n].path = t[i].e[j].path;
+				p[n].target = t[i].e[j].before;
+				n++;
+			}
+			p[k].base = t[i].e[j].after;
+			p[k].turn = t[i].id;
+		}
+	}
+	*out = p;
+	*nout = n;
+	return 0;
+}
+
+/* Snapshots taken in threads: paths [from, to) of p. */
+struct snap_chunk {
+	struct ckpt	*ck;
+	int		 rootfd;
+	struct rewind_path	*p;
+	size_t		 from, to;
+	size_t		 bad;		/* the path that failed, else to */
+	int		 err;
+};
+
+#define SNAP_THREADS	8
+
+static void *
+snap_run(void *arg)
+{
+	struct snap_chunk *s = arg;
+	size_t i;
+
+	s->bad = s->to;
+	for (i = s->from; i < s->to; i++)
+		if (s->p[i].why == NULL && ckpt_state(s->ck, s->rootfd,
+		    s->p[i].path, 1, &s->p[i].now) < 0) {
+			s->bad = i;
+			s->err = errno;
+			break;
+		}
+	return NULL;
+}
+
+/*
+ * Store what is there now of every path not refused, in up to
+ * SNAP_THREADS threads (each store syncs its blob: apply keeps what it
+ * replaces the same way). 0, or -1 with errno and *bad the path.
+ */
+static int
+snap_all(struct ckpt *ck, int rootfd, struct rewind_path *p, size_t n,
+    size_t *bad)
+{
+	struct snap_chunk s[SNAP_THREADS];
+	pthread_t th[SNAP_THREADS];
+	int started[SNAP_THREADS];
+	size_t nt = n / 16 + 1, per, i;
+	int rc = 0;
+
+	if (nt > SNAP_THREADS)
+		nt = SNAP_THREADS;
+	per = (n + nt - 1) / nt;
+	for (i = 0; i < nt; i++) {
+		s[i] = (struct snap_chunk){ ck, rootfd, p, i * per,
+		    (i + 1) * per < n ? (i + 1) * per : n, 0, 0 };
+		if (s[i].from > s[i].to)
+			s[i].from = s[i].to;
+		started[i] = i > 0 && pthread_create(&th[i], NULL, snap_run,
+		    &s[i]) == 0;
+	}
+	for (i = 0; i < nt; i++)
+		if (!started[i])
+			snap_run(&s[i]);
+	for (i = 0; i < nt; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		if (rc == 0 && s[i].bad < s[i].to) {
+			*bad = s[i].bad;
+			errno = s[i].err;
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+/*
+ * The write check (writecheck.h) on p's folder as it is now, opened
+ * beneath the workspace: NULL yes, else why not. A folder that does not
+ * exist (the rewind makes it) is asked on the path alone here; the
+ * engine asks again on the folder it opens (apply_env.roots).
+ */
+static const char *
+may_write(const struct roots *r, int rootfd, const char *ws,
+    struct rewind_path *p)
+{
+	struct policy_verdict v;
+	const char *name;
+	char *abs;
+	int fd, rc;
+
+	if ((abs = path_join(ws, p->path)) == NULL)
+		return "cannot be checked against the policy";
+	if ((fd = fsx_open_parent(rootfd, p->path, 0, &name)) < 0) {
+		if (errno == EXDEV) {
+			mem_free(abs);
+			return "resolves outside the workspace (symlink)";
+		}
+		v.why = POLICY_DENIED;
+		rc = roots_deny(r, abs, &v.d);
+	} else {
+		rc = policy_may_write(r, abs, fd, name, &v);
+		close(fd);
+	}
+	mem_free(abs);
+	return rc == 0 ? NULL : policy_reason(&v);
+}
+
+/*
+ * Check each path against the policy and what is there now, snapshot
+ * what is there (so the rewind can be rewound). Returns the number of
+ * conflicts; -1 (rw->err, rw->errpath) on an error.
+ */
+static int
+check_paths(struct ckpt *ck, int rootfd, const char *ws, struct rewind_path *p,
+    size_t n, int force, const struct roots *r, struct rewind *rw)
+{
+	size_t i, bad = 0;
+	int conflicts = 0;
+
+	for (i = 0; r != NULL && i < n; i++)
+		p[i].why = may_write(r, rootfd, ws, &p[i]);
+	if (snap_all(ck, rootfd, p, n, &bad) < 0) {
+		rw->err = errno;
+		rw->errpath = p[bad].path;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (p[i].why != NULL)
+			continue;
+		if (same(&p[i].now, &p[i].target))
+			p[i].skip = 1;
+		else if (p[i].now.kind == CKPT_OTHER) {
+			p[i].why = "a directory or special file now";
+			p[i].conflict = 1;
+			conflicts++;
+		} else if (!same(&p[i].now, &p[i].base)) {
+			if (force)
+				p[i].base = p[i].now;
+			else {
+				p[i].why = "changed since";
+				p[i].conflict = 1;
+				conflicts++;
+			}
+		}
+	}
+	return conflicts;
+}
+
+/*
+ * Remove the temp files a killed rewind left next to the paths that need
+ * no restoring now (apply_run sweeps the directories it writes in).
+ */
+static void
+sweep_skipped(int rootfd, const struct rewind_path *p, size_t n)
+{
+	struct stat st;
+	dev_t dev = 0;
+	ino_t ino = 0;
+	const char *name;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		if (!p[i].skip || p[i].why != NULL ||
+		    (fd = fsx_open_parent(rootfd, p[i].path, 0, &name)) < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && (st.st_dev != dev ||
+		    st.st_ino != ino)) {
+			dev = st.st_dev;
+			ino = st.st_ino;
+			(void)fsx_sweep_tmp(fd);
+		}
+		close(fd);
+	}
+}
+
+/*
+ * Items for apply_run, in an order that works for trees: removals of
+ * files and links (deepest first), of directories (deepest first), new
+ * directories (parents first, owner rwx so files can go in), files and
+ * links, then directory modes (deepest first). A path may own two items
+ * (a directory that was a file): the second has an absent base, so it
+ * is refused if the first did not go. owner[k] is the path of item k.
+ */
+enum { RW_DEL, RW_RMDIR, RW_MKDIR, RW_FILES, RW_MODE, RW_NPHASE };
+
+struct rewind_item {
+	struct apply_item it;
+	size_t		 owner;
+	int		 phase;
+};
+
+static int
+cmp_item(const void *a, const void *b)
+{
+	const struct rewind_item *x = a, *y = b;
+	int c;
+
+	if (x->phase != y->phase)
+		return x->phase - y->phase;
+	/* files and links: a directory's together, for parallel runs */
+	if (x->phase == RW_DEL || x->phase == RW_FILES)
+		return apply_cmp_by_dir(&x->it, &y->it);
+	c = strcmp(x->it.path, y->it.path);
+	/* parents first when making, deepest first otherwise */
+	return x->phase == RW_MKDIR || x->phase == RW_FILES ? c : -c;
+}
+
+static struct rewind_item *
+rw_push(struct rewind_item *v, size_t *n, size_t owner, int phase,
+    enum apply_kind kind, const struct rewind_path *p,
+    const struct ckpt_state *base, unsigned int mode)
+{
+	struct rewind_item *q = &v[(*n)++];
+
+	memset(q, 0, sizeof *q);
+	q->owner = owner;
+	q->phase = phase;
+	q->it.path = p->path;
+	q->it.kind = kind;
+	q->it.src = p->hex;
+	/* a blob is put in place only when it still holds what was stored */
+	if (kind == APPLY_FILE || kind == APPLY_SYMLINK)
+		q->it.want = p->target.sha;
+	q->it.mode = mode;
+	to_base(base, &q->it.base);
+	return q;
+}
+
+static struct rewind_item *
+items_for(struct ckpt *ck, struct rewind_path *p, size_t n, size_t *ni)
+{
+	static const struct ckpt_state absent = { CKPT_ABSENT, 0, { 0 } };
+	struct ckpt_state made = { CKPT_DIR, 0, { 0 } };
+	const struct ckpt_state *b;
+	struct rewind_item *v;
+	size_t i, k;
+	unsigned int m;
+
+	*ni = 0;
+	/* at most three a path: delete, mkdir, chmod */
+	if ((v = mem_calloc(n ? n : 1, 3 * sizeof *v)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (p[i].skip || p[i].why != NULL)
+			continue;
+		hash_hex(p[i].target.sha, p[i].hex);
+		b = &p[i].base;
+		if ((b->kind == CKPT_FILE || b->kind == CKPT_LINK) &&
+		    (p[i].target.kind == CKPT_ABSENT ||
+		    p[i].target.kind == CKPT_DIR)) {
+			rw_push(v, ni, i, RW_DEL, APPLY_DELETE, &p[i], b, 0);
+			b = &absent;
+		} else if (b->kind == CKPT_DIR &&
+		    p[i].target.kind != CKPT_DIR) {
+			rw_push(v, ni, i, RW_RMDIR, APPLY_RMDIR, &p[i], b, 0);
+			b = &absent;
+		}
+		m = p[i].target.mode;
+		switch (p[i].target.kind) {
+		case CKPT_FILE:
+		case CKPT_LINK:
+			rw_push(v, ni, i, RW_FILES, p[i].target.kind ==
+			    CKPT_FILE ? APPLY_FILE : APPLY_SYMLINK, &p[i], b,
+			    m);
+			break;
+		case CKPT_DIR:
+			if (b->kind != CKPT_DIR) {
+				rw_push(v, ni, i, RW_MKDIR, APPLY_MKDIR, &p[i],
+				    b, m | 0700);
+				made.mode = m | 0700;
+				if (made.mode != m)
+					rw_push(v, ni, i, RW_MODE, APPLY_CHMOD,
+					    &p[i], &made, m);
+			} else if (b->mode != m)
+				rw_push(v, ni, i, RW_MODE, APPLY_CHMOD, &p[i],
+				    b, m);
+			break;
+		default:
+			break;
+		}
+	}
+	qsort(v, *ni, sizeof *v, cmp_item);
+	for (k = 0; k < *ni; k++)
+		v[k].it.srcdir = ckpt_blobs(ck);
+	return v;
+}
+
+/*
+ * The rewind's own turn: before = what was there, after = restored (or,
+ * for a path some item of which failed, what is there now). p[].how
+ * gets: 1 restored, 2 an item failed.
+ */
+static int
+record(struct ckpt *ck, int rootfd, struct rewind_path *p, size_t n,
+    struct rewind_item *v, size_t ni, const char *label, unsigned long *id,
+    size_t *restored)
+{
+	struct ckpt_turn t;
+	struct ckpt_state now;
+	size_t i, k;
+	int rc = 0;
+
+	*id = 0;
+	*restored = 0;
+	for (k = 0; k < ni; k++)
+		p[v[k].owner].how |= v[k].it.failed ? 2 : 1;
+	for (i = 0; i < n; i++)
+		*restored += p[i].how == 1;
+	if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, &t) < 0)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		if (p[i].how == 0)
+			continue;
+		if (p[i].how == 1)
+			rc = ckpt_add(&t, p[i].path, &p[i].now, &p[i].target);
+		else if (ckpt_state(ck, rootfd, p[i].path, 0, &now) == 0 &&
+		    now.kind != CKPT_OTHER && !same(&now, &p[i].now))
+			rc = ckpt_add(&t, p[i].path, &p[i].now, &now);
+	}
+	if (rc == 0 && t.n > 0 && (t.label = mem_strdup(label)) != NULL &&
+	    (rc = ckpt_save(ck, &t)) == 0)
+		*id = t.id;
+	else if (rc == 0 && t.n > 0)
+		rc = -1;
+	ckpt_turn_clear(&t);
+	return rc;
+}
+
+/* apply_run's array of the items in v. */
+static struct apply_item *
+flat(struct rewind_item *v, size_t ni)
+{
+	struct apply_item *it;
+	size_t k;
+
+	if ((it = mem_calloc(ni ? ni : 1, sizeof *it)) == NULL)
+		return NULL;
+	for (k = 0; k < ni; k++)
+		it[k] = v[k].it;
+	return it;
+}
+
+/* {path, what}: into arr; NULL when out of memory. */
+
+enum rewind_end
+rewind_run(struct ckpt *ck, int rootfd, const struct policy *pol,
+    struct rewind *rw)
+{
+	struct apply_env env;
+	struct roots r, *rp = NULL;
+	char label[128];
+	size_t i, k, end;
+	enum rewind_end rc = REWIND_ERROR;
+	int conflicts;
+
+	memset(&env, 0, sizeof env);
+	rw->errpath = "";
+	if (ckpt_list(ck, &rw->t, &rw->nt) < 0) {
+		if (errno == ENOENT)
+			return REWIND_NO_STORE;
+		rw->err = errno;
+		rw->errpath = "checkpoints";
+		return REWIND_ERROR;
+	}
+	for (i = rw->nt; rw->from == 0 && i > 0; i--)
+		if (rw->t[i - 1].n > 0)
+			rw->from = rw->t[i - 1].id;
+	for (i = 0; i < rw->nt && rw->t[i].id != rw->from; i++)
+		;
+	if (rw->from == 0)
+		return REWIND_NO_TURN;
+	if (i == rw->nt)
+		return REWIND_NO_SUCH;
+	/* the write check's roots: the engine asks them again (env) */
+	if (pol != NULL && pol->mode != MODE_OFF) {
+		if (roots_build(pol, ROOTS_PROTECT | ROOTS_MISSING |
+		    ROOTS_DEVICES | ROOTS_GIT, NULL, &r) < 0) {
+			snprintf(rw->why, sizeof rw->why, "%s", r.why);
+			return REWIND_ERROR;
+		}
+		rp = &r;
+		env.roots = rp;
+		env.ws = pol->workspace;
+	}
+	if (collect(rw->t, rw->nt, rw->from, &rw->p, &rw->n) < 0) {
+		rw->err = errno;
+		goto out;
+	}
+	if ((conflicts = check_paths(ck, rootfd, pol != NULL ?
+	    pol->workspace : "", rw->p, rw->n, rw->force, rp, rw)) < 0)
+		goto out;
+	for (i = 0; i < rw->n; i++)
+		rw->refused += rw->p[i].why != NULL;
+	if ((rw->conflicts = conflicts) > 0) {
+		rc = REWIND_CONFLICT;
+		goto out;
+	}
+	if ((rw->v = items_for(ck, rw->p, rw->n, &rw->ni)) == NULL ||
+	    (rw->it = flat(rw->v, rw->ni)) == NULL) {
+		rw->err = errno;
+		goto out;
+	}
+	/* phase by phase; files and links in parallel, as apply does */
+	for (k = 0; k < rw->ni; k = end) {
+		for (end = k + 1; end < rw->ni &&
+		    rw->v[end].phase == rw->v[k].phase; end++)
+			;
+		apply_run_phase(rootfd, rw->it + k, end - k,
+		    rw->v[k].phase == RW_DEL || rw->v[k].phase == RW_FILES,
+		    &env);
+	}
+	for (k = 0; k < rw->ni; k++)
+		rw->failed += rw->it[k].failed != 0;
+	sweep_skipped(rootfd, rw->p, rw->n);
+	for (i = 0; i < rw->ni; i++)
+		rw->v[i].it.failed = rw->it[i].failed;
+	snprintf(label, sizeof label, "%s %lu", rw->label, rw->from);
+	if (record(ck, rootfd, rw->p, rw->n, rw->v, rw->ni, label,
+	    &rw->id, &rw->restored) < 0) {
+		rw->unrecorded = 1;
+		rw->rec_err = errno;
+	}
+	rc = REWIND_DONE;
+out:
+	if (rp != NULL)
+		roots_free(rp);
+	return rc;
+}
+
+void
+rewind_free(struct rewind *rw)
+{
+	mem_free(rw->it);
+	mem_free(rw->v);
+	mem_free(rw->p);
+	ckpt_turns_free(rw->t, rw->nt);
+	rw->it = NULL;
+	rw->v = NULL;
+	rw->p = NULL;
+	rw->t = NULL;
+	rw->n = rw->ni = rw->nt = 0;
+}

@@ -1,0 +1,103 @@
+/*
+ * rewind: the engine of `arcturn rewind` and `arcturn undo` (the front
+ * end, cli/cmd_checkpoint.c, parses, calls rewind_run, and speaks).
+ *
+ * A rewind restores every path the turns since TURN changed to the state
+ * it had before the first of them: by compare-and-swap through apply
+ * (apply.h), with the state the last turn left there as the base. A path
+ * whose state is neither that nor the one being restored is a conflict:
+ * nothing is changed unless force, which takes what is there now as the
+ * base. What a rewind replaces is snapshotted first, and the rewind is
+ * itself a turn (a rewind cut short by a kill leaves each file old or
+ * new, and running it again completes it).
+ *
+ * Calling sequence, with the store open LOCK_EX (checkpoint.h):
+ *
+ *	struct rewind rw = { .from = TURN or 0, .force = f,
+ *	    .label = "undo of turn" };
+ *	end = rewind_run(ck, rootfd, policy, &rw);
+ *	(report rw.p[], rw.it[], rw.id)
+ *	rewind_free(&rw);
+ *
+ * The phases, one after the other: removals of files and links (deepest
+ * first), of directories (deepest first), new directories (parents first,
+ * owner rwx so files can go in), files and links, then directory modes
+ * (deepest first); files and links in a few threads (apply_phase.h).
+ */
+#ifndef ARCTURN_REWIND_H
+#define ARCTURN_REWIND_H
+
+#include <stddef.h>
+
+#include "apply/apply_item.h"
+#include "checkpoint/checkpoint.h"
+
+struct policy;
+
+/* One path a rewind restores. */
+struct rewind_path {
+	const char	*path;		/* borrowed from the turns */
+	struct ckpt_state target;	/* before the first turn */
+	struct ckpt_state base;		/* what the last turn left */
+	struct ckpt_state now;		/* what is there now (stored) */
+	unsigned long	 turn;		/* the last turn that changed it */
+	const char	*why;		/* a refusal, or NULL */
+	int		 conflict;	/* why is a conflict */
+	int		 skip;		/* already as restored */
+	unsigned char	 how;		/* 1 restored, 2 an item failed */
+	char		 hex[HASH_HEXLEN + 1];
+};
+
+/* How a rewind ended (rewind_run's value). */
+enum rewind_end {
+	REWIND_DONE,		/* tried: see failed, refused, restored */
+	REWIND_NO_STORE,	/* the store has no turns folder */
+	REWIND_NO_TURN,		/* no turn with paths */
+	REWIND_NO_SUCH,		/* from names no turn */
+	REWIND_CONFLICT,	/* conflicts > 0: nothing changed */
+	REWIND_ERROR		/* err (errno), errpath (or ""), or why */
+};
+
+struct rewind_item;
+
+struct rewind {
+	/* in */
+	unsigned long	 from;		/* the first turn; 0: the newest
+					   turn with paths (undo) */
+	int		 force;		/* take what is there as the base */
+	const char	*label;		/* its own turn's label: this, a
+					   space and the turn from */
+	/* out */
+	struct rewind_path *p;		/* every path the turns changed */
+	size_t		 n;
+	struct apply_item *it;		/* the items tried, in order */
+	size_t		 ni;
+	int		 conflicts;
+	long		 failed;	/* items that failed */
+	size_t		 refused;	/* paths with why set */
+	size_t		 restored;	/* paths with how 1 */
+	unsigned long	 id;		/* the rewind's turn, 0: none */
+	int		 unrecorded;	/* done, but its turn not written:
+					   rec_err the errno */
+	int		 rec_err;
+	int		 err;		/* REWIND_ERROR: errno, or 0 ... */
+	const char	*errpath;	/* ... with the path it concerns (a
+					   store or workspace path), "" for
+					   none (out of memory) ... */
+	char		 why[200];	/* ... or, with err 0, this line */
+	/* private */
+	struct ckpt_turn *t;
+	size_t		 nt;
+	struct rewind_item *v;
+};
+
+/*
+ * Rewind the store ck's workspace beneath rootfd, as rw asks; p (may be
+ * NULL: no write check, MODE_OFF) gives the write check's roots, asked on
+ * each folder as the engine opens it. Free rw with rewind_free.
+ */
+enum rewind_end rewind_run(struct ckpt *ck, int rootfd,
+	    const struct policy *p, struct rewind *rw);
+void	rewind_free(struct rewind *rw);
+
+#endif
