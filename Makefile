@@ -100,7 +100,7 @@ UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS = $(wildcard tests/tools/*.c)
 TOOL_BINS = $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all check test tests demo clean cross release bench install fuzz-mods FORCE
+.PHONY: all check stress test tests demo clean cross release bench install fuzz-mods FORCE
 # Keep the object files of the unit tests (make would delete them as
 # intermediates, and a second `make tests` would then relink).
 .SECONDARY:
@@ -204,6 +204,13 @@ test: tests
 
 check: tests
 	tests/run --check
+
+# make stress: the long fault sweeps (README, Quick start): every mutating
+# system call of the checkpoint commands, then apply's kill and race runs.
+stress: $(BUILD)/arcturn
+	tests/stress/ckpt-sweep $(BUILD)/arcturn --ops undo,rewind,write,turn,exec
+	tests/stress/kill9 $(BUILD)/arcturn 20
+	tests/stress/apply-race $(BUILD)/arcturn 10 8
 
 demo: $(BUILD)/arcturn
 	tests/demo.sh $(BUILD)/arcturn

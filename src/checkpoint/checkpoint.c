@@ -221,6 +221,17 @@ settled(struct ckpt_turn *t, const char *rel, struct ckpt_entry ***e,
 }
 
 int
+ckpt_drop(struct ckpt *c, unsigned long id)
+{
+	char name[NAMELEN + 2];
+
+	turn_name(id, name);
+	if (drop_after(c, id) < 0 || unlinkat(c->turnsfd, name, 0) < 0)
+		return -1;
+	return fsx_sync_dir(c->turnsfd);
+}
+
+int
 ckpt_note_after(struct ckpt *c, struct ckpt_turn *t, const char *rel)
 {
 	char name[NAMELEN + sizeof AFTER_SUFFIX + 1], *buf = NULL;
@@ -472,8 +483,24 @@ keep_blob(int dirfd, const char *name, void *arg)
 	return strlen(name) == HASH_HEXLEN;
 }
 
+/* A blob s names, into ref[*n] (none for a folder or an absent path). */
+static int
+add_ref(char **ref, size_t *n, const struct ckpt_state *s)
+{
+	char hex[HASH_HEXLEN + 1];
+
+	if (s->kind != CKPT_FILE && s->kind != CKPT_LINK)
+		return 0;
+	hash_hex(s->sha, hex);
+	if ((ref[*n] = mem_strdup(hex)) == NULL)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
 /*
- * Remove the blobs no turn names (and temp names a kill left); *bytes is
+ * Remove the blobs no turn names (an open turn names its after states'
+ * too: what it set out to restore) (and temp names a kill left); *bytes is
  * the size of those that stay.
  */
 static int
@@ -481,7 +508,7 @@ gc(struct ckpt *c, unsigned long long *bytes)
 {
 	struct ckpt_turn *t;
 	struct stat st;
-	char **ref = NULL, **names = NULL, hex[HASH_HEXLEN + 1];
+	char **ref = NULL, **names = NULL;
 	size_t n, nref = 0, nn = 0, i, j;
 	int rc = -1;
 
@@ -489,19 +516,15 @@ gc(struct ckpt *c, unsigned long long *bytes)
 	if (ckpt_list(c, &t, &n) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
-		nref += t[i].n;
+		nref += t[i].n * (t[i].open ? 2 : 1);
 	if (nref > 0 && (ref = mem_calloc(nref, sizeof *ref)) == NULL)
 		goto out;
 	for (nref = 0, i = 0; i < n; i++)
-		for (j = 0; j < t[i].n; j++) {
-			if (t[i].e[j].before.kind != CKPT_FILE &&
-			    t[i].e[j].before.kind != CKPT_LINK)
-				continue;
-			hash_hex(t[i].e[j].before.sha, hex);
-			if ((ref[nref] = mem_strdup(hex)) == NULL)
+		for (j = 0; j < t[i].n; j++)
+			if (add_ref(ref, &nref, &t[i].e[j].before) < 0 ||
+			    (t[i].open &&
+			    add_ref(ref, &nref, &t[i].e[j].after) < 0))
 				goto out;
-			nref++;
-		}
 	if (nref > 0)
 		qsort(ref, nref, sizeof *ref, cmp_str);
 	(void)fsx_sweep_tmp(c->blobsfd);

@@ -29,6 +29,7 @@
  *	paths COUNT
  *	<before> <after> PATHLEN	(COUNT times, then the path bytes
  *	<PATHLEN bytes>			 and a newline)
+ *	open				(only while the turn is unsettled)
  *	end
  *
  * where <before> and <after> are each `KIND MODE HEX` (KIND absent, file,
@@ -36,6 +37,12 @@
  * link target, 64 zeros for absent). before is the path's state right
  * before the turn first changed it (its blob is in blobs/), after the
  * state the tool left there (rewind's compare-and-swap base).
+ *
+ * An open turn is one a rewind or undo recorded before it touched a file
+ * and has not settled yet: its after states are what it set out to
+ * restore, and each path holds its before or its after state (a kill cut
+ * it short) until the rewind, or the next one, settles it (rewind.h).
+ * Retention keeps the blobs of an open turn's after states too.
  *
  *   checkpoints/<K>/turns/<N>.after
  *				the after states a write or edit left since
@@ -89,6 +96,7 @@ struct ckpt_turn {
 	char		*label;		/* "" when none */
 	struct ckpt_entry *e;
 	size_t		 n;
+	int		 open;		/* unsettled (see open turn) */
 };
 
 /* Retention: keep the newest `keep` turns, blobs within maxbytes (0: any). */
@@ -156,6 +164,13 @@ int	ckpt_state(struct ckpt *, int rootfd, const char *rel, int store,
 	    struct ckpt_state *st);
 
 /*
+ * Whether the store holds what dirfd/name (one name, not followed) holds:
+ * a regular file's bytes or a link's target, as a sound blob. 1 yes, 0
+ * no, -1 with errno.
+ */
+int	ckpt_holds(struct ckpt *, int dirfd, const char *name);
+
+/*
  * Snapshot rel into t before its first change in the turn: when t has no
  * entry for it, its state is stored (blob) and an entry added with after
  * = before. So is every missing folder above it (absent before: the write
@@ -188,6 +203,9 @@ int	ckpt_add(struct ckpt_turn *t, const char *rel,
  * retention.
  */
 int	ckpt_save(struct ckpt *, struct ckpt_turn *t);
+
+/* Remove turn id's record and .after log (ENOENT: none; 0 or -1). */
+int	ckpt_drop(struct ckpt *, unsigned long id);
 
 /*
  * After ckpt_settle of rel, in a turn whose record exists: append the

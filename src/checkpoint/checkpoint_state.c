@@ -103,6 +103,27 @@ blob_buf(struct ckpt *c, const void *buf, size_t len,
 }
 
 int
+ckpt_holds(struct ckpt *c, int dirfd, const char *name)
+{
+	struct ckpt_state s;
+	unsigned char got[HASH_LEN];
+	char hex[HASH_HEXLEN + 1];
+	int fd, ok;
+
+	if (ckpt_state(c, dirfd, name, 0, &s) < 0)
+		return -1;
+	if (s.kind != CKPT_FILE && s.kind != CKPT_LINK)
+		return 0;
+	hash_hex(s.sha, hex);
+	if ((fd = fsx_regular(openat(c->blobsfd, hex, O_RDONLY | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC))) < 0)
+		return errno == ENOENT || errno == EINVAL ? 0 : -1;
+	ok = hash_fd(fd, got) == 0 && memcmp(got, s.sha, HASH_LEN) == 0;
+	close(fd);
+	return ok;
+}
+
+int
 ckpt_state(struct ckpt *c, int rootfd, const char *rel, int store,
     struct ckpt_state *s)
 {

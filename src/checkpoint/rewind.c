@@ -224,13 +224,33 @@ check_paths(struct ckpt *ck, int rootfd, const char *ws, struct rewind_path *p,
 	return conflicts;
 }
 
+struct swept {
+	struct ckpt	*ck;
+	int		 dirfd;
+};
+
+/* A swap name the sweep left: gone when the store holds what it holds. */
+static void
+left_swap(const char *name, void *arg)
+{
+	struct swept *w = arg;
+
+	if (ckpt_holds(w->ck, w->dirfd, name) == 1)
+		(void)unlinkat(w->dirfd, name, 0);
+}
+
 /*
- * Remove the temp files a killed rewind left next to the paths that need
- * no restoring now (apply_run sweeps the directories it writes in).
+ * Remove the temp names a killed rewind (or apply) left next to the
+ * paths (apply_run sweeps the folders it writes in, but leaves a swap
+ * name, which may hold a version saved meanwhile): a swap name goes when
+ * what it holds is a blob of the store, as what a rewind moved aside is
+ * (its turn's before).
  */
 static void
-sweep_skipped(int rootfd, const struct rewind_path *p, size_t n)
+sweep_left(struct ckpt *ck, int rootfd, const struct rewind_path *p,
+    size_t n)
 {
+	struct swept w = { ck, -1 };
 	struct stat st;
 	dev_t dev = 0;
 	ino_t ino = 0;
@@ -239,14 +259,15 @@ sweep_skipped(int rootfd, const struct rewind_path *p, size_t n)
 	int fd;
 
 	for (i = 0; i < n; i++) {
-		if (!p[i].skip || p[i].why != NULL ||
-		    (fd = fsx_open_parent(rootfd, p[i].path, 0, &name)) < 0)
+		if (p[i].why != NULL || (fd = fsx_open_parent(rootfd,
+		    p[i].path, 0, &name)) < 0)
 			continue;
 		if (fstat(fd, &st) == 0 && (st.st_dev != dev ||
 		    st.st_ino != ino)) {
 			dev = st.st_dev;
 			ino = st.st_ino;
-			(void)fsx_sweep_tmp(fd);
+			w.dirfd = fd;
+			(void)fsx_sweep(fd, left_swap, &w);
 		}
 		close(fd);
 	}
@@ -365,43 +386,119 @@ items_for(struct ckpt *ck, struct rewind_path *p, size_t n, size_t *ni)
 }
 
 /*
- * The rewind's own turn: before = what was there, after = restored (or,
- * for a path some item of which failed, what is there now). p[].how
- * gets: 1 restored, 2 an item failed.
+ * The rewind's own turn, recorded open before anything is touched: for
+ * each path it will change, before = what is there now (stored by
+ * check_paths), after = the state it restores. ix[k] is the path of
+ * entry k. An empty turn (nothing to change) is not recorded.
  */
 static int
-record(struct ckpt *ck, int rootfd, struct rewind_path *p, size_t n,
-    struct rewind_item *v, size_t ni, const char *label, unsigned long *id,
-    size_t *restored)
+begin(struct ckpt *ck, struct rewind_path *p, size_t n, const char *label,
+    struct ckpt_turn *t, size_t **ix)
 {
-	struct ckpt_turn t;
+	size_t i;
+
+	*ix = NULL;
+	if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, t) < 0)
+		return -1;
+	if ((*ix = mem_calloc(n ? n : 1, sizeof **ix)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (p[i].skip || p[i].why != NULL)
+			continue;
+		(*ix)[t->n] = i;
+		if (ckpt_add(t, p[i].path, &p[i].now, &p[i].target) < 0)
+			return -1;
+	}
+	if (t->n == 0)
+		return 0;
+	mem_free(t->label);
+	if ((t->label = mem_strdup(label)) == NULL)
+		return -1;
+	t->open = 1;
+	return ckpt_save(ck, t);
+}
+
+/*
+ * Settle the open turn t once its items ran: a path restored keeps its
+ * after state; any other (an item failed, a conflict, a refusal) gets
+ * what is there now, and goes when that is its before (it did not
+ * change); a path that is a special file now keeps after = before, so
+ * that its blob stays named. p[ix[k]] is entry k's path. The turn is
+ * recorded settled, or removed when nothing is left; *id its id or 0.
+ */
+static int
+settle(struct ckpt *ck, int rootfd, struct rewind_path *p,
+    struct ckpt_turn *t, const size_t *ix, unsigned long *id)
+{
 	struct ckpt_state now;
-	size_t i, k;
-	int rc = 0;
+	struct ckpt_entry *e;
+	size_t k, m = 0;
 
 	*id = 0;
-	*restored = 0;
-	for (k = 0; k < ni; k++)
-		p[v[k].owner].how |= v[k].it.failed ? 2 : 1;
-	for (i = 0; i < n; i++)
-		*restored += p[i].how == 1;
-	if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, &t) < 0)
-		return -1;
-	for (i = 0; i < n && rc == 0; i++) {
-		if (p[i].how == 0)
-			continue;
-		if (p[i].how == 1)
-			rc = ckpt_add(&t, p[i].path, &p[i].now, &p[i].target);
-		else if (ckpt_state(ck, rootfd, p[i].path, 0, &now) == 0 &&
-		    now.kind != CKPT_OTHER && !same(&now, &p[i].now))
-			rc = ckpt_add(&t, p[i].path, &p[i].now, &now);
+	for (k = 0; k < t->n; k++) {
+		e = &t->e[k];
+		if (p[ix[k]].how != 1) {
+			if (ckpt_state(ck, rootfd, e->path, 0, &now) < 0) {
+				if (errno != EAGAIN)
+					return -1;
+				now.kind = CKPT_OTHER;	/* changing now */
+			}
+			if (now.kind == CKPT_OTHER) {
+				e->after = e->before;
+				t->e[m++] = *e;
+				continue;
+			}
+			e->after = now;
+		}
+		if (same(&e->after, &e->before))
+			mem_free(e->path);
+		else
+			t->e[m++] = *e;
 	}
-	if (rc == 0 && t.n > 0 && (t.label = mem_strdup(label)) != NULL &&
-	    (rc = ckpt_save(ck, &t)) == 0)
-		*id = t.id;
-	else if (rc == 0 && t.n > 0)
-		rc = -1;
-	ckpt_turn_clear(&t);
+	t->n = m;
+	t->open = 0;
+	if (t->n == 0)
+		return ckpt_drop(ck, t->id) < 0 && errno != ENOENT ? -1 : 0;
+	if (ckpt_save(ck, t) < 0)
+		return -1;
+	*id = t->id;
+	return 0;
+}
+
+/*
+ * An open turn that later turns followed (a write after a rewind was
+ * cut short): each path's after state is what the first later turn
+ * found there, or, when none changed it, what is there now. Then it is
+ * settled as settle() does.
+ */
+static int
+settle_stale(struct ckpt *ck, int rootfd, struct ckpt_turn *t, size_t nt,
+    size_t o)
+{
+	struct ckpt_entry *e, *later;
+	struct rewind_path *p;
+	unsigned long id;
+	size_t k, j, *ix;
+	int rc = -1;
+
+	p = mem_calloc(t[o].n ? t[o].n : 1, sizeof *p);
+	ix = mem_calloc(t[o].n ? t[o].n : 1, sizeof *ix);
+	if (p == NULL || ix == NULL)
+		goto out;
+	for (k = 0; k < t[o].n; k++) {
+		e = &t[o].e[k];
+		ix[k] = k;
+		for (j = o + 1, later = NULL; j < nt && later == NULL; j++)
+			later = ckpt_find(&t[j], e->path);
+		if (later != NULL) {
+			e->after = later->before;
+			p[k].how = 1;	/* settled: keep that after state */
+		}
+	}
+	rc = settle(ck, rootfd, p, &t[o], ix, &id);
+out:
+	mem_free(p);
+	mem_free(ix);
 	return rc;
 }
 
@@ -421,18 +518,136 @@ flat(struct rewind_item *v, size_t ni)
 
 /* {path, what}: into arr; NULL when out of memory. */
 
+/*
+ * Fail, without trying, the items [k, end) that stand where an earlier
+ * item failed, or beneath one: a removal that did not happen, a folder
+ * not made (so that a link left in a folder's place is never written
+ * through).
+ */
+static void
+skip_below_failed(struct apply_item *it, size_t k, size_t end)
+{
+	size_t *bad, nb = 0, i, j, l;
+
+	for (j = 0; j < k; j++)
+		nb += it[j].failed != 0;
+	if (nb == 0 || (bad = mem_calloc(nb, sizeof *bad)) == NULL)
+		return;
+	for (nb = 0, j = 0; j < k; j++)
+		if (it[j].failed)
+			bad[nb++] = j;
+	for (i = k; i < end; i++)
+		for (j = 0; j < nb && !it[i].failed; j++) {
+			l = strlen(it[bad[j]].path);
+			if (strncmp(it[i].path, it[bad[j]].path, l) != 0 ||
+			    (it[i].path[l] != '\0' && it[i].path[l] != '/'))
+				continue;
+			it[i].failed = 1;
+			it[i].err = 0;
+			snprintf(it[i].reason, sizeof it[i].reason, "not "
+			    "tried: %s was not restored", it[bad[j]].path);
+		}
+	mem_free(bad);
+}
+
+/*
+ * Run the items of the paths p (check_paths done) under the open turn
+ * rec (ix: the path of each entry), then settle it. How each path went
+ * is in p[].how; rw gets the items, the counts and the turn's id.
+ */
+static enum rewind_end
+act(struct ckpt *ck, int rootfd, const struct apply_env *env,
+    struct rewind *rw, struct ckpt_turn *rec, const size_t *ix)
+{
+	size_t i, k, end;
+
+	if ((rw->v = items_for(ck, rw->p, rw->n, &rw->ni)) == NULL ||
+	    (rw->it = flat(rw->v, rw->ni)) == NULL) {
+		rw->err = errno;
+		return REWIND_ERROR;
+	}
+	/* phase by phase; files and links in parallel, as apply does */
+	for (k = 0; k < rw->ni; k = end) {
+		for (end = k + 1; end < rw->ni &&
+		    rw->v[end].phase == rw->v[k].phase; end++)
+			;
+		skip_below_failed(rw->it, k, end);
+		apply_run_phase(rootfd, rw->it + k, end - k,
+		    rw->v[k].phase == RW_DEL || rw->v[k].phase == RW_FILES,
+		    env);
+	}
+	for (k = 0; k < rw->ni; k++) {
+		rw->failed += rw->it[k].failed != 0;
+		rw->p[rw->v[k].owner].how |= rw->it[k].failed ? 2 : 1;
+	}
+	sweep_left(ck, rootfd, rw->p, rw->n);
+	for (i = 0; i < rw->n; i++)
+		rw->restored += rw->p[i].how == 1;
+	if (rec->n > 0 && settle(ck, rootfd, rw->p, rec, ix, &rw->id) < 0) {
+		rw->unsettled = rec->id;
+		rw->rec_err = errno;
+	}
+	return REWIND_DONE;
+}
+
+/*
+ * Finish the open turn o, the newest one (a rewind cut short): restore
+ * each of its paths that still holds its before state to its after
+ * state, as a rewind with the before states as its bases; what holds
+ * neither is a conflict and left as it is. Then settle it.
+ */
+static enum rewind_end
+finish(struct ckpt *ck, int rootfd, const struct apply_env *env,
+    const struct roots *rp, const char *ws, struct rewind *rw,
+    struct ckpt_turn *o)
+{
+	enum rewind_end rc;
+	size_t k, *ix;
+
+	rw->finished = o->id;
+	if ((rw->p = mem_calloc(o->n ? o->n : 1, sizeof *rw->p)) == NULL ||
+	    (ix = mem_calloc(o->n ? o->n : 1, sizeof *ix)) == NULL) {
+		rw->err = errno;
+		return REWIND_ERROR;
+	}
+	for (k = 0; k < o->n; k++) {
+		rw->p[k].path = o->e[k].path;
+		rw->p[k].target = o->e[k].after;
+		rw->p[k].base = o->e[k].before;
+		rw->p[k].turn = o->id;
+		ix[k] = k;
+	}
+	rw->n = o->n;
+	if ((rw->conflicts = check_paths(ck, rootfd, ws, rw->p, rw->n, 0, rp,
+	    rw)) < 0) {
+		mem_free(ix);
+		return REWIND_ERROR;
+	}
+	for (k = 0; k < rw->n; k++) {
+		rw->refused += rw->p[k].why != NULL;
+		if (rw->p[k].skip)
+			rw->p[k].how = 1;	/* restored before the kill */
+	}
+	rc = act(ck, rootfd, env, rw, o, ix);
+	mem_free(ix);
+	return rc;
+}
+
 enum rewind_end
 rewind_run(struct ckpt *ck, int rootfd, const struct policy *pol,
     struct rewind *rw)
 {
 	struct apply_env env;
+	struct ckpt_turn rec;
 	struct roots r, *rp = NULL;
+	const char *ws = pol != NULL ? pol->workspace : "";
 	char label[128];
-	size_t i, k, end;
+	size_t i, *ix = NULL;
 	enum rewind_end rc = REWIND_ERROR;
 	int conflicts;
 
 	memset(&env, 0, sizeof env);
+	memset(&rec, 0, sizeof rec);
 	rw->errpath = "";
 	if (ckpt_list(ck, &rw->t, &rw->nt) < 0) {
 		if (errno == ENOENT)
@@ -441,15 +656,6 @@ rewind_run(struct ckpt *ck, int rootfd, const struct policy *pol,
 		rw->errpath = "checkpoints";
 		return REWIND_ERROR;
 	}
-	for (i = rw->nt; rw->from == 0 && i > 0; i--)
-		if (rw->t[i - 1].n > 0)
-			rw->from = rw->t[i - 1].id;
-	for (i = 0; i < rw->nt && rw->t[i].id != rw->from; i++)
-		;
-	if (rw->from == 0)
-		return REWIND_NO_TURN;
-	if (i == rw->nt)
-		return REWIND_NO_SUCH;
 	/* the write check's roots: the engine asks them again (env) */
 	if (pol != NULL && pol->mode != MODE_OFF) {
 		if (roots_build(pol, ROOTS_PROTECT | ROOTS_MISSING |
@@ -459,14 +665,37 @@ rewind_run(struct ckpt *ck, int rootfd, const struct policy *pol,
 		}
 		rp = &r;
 		env.roots = rp;
-		env.ws = pol->workspace;
+		env.ws = ws;
+	}
+	/* a rewind cut short: finish it (the newest), or settle it */
+	for (i = 0; i < rw->nt; i++) {
+		if (!rw->t[i].open)
+			continue;
+		if (i == rw->nt - 1) {
+			rc = finish(ck, rootfd, &env, rp, ws, rw, &rw->t[i]);
+			goto out;
+		}
+		if (settle_stale(ck, rootfd, rw->t, rw->nt, i) < 0) {
+			rw->err = errno;
+			rw->errpath = "checkpoints";
+			goto out;
+		}
+	}
+	for (i = rw->nt; rw->from == 0 && i > 0; i--)
+		if (rw->t[i - 1].n > 0)
+			rw->from = rw->t[i - 1].id;
+	for (i = 0; i < rw->nt && rw->t[i].id != rw->from; i++)
+		;
+	if (rw->from == 0 || i == rw->nt) {
+		rc = rw->from == 0 ? REWIND_NO_TURN : REWIND_NO_SUCH;
+		goto out;
 	}
 	if (collect(rw->t, rw->nt, rw->from, &rw->p, &rw->n) < 0) {
 		rw->err = errno;
 		goto out;
 	}
-	if ((conflicts = check_paths(ck, rootfd, pol != NULL ?
-	    pol->workspace : "", rw->p, rw->n, rw->force, rp, rw)) < 0)
+	if ((conflicts = check_paths(ck, rootfd, ws, rw->p, rw->n, rw->force,
+	    rp, rw)) < 0)
 		goto out;
 	for (i = 0; i < rw->n; i++)
 		rw->refused += rw->p[i].why != NULL;
@@ -474,33 +703,18 @@ rewind_run(struct ckpt *ck, int rootfd, const struct policy *pol,
 		rc = REWIND_CONFLICT;
 		goto out;
 	}
-	if ((rw->v = items_for(ck, rw->p, rw->n, &rw->ni)) == NULL ||
-	    (rw->it = flat(rw->v, rw->ni)) == NULL) {
+	/* recorded before anything is touched: a record or nothing */
+	snprintf(label, sizeof label, "%s %lu", rw->label, rw->from);
+	if (begin(ck, rw->p, rw->n, label, &rec, &ix) < 0) {
 		rw->err = errno;
+		rw->errpath = "checkpoints";
+		rw->unrecorded = 1;
 		goto out;
 	}
-	/* phase by phase; files and links in parallel, as apply does */
-	for (k = 0; k < rw->ni; k = end) {
-		for (end = k + 1; end < rw->ni &&
-		    rw->v[end].phase == rw->v[k].phase; end++)
-			;
-		apply_run_phase(rootfd, rw->it + k, end - k,
-		    rw->v[k].phase == RW_DEL || rw->v[k].phase == RW_FILES,
-		    &env);
-	}
-	for (k = 0; k < rw->ni; k++)
-		rw->failed += rw->it[k].failed != 0;
-	sweep_skipped(rootfd, rw->p, rw->n);
-	for (i = 0; i < rw->ni; i++)
-		rw->v[i].it.failed = rw->it[i].failed;
-	snprintf(label, sizeof label, "%s %lu", rw->label, rw->from);
-	if (record(ck, rootfd, rw->p, rw->n, rw->v, rw->ni, label,
-	    &rw->id, &rw->restored) < 0) {
-		rw->unrecorded = 1;
-		rw->rec_err = errno;
-	}
-	rc = REWIND_DONE;
+	rc = act(ck, rootfd, &env, rw, &rec, ix);
 out:
+	mem_free(ix);
+	ckpt_turn_clear(&rec);
 	if (rp != NULL)
 		roots_free(rp);
 	return rc;

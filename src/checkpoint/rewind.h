@@ -7,9 +7,21 @@
  * (apply.h), with the state the last turn left there as the base. A path
  * whose state is neither that nor the one being restored is a conflict:
  * nothing is changed unless force, which takes what is there now as the
- * base. What a rewind replaces is snapshotted first, and the rewind is
- * itself a turn (a rewind cut short by a kill leaves each file old or
- * new, and running it again completes it).
+ * base.
+ *
+ * Record first, then act, as write does: what a rewind replaces is
+ * snapshotted (blobs, synced), then its own turn is recorded open
+ * (checkpoint.h), before = those snapshots, after = the states it
+ * restores; only then are files touched, and at the end the turn is
+ * settled: a path whose item failed gets what is there now as its after
+ * state (or leaves the turn when unchanged). A turn that cannot be
+ * recorded means nothing is touched. So at every instant each version a
+ * rewind replaces is named by a turn, and a kill leaves each path in its
+ * before or its after state. The next rewind or undo finishes an open
+ * turn that is the newest (restores what still holds its before state,
+ * settles it, and does nothing else: rw.finished), and settles one that
+ * later turns followed, each path's after state being what the first
+ * later turn found there.
  *
  * Calling sequence, with the store open LOCK_EX (checkpoint.h):
  *
@@ -44,7 +56,8 @@ struct rewind_path {
 	const char	*why;		/* a refusal, or NULL */
 	int		 conflict;	/* why is a conflict */
 	int		 skip;		/* already as restored */
-	unsigned char	 how;		/* 1 restored, 2 an item failed */
+	unsigned char	 how;		/* 1 restored; 2 (bit) an item of it
+					   failed; 0 not tried */
 	char		 hex[HASH_HEXLEN + 1];
 };
 
@@ -77,9 +90,13 @@ struct rewind {
 	size_t		 refused;	/* paths with why set */
 	size_t		 restored;	/* paths with how 1 */
 	unsigned long	 id;		/* the rewind's turn, 0: none */
-	int		 unrecorded;	/* done, but its turn not written:
-					   rec_err the errno */
+	int		 unrecorded;	/* REWIND_ERROR: its turn could not
+					   be recorded: nothing was done */
+	unsigned long	 unsettled;	/* done, but its turn (this id) not
+					   settled: rec_err the errno */
 	int		 rec_err;
+	unsigned long	 finished;	/* the run finished this open turn
+					   (a rewind cut short) instead */
 	int		 err;		/* REWIND_ERROR: errno, or 0 ... */
 	const char	*errpath;	/* ... with the path it concerns (a
 					   store or workspace path), "" for

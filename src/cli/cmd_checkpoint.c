@@ -220,7 +220,11 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 		    "(arcturn checkpoints lists them)", rw.from);
 		goto out;
 	case REWIND_ERROR:
-		if (rw.err == 0 && rw.why[0] != '\0')
+		if (rw.unrecorded)
+			dryrun_fail(&e, EXIT_REFUSED, 0, "checkpoints", "its "
+			    "turn cannot be recorded (%s); nothing restored",
+			    dryrun_strerror(rw.err));
+		else if (rw.err == 0 && rw.why[0] != '\0')
 			dryrun_fail(&e, EXIT_USAGE, 0, "", "%s", rw.why);
 		else
 			dryrun_fail(&e, rw.errpath[0] != '\0' ? EXIT_REFUSED :
@@ -250,10 +254,26 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 		if (rw.it[i].failed)
 			say_err("%s: %s: %s", what, rw.it[i].path,
 			    rw.it[i].reason);
-	if (rw.unrecorded)
-		say_warn("%s: the rewind is done but not recorded (%s): "
-		    "it cannot be undone", what, dryrun_strerror(rw.rec_err));
 	e.status = rw.failed > 0 || rw.refused > 0 ? EXIT_REFUSED : 0;
+	if (rw.unsettled) {
+		say_err("%s: turn %lu: done but not settled (%s); the next "
+		    "undo or rewind settles it", what, rw.unsettled,
+		    dryrun_strerror(rw.rec_err));
+		e.status = EXIT_REFUSED;
+	}
+	if (rw.finished) {
+		/* a rerun after a kill: the rewind that was cut short */
+		if (c->json) {
+			if (rewind_json(rw.id, rw.finished, rw.p, rw.n, 1,
+			    rw.it, rw.ni) < 0)
+				e.status = EXIT_USAGE;
+		} else if (!c->quiet && printf("%s: turn %lu was cut short; "
+		    "finished it: %zu path%s as it restores them\n", what,
+		    rw.finished, rw.restored, rw.restored == 1 ? "" :
+		    "s") < 0)
+			dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		goto out;
+	}
 	if (c->json) {
 		if (rewind_json(rw.id, rw.from, rw.p, rw.n, 1, rw.it,
 		    rw.ni) < 0)
