@@ -514,6 +514,21 @@ project() {
 	assert_output ""
 }
 
+@test "exec --checkpoint with --dry-run is a usage error: one line, 125, nothing runs or changes" {
+	echo v1 >conf
+	for args in "exec --checkpoint --dry-run" "exec --dry-run --checkpoint" \
+	    "--dry-run exec --checkpoint"; do
+		# shellcheck disable=SC2086
+		run arcturn $args -- sh -c "echo v2 >conf; touch '$T/ran'"
+		assert_failure 125
+		assert_output "arcturn: exec: --checkpoint applies what the command changes, --dry-run keeps it pending: give one of them"
+		[ ! -e "$T/ran" ]
+		[ "$(cat conf)" = v1 ]
+	done
+	run arcturn checkpoints
+	assert_output ""
+}
+
 @test "write makes folders, undo takes them away again; one the user filled since stays" {
 	project
 	before=$(full_tree)
