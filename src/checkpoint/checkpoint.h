@@ -59,7 +59,9 @@
  * (--force restores it); nothing the record says is lost. Loading a turn
  * applies its log; writing the record folds the log in and removes it.
  * Retention drops a turn's log and record first, then the blobs no
- * remaining record names, and sweeps temp names.
+ * remaining record names, and sweeps temp names. A damaged record names
+ * every blob whose name its bytes hold; while one cannot be read at all,
+ * no blob is removed.
  *
  * Functions return 0 (or a count) or -1 with errno (EBADMSG: a damaged
  * record; ENOENT: no store, no such turn).
@@ -73,6 +75,14 @@
 #include "lib/hash.h"
 
 #define CKPT_KEEP_DEFAULT	50	/* turns kept (checkpoints.keep) */
+
+/*
+ * A turn record that cannot be read as one (ckpt_list lists it, with no
+ * paths, so that the turns after it stay usable): cut short, bytes that
+ * are no record, not a regular file, or unreadable (damage_err).
+ */
+enum ckpt_damage { CKPT_SOUND, CKPT_TRUNCATED, CKPT_CORRUPT, CKPT_NOT_FILE,
+    CKPT_UNREADABLE };
 
 /* CKPT_DIR: a directory, by mode only (apply's and rewind's turns). */
 enum ckpt_kind { CKPT_ABSENT, CKPT_FILE, CKPT_LINK, CKPT_OTHER, CKPT_DIR };
@@ -97,6 +107,9 @@ struct ckpt_turn {
 	struct ckpt_entry *e;
 	size_t		 n;
 	int		 open;		/* unsettled (see open turn) */
+	enum ckpt_damage damaged;	/* ckpt_list: the record is damaged
+					   (n 0, label "", time the file's) */
+	int		 damage_err;	/* CKPT_UNREADABLE: why */
 };
 
 /* Retention: keep the newest `keep` turns, blobs within maxbytes (0: any). */
@@ -117,6 +130,15 @@ int	ckpt_open(const char *state, const char *workspace, int create,
 	    int lockop, const struct ckpt_limits *lim, struct ckpt **);
 void	ckpt_close(struct ckpt *);
 
+/*
+ * After a failure of the store: the first item of it (the state dir,
+ * checkpoints/, the store, blobs/, turns/, lock, current) that is of the
+ * wrong type or not writable, as one line `PATH: what is wrong; what to
+ * do` into buf: 1; 0 when every item is as it should be.
+ */
+int	ckpt_diagnose(const char *state, const char *workspace, char *buf,
+	    size_t len);
+
 /* The blobs directory (an fd the store owns), for rewind's sources. */
 int	ckpt_blobs(const struct ckpt *);
 
@@ -129,7 +151,8 @@ void	ckpt_lazy(struct ckpt *, int on);
 
 /*
  * Every turn in the store, oldest first (*t an array of *n turns; free
- * with ckpt_turns_free).
+ * with ckpt_turns_free). A damaged record is listed as a turn with
+ * damaged set and no paths, not an error: the others stay usable.
  */
 int	ckpt_list(struct ckpt *, struct ckpt_turn **t, size_t *n);
 void	ckpt_turns_free(struct ckpt_turn *t, size_t n);
@@ -203,6 +226,9 @@ int	ckpt_add(struct ckpt_turn *t, const char *rel,
  * retention.
  */
 int	ckpt_save(struct ckpt *, struct ckpt_turn *t);
+
+/* "truncated", "corrupt", "not a regular file", "unreadable". */
+const char *ckpt_damage_name(enum ckpt_damage);
 
 /* Remove turn id's record and .after log (ENOENT: none; 0 or -1). */
 int	ckpt_drop(struct ckpt *, unsigned long id);

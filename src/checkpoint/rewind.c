@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +184,19 @@ may_write(const struct roots *r, int rootfd, const char *ws,
 	return rc == 0 ? NULL : policy_reason(&v);
 }
 
+/* Whether the blob p's target needs is in the store (a regular file). */
+static int
+have_blob(struct ckpt *ck, struct rewind_path *p)
+{
+	struct stat st;
+
+	if (p->target.kind != CKPT_FILE && p->target.kind != CKPT_LINK)
+		return 1;
+	hash_hex(p->target.sha, p->hex);
+	return fstatat(ckpt_blobs(ck), p->hex, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode);
+}
+
 /*
  * Check each path against the policy and what is there now, snapshot
  * what is there (so the rewind can be rewound). Returns the number of
@@ -207,6 +221,9 @@ check_paths(struct ckpt *ck, int rootfd, const char *ws, struct rewind_path *p,
 			continue;
 		if (same(&p[i].now, &p[i].target))
 			p[i].skip = 1;
+		else if (!have_blob(ck, &p[i]))
+			p[i].why = "its snapshot is missing from the store's "
+			    "blobs (no copy of that version is left)";
 		else if (p[i].now.kind == CKPT_OTHER) {
 			p[i].why = "a directory or special file now";
 			p[i].conflict = 1;

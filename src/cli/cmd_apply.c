@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -305,12 +306,14 @@ static int
 open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
 {
 	struct ckpt_limits lim;
+	char why[PATH_MAX + 128];
 
 	lim.keep = x->p.ckpt_keep ? x->p.ckpt_keep : CKPT_KEEP_DEFAULT;
 	lim.maxbytes = x->p.ckpt_maxbytes;
 	if (ckpt_open(x->p.state, x->s.workspace, 1, LOCK_EX, &lim, ck) < 0)
 		return dryrun_fail(e, EXIT_REFUSED, 0, "", "checkpoint: %s; "
-		    "nothing applied", dryrun_strerror(errno));
+		    "nothing applied", checkpoint_why(&x->p, errno, why,
+		    sizeof why));
 	return 0;
 }
 

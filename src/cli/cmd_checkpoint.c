@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +41,22 @@ limits(const struct policy *p, struct ckpt_limits *lim)
 	lim->maxbytes = p->ckpt_maxbytes;
 }
 
+const char *
+checkpoint_why(const struct policy *p, int err, char *buf, size_t len)
+{
+	if (ckpt_diagnose(p->state, p->workspace, buf, len))
+		return buf;
+	snprintf(buf, len, "%s", dryrun_strerror(err));
+	return buf;
+}
+
 int
 checkpoint_before(struct dryrun *x, const char *rel, const char *path,
     struct ckpt_hold **hp, struct dryrun_err *e)
 {
 	struct ckpt_limits lim;
 	struct ckpt_hold *h;
+	char why[PATH_MAX + 128];
 	int r;
 
 	*hp = NULL;
@@ -65,7 +76,7 @@ checkpoint_before(struct dryrun *x, const char *rel, const char *path,
 		ckpt_close(h->c);
 		mem_free(h);
 		dryrun_fail(e, EXIT_REFUSED, 0, path, "checkpoint: %s; not "
-		    "written", dryrun_strerror(r));
+		    "written", checkpoint_why(&x->p, r, why, sizeof why));
 		return -1;
 	}
 	*hp = h;
@@ -100,6 +111,7 @@ checkpoint_store(struct dryrun *x, struct cli *c, int create, int lockop,
     struct ckpt **ck, struct dryrun_err *e)
 {
 	struct ckpt_limits lim;
+	char why[PATH_MAX + 128];
 
 	*ck = NULL;
 	if (dryrun_load(x, c, 0, e) < 0)
@@ -107,9 +119,11 @@ checkpoint_store(struct dryrun *x, struct cli *c, int create, int lockop,
 	limits(&x->p, &lim);
 	if (ckpt_open(x->p.state, x->p.workspace, create, lockop, &lim,
 	    ck) < 0) {
-		if (errno == ENOENT && !create)
+		if (errno == ENOENT && !create &&
+		    !ckpt_diagnose(x->p.state, x->p.workspace, why, sizeof why))
 			return 0;
-		dryrun_fail(e, EXIT_USAGE, errno, "checkpoints", NULL);
+		dryrun_fail(e, EXIT_USAGE, 0, "checkpoints", "%s",
+		    checkpoint_why(&x->p, errno, why, sizeof why));
 		return -1;
 	}
 	return 0;
@@ -188,6 +202,7 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 	struct rewind rw;
 	struct ckpt *ck = NULL;
 	struct dryrun x;
+	char why[PATH_MAX + 128];
 	size_t i;
 	enum rewind_end end;
 
@@ -223,7 +238,7 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 		if (rw.unrecorded)
 			dryrun_fail(&e, EXIT_REFUSED, 0, "checkpoints", "its "
 			    "turn cannot be recorded (%s); nothing restored",
-			    dryrun_strerror(rw.err));
+			    checkpoint_why(&x.p, rw.err, why, sizeof why));
 		else if (rw.err == 0 && rw.why[0] != '\0')
 			dryrun_fail(&e, EXIT_USAGE, 0, "", "%s", rw.why);
 		else
@@ -233,6 +248,11 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 	default:
 		break;
 	}
+	for (i = 0; i < rw.nt; i++)
+		if (rw.t[i].damaged != CKPT_SOUND && rw.t[i].id >= rw.from)
+			say_warn("%s: turn %lu: record damaged (%s); skipped "
+			    "(arcturn checkpoints --prune-damaged removes it)",
+			    what, rw.t[i].id, ckpt_damage_name(rw.t[i].damaged));
 	for (i = 0; i < rw.n; i++)
 		if (rw.p[i].conflict)
 			say_err("%s: %s: %s turn %lu left it; conflict", what,
