@@ -152,28 +152,52 @@ snap_all(struct ckpt *ck, int rootfd, struct rewind_path *p, size_t n,
 	return rc;
 }
 
+/* Whether p[0..n-1] restores the folder path[0..len-1] (now a link). */
+static int
+restores_dir(const struct rewind_path *p, size_t n, const char *path,
+    size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(p[i].path) == len &&
+		    memcmp(p[i].path, path, len) == 0)
+			return p[i].target.kind == CKPT_DIR;
+	return 0;
+}
+
 /*
- * The write check (writecheck.h) on p's folder as it is now, opened
- * beneath the workspace: NULL yes, else why not. A folder that does not
- * exist (the rewind makes it) is asked on the path alone here; the
- * engine asks again on the folder it opens (apply_env.roots).
+ * The write check (writecheck.h) on p[k]'s folder as it is now, opened
+ * beneath the workspace without following a link: NULL yes, else why
+ * not. A folder that does not exist, or is a link the rewind makes a
+ * folder again, is asked on the path alone here; the engine asks again
+ * on the folder it opens (apply_env.roots). Beneath any other link
+ * nothing is written (r NULL: that alone is checked).
  */
 static const char *
 may_write(const struct roots *r, int rootfd, const char *ws,
-    struct rewind_path *p)
+    struct rewind_path *p, size_t n, size_t k)
 {
 	struct policy_verdict v;
 	const char *name;
 	char *abs;
+	size_t ll;
 	int fd, rc;
 
-	if ((abs = path_join(ws, p->path)) == NULL)
+	fd = ckpt_open_parent(rootfd, p[k].path, &name, &ll);
+	if (fd < 0 && errno == ELOOP && p[k].target.kind != CKPT_ABSENT &&
+	    !restores_dir(p, n, p[k].path, ll))
+		return "a folder above it is a symlink now (nothing is "
+		    "written through one)";
+	if (r == NULL) {
+		fsx_close(fd);
+		return NULL;
+	}
+	if ((abs = path_join(ws, p[k].path)) == NULL) {
+		fsx_close(fd);
 		return "cannot be checked against the policy";
-	if ((fd = fsx_open_parent(rootfd, p->path, 0, &name)) < 0) {
-		if (errno == EXDEV) {
-			mem_free(abs);
-			return "resolves outside the workspace (symlink)";
-		}
+	}
+	if (fd < 0) {
 		v.why = POLICY_DENIED;
 		rc = roots_deny(r, abs, &v.d);
 	} else {
@@ -209,8 +233,8 @@ check_paths(struct ckpt *ck, int rootfd, const char *ws, struct rewind_path *p,
 	size_t i, bad = 0;
 	int conflicts = 0;
 
-	for (i = 0; r != NULL && i < n; i++)
-		p[i].why = may_write(r, rootfd, ws, &p[i]);
+	for (i = 0; i < n; i++)
+		p[i].why = may_write(r, rootfd, ws, p, n, i);
 	if (snap_all(ck, rootfd, p, n, &bad) < 0) {
 		rw->err = errno;
 		rw->errpath = p[bad].path;
@@ -436,12 +460,17 @@ begin(struct ckpt *ck, struct rewind_path *p, size_t n, const char *label,
 }
 
 /*
- * Settle the open turn t once its items ran: a path restored keeps its
- * after state; any other (an item failed, a conflict, a refusal) gets
- * what is there now, and goes when that is its before (it did not
- * change); a path that is a special file now keeps after = before, so
- * that its blob stays named. p[ix[k]] is entry k's path. The turn is
- * recorded settled, or removed when nothing is left; *id its id or 0.
+ * Settle the open turn t once its items ran (p[ix[k]] is entry k's
+ * path), by how each went: restored (how 1), its after state stays;
+ * refused (2: apply refuses before it touches anything), the entry goes;
+ * partly done or an OS error (any other with bit 2), it gets what is
+ * there now (a special file: its before, so that its blob stays named);
+ * not tried (0: a conflict or a refusal when finishing a turn cut
+ * short), the entry goes when the path holds its before state, else
+ * keeps the state it set out to restore, so that a later rewind sees
+ * whatever is there now as changed since. An entry whose after state is
+ * its before goes. The turn is recorded settled, or removed when nothing
+ * is left; *id its id or 0.
  */
 static int
 settle(struct ckpt *ck, int rootfd, struct rewind_path *p,
@@ -450,27 +479,34 @@ settle(struct ckpt *ck, int rootfd, struct rewind_path *p,
 	struct ckpt_state now;
 	struct ckpt_entry *e;
 	size_t k, m = 0;
+	unsigned char how;
+	int keep;
 
 	*id = 0;
 	for (k = 0; k < t->n; k++) {
 		e = &t->e[k];
-		if (p[ix[k]].how != 1) {
+		how = p[ix[k]].how;
+		keep = how != 2;
+		if (how != 1 && how != 2) {
 			if (ckpt_state(ck, rootfd, e->path, 0, &now) < 0) {
 				if (errno != EAGAIN)
 					return -1;
 				now.kind = CKPT_OTHER;	/* changing now */
 			}
-			if (now.kind == CKPT_OTHER) {
+			if (how == 0)
+				keep = now.kind == CKPT_OTHER ||
+				    !same(&now, &e->before);
+			else if (now.kind == CKPT_OTHER) {
 				e->after = e->before;
 				t->e[m++] = *e;
 				continue;
-			}
-			e->after = now;
+			} else
+				e->after = now;
 		}
-		if (same(&e->after, &e->before))
-			mem_free(e->path);
-		else
+		if (keep && !same(&e->after, &e->before))
 			t->e[m++] = *e;
+		else
+			mem_free(e->path);
 	}
 	t->n = m;
 	t->open = 0;
@@ -484,9 +520,8 @@ settle(struct ckpt *ck, int rootfd, struct rewind_path *p,
 
 /*
  * An open turn that later turns followed (a write after a rewind was
- * cut short): each path's after state is what the first later turn
- * found there, or, when none changed it, what is there now. Then it is
- * settled as settle() does.
+ * cut short): a path a later turn changed gets as its after state what
+ * that turn found there; the others are settled as not tried (settle).
  */
 static int
 settle_stale(struct ckpt *ck, int rootfd, struct ckpt_turn *t, size_t nt,
@@ -595,7 +630,9 @@ act(struct ckpt *ck, int rootfd, const struct apply_env *env,
 	}
 	for (k = 0; k < rw->ni; k++) {
 		rw->failed += rw->it[k].failed != 0;
-		rw->p[rw->v[k].owner].how |= rw->it[k].failed ? 2 : 1;
+		/* a refusal (err 0) changed nothing; an OS error may have */
+		rw->p[rw->v[k].owner].how |= !rw->it[k].failed ? 1 :
+		    rw->it[k].err == 0 ? 2 : 2 | 4;
 	}
 	sweep_left(ck, rootfd, rw->p, rw->n);
 	for (i = 0; i < rw->n; i++)

@@ -56,8 +56,9 @@ struct rewind_path {
 	const char	*why;		/* a refusal, or NULL */
 	int		 conflict;	/* why is a conflict */
 	int		 skip;		/* already as restored */
-	unsigned char	 how;		/* 1 restored; 2 (bit) an item of it
-					   failed; 0 not tried */
+	unsigned char	 how;		/* 1 restored; 0 not tried; else bits:
+					   1 an item done, 2 one failed, 4
+					   one failed with an OS error */
 	char		 hex[HASH_HEXLEN + 1];
 };
 

@@ -530,6 +530,49 @@ project() {
 	assert_output ""
 }
 
+@test "a folder a command replaced by a symlink: recorded without following it, undone in one go, nothing written through it" {
+	have_dry_exec
+	for how in "exec --checkpoint" "exec --dry-run+apply"; do
+		for to in e "$OUT/o"; do
+			rm -rf d e "$OUT/o" "$HOME/.arcturn"
+			mkdir d e "$OUT/o"
+			echo dx >d/x
+			echo ex >e/x
+			echo ox >"$OUT/o/x"
+			before=$(full_tree)
+			if [ "$how" = "exec --checkpoint" ]; then
+				run arcturn exec --checkpoint -- sh -c "rm -r d; ln -s '$to' d"
+				assert_success
+			else
+				run arcturn exec --dry-run -- sh -c "rm -r d; ln -s '$to' d"
+				assert_success
+				run arcturn apply --yes
+				assert_success
+			fi
+			refute_output --partial "Cross-device"
+			[ "$(readlink d)" = "$to" ]
+			# the control: through the link, d/x is the target's x
+			[ "$(cat d/x)" = "$([ "$to" = e ] && echo ex || echo ox)" ]
+			after=$(full_tree)
+			run arcturn checkpoints
+			assert_line "  M d"
+			assert_line "  D d/x"
+			run arcturn undo
+			assert_success
+			assert_output --regexp "^undo: restored 2 paths"
+			[ "$(full_tree)" = "$before" ]
+			[ "$(cat e/x)" = ex ]
+			[ "$(cat "$OUT/o/x")" = ox ]
+			# and redo: the link again, nothing written through it
+			run arcturn undo
+			assert_success
+			[ "$(full_tree)" = "$after" ]
+			[ "$(cat e/x)" = ex ]
+			[ "$(cat "$OUT/o/x")" = ox ]
+		done
+	done
+}
+
 @test "write makes folders, undo takes them away again; one the user filled since stays" {
 	project
 	before=$(full_tree)
