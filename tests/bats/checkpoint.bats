@@ -6,6 +6,15 @@ load common
 
 setup() { common_setup; }
 
+# The small file system a test mounts for the state dir goes, whatever
+# the test's end.
+teardown() {
+	if [ -n "${T:-}" ] && mountpoint -q "$T/state" 2>/dev/null; then
+		umount "$T/state"
+	fi
+	true
+}
+
 # Every file and symlink under the workspace (not .git), sorted: path,
 # kind, mode and hash of content or target. The files' modes and hashes
 # come from one stat and one sha256sum (a few processes a file made a
@@ -571,6 +580,35 @@ project() {
 			[ "$(cat "$OUT/o/x")" = ox ]
 		done
 	done
+}
+
+@test "exec --checkpoint and --dry-run: the state dir's file system filled during the run: nothing applied, the session kept, non-zero, the file system named" {
+	have_dry_exec
+	is_root || skip "mounting a small file system for the state dir needs root"
+	mkdir "$T/state"
+	mount -t tmpfs -o size=1m tmpfs "$T/state" || skip "cannot mount a tmpfs here"
+	export ARCTURN_HOME=$T/state
+	echo keep >f
+	# control: a command that fits lands, and is undone
+	run arcturn exec --checkpoint -- sh -c 'head -c 100000 /dev/zero >small'
+	assert_success
+	[ "$(stat -c %s small)" = 100000 ]
+	arcturn undo
+	[ ! -e small ]
+	# the command's write is cut short by the full upper; it says 0
+	run arcturn exec --checkpoint -- sh -c 'head -c 3000000 /dev/zero >big; exit 0'
+	assert_failure 125
+	assert_output --regexp "exec --checkpoint: the file system of $T/state/overlays/[0-9a-f]+/upper ran out of space during the run: what the command wrote may be cut short; session [0-9a-f]+ keeps it for review"
+	[ ! -e big ]
+	[ "$(cat f)" = keep ]
+	run arcturn session list
+	assert_output --regexp "[0-9a-f]+ +1 +$WS"
+	rm -rf "${T:?}/state/overlays"
+	run arcturn exec --dry-run -- sh -c 'head -c 3000000 /dev/zero >big; exit 0'
+	assert_failure 125
+	assert_output --partial "exec --dry-run: the file system of $T/state/overlays/"
+	[ ! -e big ]
+	umount "$T/state"
 }
 
 @test "write makes folders, undo takes them away again; one the user filled since stays" {
