@@ -123,3 +123,29 @@ damage() {	# how path: truncated, flipped, missing or wrong type
 		[ "$(cat a)" = a2 ]
 	done
 }
+
+@test "a read-only state dir: one line naming it and the way out; nothing written" {
+	is_root || skip "a read-only bind mount needs root"
+	mkdir "$T/state"
+	export ARCTURN_HOME=$T/state
+	arcturn write a <<<a2
+	mount --bind -o ro "$T/state" "$T/state" || skip "cannot bind-mount here"
+	msg="$T/state: Read-only file system; the checkpoint store needs it writable (ARCTURN_HOME chooses the state dir)"
+	run arcturn write a <<<a3
+	assert_failure 1
+	assert_output "arcturn: write: a: checkpoint: $msg; not written"
+	[ "$(cat a)" = a2 ]
+	for cmd in undo turn; do
+		run arcturn $cmd
+		assert_failure 2
+		assert_output "arcturn: $cmd: checkpoints: $msg"
+	done
+	[ "$(cat a)" = a2 ]
+}
+
+teardown() {
+	if [ -n "${T:-}" ] && mountpoint -q "$T/state" 2>/dev/null; then
+		umount "$T/state"
+	fi
+	true
+}
