@@ -9,6 +9,7 @@
 
 #include "apply/apply.h"
 #include "apply/apply_phase.h"
+#include "lib/mem.h"
 
 /*
  * Items of the phases without inner order are split over a few threads,
@@ -116,4 +117,30 @@ apply_run_phase(int rootfd, struct apply_item *it, size_t n, int parallel,
 			    "%s", strerror(ck[i].err));
 		}
 	}
+}
+
+void
+apply_skip_failed(struct apply_item *it, size_t k, size_t end)
+{
+	size_t *bad, nb = 0, i, j, l;
+
+	for (j = 0; j < k; j++)
+		nb += it[j].failed != 0;
+	if (nb == 0 || (bad = mem_calloc(nb, sizeof *bad)) == NULL)
+		return;
+	for (nb = 0, j = 0; j < k; j++)
+		if (it[j].failed)
+			bad[nb++] = j;
+	for (i = k; i < end; i++)
+		for (j = 0; j < nb && !it[i].failed; j++) {
+			l = strlen(it[bad[j]].path);
+			if (strncmp(it[i].path, it[bad[j]].path, l) != 0 ||
+			    (it[i].path[l] != '\0' && it[i].path[l] != '/'))
+				continue;
+			it[i].failed = 1;
+			it[i].err = 0;
+			snprintf(it[i].reason, sizeof it[i].reason, "not "
+			    "tried: %s was not restored", it[bad[j]].path);
+		}
+	mem_free(bad);
 }

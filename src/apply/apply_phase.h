@@ -31,4 +31,12 @@ int	apply_cmp_by_dir(const struct apply_item *, const struct apply_item *);
 void	apply_run_phase(int rootfd, struct apply_item *, size_t n,
 	    int parallel, const struct apply_env *env);
 
+/*
+ * Fail, without trying, the items [k, end) of it that stand where an
+ * earlier item (of it[0..k-1]) failed, or beneath one: a removal that
+ * did not happen, a folder not made, so that a link left in a folder's
+ * place is never written through. Their reason says which.
+ */
+void	apply_skip_failed(struct apply_item *it, size_t k, size_t end);
+
 #endif

@@ -571,38 +571,6 @@ flat(struct rewind_item *v, size_t ni)
 /* {path, what}: into arr; NULL when out of memory. */
 
 /*
- * Fail, without trying, the items [k, end) that stand where an earlier
- * item failed, or beneath one: a removal that did not happen, a folder
- * not made (so that a link left in a folder's place is never written
- * through).
- */
-static void
-skip_below_failed(struct apply_item *it, size_t k, size_t end)
-{
-	size_t *bad, nb = 0, i, j, l;
-
-	for (j = 0; j < k; j++)
-		nb += it[j].failed != 0;
-	if (nb == 0 || (bad = mem_calloc(nb, sizeof *bad)) == NULL)
-		return;
-	for (nb = 0, j = 0; j < k; j++)
-		if (it[j].failed)
-			bad[nb++] = j;
-	for (i = k; i < end; i++)
-		for (j = 0; j < nb && !it[i].failed; j++) {
-			l = strlen(it[bad[j]].path);
-			if (strncmp(it[i].path, it[bad[j]].path, l) != 0 ||
-			    (it[i].path[l] != '\0' && it[i].path[l] != '/'))
-				continue;
-			it[i].failed = 1;
-			it[i].err = 0;
-			snprintf(it[i].reason, sizeof it[i].reason, "not "
-			    "tried: %s was not restored", it[bad[j]].path);
-		}
-	mem_free(bad);
-}
-
-/*
  * Run the items of the paths p (check_paths done) under the open turn
  * rec (ix: the path of each entry), then settle it. How each path went
  * is in p[].how; rw gets the items, the counts and the turn's id.
@@ -623,7 +591,7 @@ act(struct ckpt *ck, int rootfd, const struct apply_env *env,
 		for (end = k + 1; end < rw->ni &&
 		    rw->v[end].phase == rw->v[k].phase; end++)
 			;
-		skip_below_failed(rw->it, k, end);
+		apply_skip_failed(rw->it, k, end);
 		apply_run_phase(rootfd, rw->it + k, end - k,
 		    rw->v[k].phase == RW_DEL || rw->v[k].phase == RW_FILES,
 		    env);
@@ -655,6 +623,7 @@ finish(struct ckpt *ck, int rootfd, const struct apply_env *env,
     const struct roots *rp, const char *ws, struct rewind *rw,
     struct ckpt_turn *o)
 {
+	struct ckpt_turn rec;
 	enum rewind_end rc;
 	size_t k, *ix;
 
@@ -682,7 +651,23 @@ finish(struct ckpt *ck, int rootfd, const struct apply_env *env,
 		if (rw->p[k].skip)
 			rw->p[k].how = 1;	/* restored before the kill */
 	}
-	rc = act(ck, rootfd, env, rw, o, ix);
+	/* settled as a copy: rw->p borrows its paths from o */
+	memset(&rec, 0, sizeof rec);
+	rec.id = o->id;
+	rec.time = o->time;
+	rec.open = 1;
+	rc = REWIND_ERROR;
+	if ((rec.label = mem_strdup(o->label)) == NULL)
+		rw->err = errno;
+	for (k = 0; rec.label != NULL && k < o->n; k++)
+		if (ckpt_add(&rec, o->e[k].path, &o->e[k].before,
+		    &o->e[k].after) < 0) {
+			rw->err = errno;
+			break;
+		}
+	if (rec.label != NULL && k == o->n)
+		rc = act(ck, rootfd, env, rw, &rec, ix);
+	ckpt_turn_clear(&rec);
 	mem_free(ix);
 	return rc;
 }
