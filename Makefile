@@ -53,9 +53,10 @@ CORE_MODS  = lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem lib/path \
              policy/config policy/config_check policy/config_file \
              policy/caches policy/gitconfig policy/gitctl policy/grants \
              policy/roots policy/strlist policy/writecheck \
-             diff/diff diff/udiff apply/apply apply/apply_new apply/apply_swap \
+             diff/diff diff/udiff apply/apply apply/apply_new apply/apply_phase \
+             apply/apply_swap \
              checkpoint/checkpoint checkpoint/checkpoint_record \
-             checkpoint/checkpoint_state \
+             checkpoint/checkpoint_state checkpoint/rewind \
              session/changes session/changes_base session/conflict \
              session/keep session/plan session/review session/session \
              session/session_apply session/session_base \
@@ -100,7 +101,7 @@ UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS = $(wildcard tests/tools/*.c)
 TOOL_BINS = $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all check test tests demo clean cross release bench install fuzz-mods FORCE
+.PHONY: all check stress test tests demo clean cross release bench install fuzz-mods FORCE
 # Keep the object files of the unit tests (make would delete them as
 # intermediates, and a second `make tests` would then relink).
 .SECONDARY:
@@ -204,6 +205,13 @@ test: tests
 
 check: tests
 	tests/run --check
+
+# make stress: the long fault sweeps (README, Quick start): every mutating
+# system call of the checkpoint commands, then apply's kill and race runs.
+stress: $(BUILD)/arcturn
+	tests/stress/ckpt-sweep $(BUILD)/arcturn --ops undo,rewind,write,turn,apply
+	tests/stress/kill9 $(BUILD)/arcturn 20
+	tests/stress/apply-race $(BUILD)/arcturn 10 8
 
 demo: $(BUILD)/arcturn
 	tests/demo.sh $(BUILD)/arcturn

@@ -4,6 +4,12 @@
 # across 30 directories), printed as the ratio of medians. Not a test.
 #
 #   bench/undo.sh [ROUNDS]
+#   PEER=OTHER_ARCTURN bench/undo.sh [ROUNDS]
+#
+# With PEER, the rounds alternate between undo by this build and undo by
+# the peer (the apply is this build's each time), and the ratio of their
+# medians is printed too: a change to undo measured against the build
+# before it on a loaded machine.
 #
 # Each round starts from the same tree, captures the changes with
 # `write --dry-run` (not timed), then times `apply --yes` and `undo`.
@@ -11,7 +17,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 rounds=${1:-7}
-make -s build/arcturn
+# BENCH_ARCTURN: a copy to time (a rebuild meanwhile cannot swap it)
+[ -n "${BENCH_ARCTURN:-}" ] || make -s build/arcturn
 base=${BENCH_DIR:-$PWD/bench/out}
 mkdir -p "$base"
 out=$(mktemp -d "$base/undo.XXXXXX")
@@ -19,7 +26,7 @@ trap 'rm -rf "$out"' EXIT
 mkdir -p "$out/home" "$out/tmp" "$out/ws"
 export HOME="$out/home" TMPDIR="$out/tmp"
 unset ARCTURN_HOME ARCTURN_SESSION ARCTURN_DRY_RUN
-A=$PWD/build/arcturn
+A=${BENCH_ARCTURN:-$PWD/build/arcturn}
 cd "$out/ws"
 
 now() { date +%s%N; }
@@ -65,10 +72,16 @@ for r in $(seq 1 "$rounds"); do
 	t0=$(now)
 	"$A" apply --yes >/dev/null
 	t1=$(now)
-	"$A" undo >/dev/null
+	u=$A
+	[ -n "${PEER:-}" ] && [ $((r % 2)) = 0 ] && u=$PEER
+	"$u" undo >/dev/null
 	t2=$(now)
 	echo $(((t1 - t0) / 1000)) >>"$out/apply"
-	echo $(((t2 - t1) / 1000)) >>"$out/undo"
+	if [ "$u" = "$A" ]; then
+		echo $(((t2 - t1) / 1000)) >>"$out/undo"
+	else
+		echo $(((t2 - t1) / 1000)) >>"$out/peer"
+	fi
 done
 
 python3 - "$out" "$n" <<'PY'
@@ -82,4 +95,12 @@ print(f"  apply median {ma:9.2f} ms")
 print(f"  undo  median {mu:9.2f} ms")
 r = mu / ma
 print(f"{'undo / apply':20s} {r:6.3f} (target <= 1.0) {'ok' if r <= 1.0 else 'OVER'}")
+try:
+    p = [int(x) / 1e3 for x in open(d + "/peer")]
+except OSError:
+    p = []
+if p:
+    mp = statistics.median(p)
+    print(f"  peer undo median {mp:9.2f} ms ({len(p)} rounds)")
+    print(f"{'undo / peer undo':20s} {mu / mp:6.3f}")
 PY

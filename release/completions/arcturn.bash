@@ -228,7 +228,7 @@ _arcturn()
 		;;
 	checkpoints)
 		case $cur in
-		-*) _arcturn_words "--json --help -h" "$cur" ;;
+		-*) _arcturn_words "--json --prune-damaged --help -h" "$cur" ;;
 		esac
 		;;
 	mcp)

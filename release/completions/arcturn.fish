@@ -220,11 +220,12 @@ complete -c arcturn -n '__arcturn_using session' -s y -l yes -d 'rm: do not ask'
 complete -c arcturn -n '__arcturn_sub session show' -x -a '(__arcturn_sessions)'
 complete -c arcturn -n '__arcturn_sub session rm' -x -a '(__arcturn_sessions)'
 
-# turn [--label TEXT], rewind [TURN] [--force], undo [--force], checkpoints [--json]
+# turn [--label TEXT], rewind [TURN] [--force], undo [--force], checkpoints [--json] [--prune-damaged]
 complete -c arcturn -n '__arcturn_using turn' -l label -x -d 'a label for the turn'
 complete -c arcturn -n '__arcturn_using rewind' -l force -d 'restore over conflicts'
 complete -c arcturn -n '__arcturn_using undo' -l force -d 'restore over conflicts'
 complete -c arcturn -n '__arcturn_using checkpoints' -l json -d 'machine-readable list'
+complete -c arcturn -n '__arcturn_using checkpoints' -l prune-damaged -d 'remove damaged turn records'
 
 # mcp [--dry-run] [--allow-apply] [--max-output BYTES]
 complete -c arcturn -n '__arcturn_using mcp' -l dry-run -d 'capture writes and commands in the session'

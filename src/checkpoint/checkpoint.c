@@ -89,8 +89,9 @@ ckpt_open(const char *state, const char *workspace, int create, int lockop,
 	if ((sfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    (cfd = subdir(sfd, "checkpoints", create)) < 0 ||
 	    (c->dirfd = subdir(cfd, hex, create)) < 0 ||
-	    (c->blobsfd = subdir(c->dirfd, "blobs", create)) < 0 ||
-	    (c->turnsfd = subdir(c->dirfd, "turns", create)) < 0)
+	    /* a store that lost them gets them again, empty */
+	    (c->blobsfd = subdir(c->dirfd, "blobs", 1)) < 0 ||
+	    (c->turnsfd = subdir(c->dirfd, "turns", 1)) < 0)
 		goto fail;
 	if ((c->lockfd = openat(c->dirfd, "lock", O_RDWR | O_CREAT |
 	    O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
@@ -105,6 +106,60 @@ fail:
 	fsx_close(cfd);
 	ckpt_close(c);
 	return -1;
+}
+
+int
+ckpt_diagnose(const char *state, const char *workspace, char *buf,
+    size_t len)
+{
+	static const struct {
+		const char	*name;
+		int		 dir;
+	} item[] = { { "blobs", 1 }, { "turns", 1 }, { "lock", 0 },
+	    { "current", 0 } };
+	unsigned char d[HASH_LEN];
+	char hex[HASH_HEXLEN + 1], path[PATH_MAX];
+	struct stat st;
+	size_t i;
+	int n;
+
+	hash_buf(workspace, strlen(workspace), d);
+	hash_hex(d, hex);
+	for (i = 0; i < 3 + sizeof item / sizeof item[0]; i++) {
+		if (i == 0)
+			n = snprintf(path, sizeof path, "%s", state);
+		else if (i == 1)
+			n = snprintf(path, sizeof path, "%s/checkpoints", state);
+		else if (i == 2)
+			n = snprintf(path, sizeof path, "%s/checkpoints/%s",
+			    state, hex);
+		else
+			n = snprintf(path, sizeof path, "%s/checkpoints/%s/%s",
+			    state, hex, item[i - 3].name);
+		if (n < 0 || (size_t)n >= sizeof path)
+			return 0;
+		if (lstat(path, &st) < 0) {
+			if (errno == ENOENT)
+				return 0;	/* made when needed */
+			snprintf(buf, len, "%s: %s", path, strerror(errno));
+			return 1;
+		}
+		if ((i < 3 || item[i - 3].dir) ? !S_ISDIR(st.st_mode) :
+		    !S_ISREG(st.st_mode)) {
+			snprintf(buf, len, "%s: not a %s; move it away (arcturn "
+			    "makes it again)", path, (i < 3 ||
+			    item[i - 3].dir) ? "directory" : "regular file");
+			return 1;
+		}
+		if (access(path, (i < 3 || item[i - 3].dir) ? W_OK | X_OK :
+		    R_OK | W_OK) < 0) {
+			snprintf(buf, len, "%s: %s; the checkpoint store needs "
+			    "it writable (ARCTURN_HOME chooses the state dir)",
+			    path, strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
 }
 
 int
@@ -221,6 +276,19 @@ settled(struct ckpt_turn *t, const char *rel, struct ckpt_entry ***e,
 }
 
 int
+ckpt_drop(struct ckpt *c, unsigned long id)
+{
+	char name[NAMELEN + 2];
+
+	turn_name(id, name);
+	/* a damaged record may be an empty folder */
+	if (drop_after(c, id) < 0 || (unlinkat(c->turnsfd, name, 0) < 0 &&
+	    (errno != EISDIR || unlinkat(c->turnsfd, name, AT_REMOVEDIR) < 0)))
+		return -1;
+	return fsx_sync_dir(c->turnsfd);
+}
+
+int
 ckpt_note_after(struct ckpt *c, struct ckpt_turn *t, const char *rel)
 {
 	char name[NAMELEN + sizeof AFTER_SUFFIX + 1], *buf = NULL;
@@ -327,6 +395,62 @@ ids(struct ckpt *c, unsigned long **out, size_t *n)
 	return 0;
 }
 
+const char *
+ckpt_damage_name(enum ckpt_damage d)
+{
+	switch (d) {
+	case CKPT_TRUNCATED:
+		return "truncated";
+	case CKPT_CORRUPT:
+		return "corrupt";
+	case CKPT_NOT_FILE:
+		return "not a regular file";
+	case CKPT_UNREADABLE:
+		return "unreadable";
+	default:
+		return "sound";
+	}
+}
+
+/*
+ * Turn id's record could not be loaded (errno): t a damaged turn, with
+ * how it is damaged; -1 for a failure that is not damage (memory, or the
+ * record gone meanwhile).
+ */
+static int
+damaged(struct ckpt *c, unsigned long id, struct ckpt_turn *t)
+{
+	char name[NAMELEN + 2], *buf;
+	struct stat st;
+	size_t len;
+	int e = errno;
+
+	if (e == ENOMEM || e == ENOENT)
+		return -1;
+	memset(t, 0, sizeof *t);
+	t->id = id;
+	if ((t->label = mem_strdup("")) == NULL)
+		return -1;
+	turn_name(id, name);
+	if (fstatat(c->turnsfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		t->time = st.st_mtime;
+	if (e == EBADMSG) {
+		t->damaged = CKPT_CORRUPT;
+		if (fsx_read_all(c->turnsfd, name, RECORD_MAX, &buf,
+		    &len) == 0) {
+			if (len < 4 || memcmp(buf + len - 4, "end\n", 4) != 0)
+				t->damaged = CKPT_TRUNCATED;
+			mem_free(buf);
+		}
+	} else if (e == EINVAL || e == EISDIR || e == ELOOP)
+		t->damaged = CKPT_NOT_FILE;
+	else {
+		t->damaged = CKPT_UNREADABLE;
+		t->damage_err = e;
+	}
+	return 0;
+}
+
 int
 ckpt_list(struct ckpt *c, struct ckpt_turn **out, size_t *nout)
 {
@@ -341,7 +465,8 @@ ckpt_list(struct ckpt *c, struct ckpt_turn **out, size_t *nout)
 	if (n > 0 && (t = mem_calloc(n, sizeof *t)) == NULL)
 		goto fail;
 	for (i = 0; i < n; i++)
-		if (ckpt_load(c, id[i], &t[i]) < 0)
+		if (ckpt_load(c, id[i], &t[i]) < 0 &&
+		    damaged(c, id[i], &t[i]) < 0)
 			goto fail;
 	mem_free(id);
 	*out = t;
@@ -378,7 +503,7 @@ current(struct ckpt *c, unsigned long *id)
 
 	*id = 0;
 	if (fsx_read_all(c->dirfd, "current", 64, &buf, &len) < 0)
-		return errno == ENOENT ? 0 : -1;
+		return errno == ENOENT || errno == EINVAL ? 0 : -1;
 	while (len > 0 && buf[len - 1] == '\n')
 		buf[--len] = '\0';
 	if (!valid_name(buf, id))
@@ -420,7 +545,10 @@ ckpt_turn_start(struct ckpt *c, const char *label, unsigned long *id)
 int
 ckpt_turn_end(struct ckpt *c)
 {
-	if (unlinkat(c->dirfd, "current", 0) < 0 && errno != ENOENT)
+	/* an empty folder in its place (damage) goes too */
+	if (unlinkat(c->dirfd, "current", 0) < 0 && errno != ENOENT &&
+	    (errno != EISDIR || unlinkat(c->dirfd, "current",
+	    AT_REMOVEDIR) < 0))
 		return -1;
 	return 0;
 }
@@ -433,8 +561,14 @@ ckpt_for_write(struct ckpt *c, struct ckpt_turn *t)
 	memset(t, 0, sizeof *t);
 	if (current(c, &id) < 0)
 		return -1;
-	if (id > 0)
-		return ckpt_load(c, id, t);
+	/* a damaged record is no turn to join: a turn of its own */
+	if (id > 0) {
+		if (ckpt_load(c, id, t) == 0)
+			return 0;
+		if (errno == ENOMEM)
+			return -1;
+		memset(t, 0, sizeof *t);
+	}
 	if (next_id(c, &t->id) < 0)
 		return -1;
 	t->time = time(NULL);
@@ -458,6 +592,83 @@ ckpt_settle(struct ckpt *c, struct ckpt_turn *t, int rootfd, const char *rel)
 
 /* ---- Retention ---- */
 
+/* The names of the blobs turns name: a growing, sortable list. */
+struct refs {
+	char	**v;
+	size_t	  n, cap;
+	int	  all;		/* a record unread: every blob is named */
+};
+
+static int
+ref_add(struct refs *r, const char *hex)
+{
+	char **v;
+	size_t cap;
+
+	if (r->n == r->cap) {
+		cap = r->cap ? r->cap * 2 : 64;
+		if ((v = mem_reallocarray(r->v, cap, sizeof *v)) == NULL)
+			return -1;
+		r->v = v;
+		r->cap = cap;
+	}
+	if ((r->v[r->n] = mem_strdup(hex)) == NULL)
+		return -1;
+	r->n++;
+	return 0;
+}
+
+/* The blob s names (none for a folder or an absent path). */
+static int
+ref_state(struct refs *r, const struct ckpt_state *s)
+{
+	char hex[HASH_HEXLEN + 1];
+
+	if (s->kind != CKPT_FILE && s->kind != CKPT_LINK)
+		return 0;
+	hash_hex(s->sha, hex);
+	return ref_add(r, hex);
+}
+
+static int
+is_hex(char ch)
+{
+	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+}
+
+/*
+ * A damaged record names every blob whose name its bytes hold (a run of
+ * exactly 64 hex digits); one that cannot be read, every blob.
+ */
+static int
+ref_damaged(struct ckpt *c, unsigned long id, struct refs *r)
+{
+	char name[NAMELEN + 2], hex[HASH_HEXLEN + 1], *buf;
+	size_t len, i, k;
+	int rc = 0;
+
+	turn_name(id, name);
+	if (fsx_read_all(c->turnsfd, name, RECORD_MAX, &buf, &len) < 0) {
+		if (errno == ENOMEM)
+			return -1;
+		r->all = errno != ENOENT;
+		return 0;
+	}
+	for (i = 0; i < len && rc == 0; i = k) {
+		for (k = i; k < len && is_hex(buf[k]); k++)
+			;
+		if (k - i == HASH_HEXLEN) {
+			memcpy(hex, buf + i, HASH_HEXLEN);
+			hex[HASH_HEXLEN] = '\0';
+			rc = ref_add(r, hex);
+		}
+		if (k == i)
+			k++;
+	}
+	mem_free(buf);
+	return rc;
+}
+
 static int
 cmp_str(const void *a, const void *b)
 {
@@ -473,44 +684,42 @@ keep_blob(int dirfd, const char *name, void *arg)
 }
 
 /*
- * Remove the blobs no turn names (and temp names a kill left); *bytes is
- * the size of those that stay.
+ * Remove the blobs no turn names (an open turn names its after states'
+ * too: what it set out to restore; a damaged record what its bytes
+ * hold) and temp names a kill left; *bytes is the size of those that
+ * stay.
  */
 static int
 gc(struct ckpt *c, unsigned long long *bytes)
 {
+	struct refs r = { NULL, 0, 0, 0 };
 	struct ckpt_turn *t;
 	struct stat st;
-	char **ref = NULL, **names = NULL, hex[HASH_HEXLEN + 1];
-	size_t n, nref = 0, nn = 0, i, j;
+	char **names = NULL;
+	size_t n, nn = 0, i, j;
 	int rc = -1;
 
 	*bytes = 0;
 	if (ckpt_list(c, &t, &n) < 0)
 		return -1;
-	for (i = 0; i < n; i++)
-		nref += t[i].n;
-	if (nref > 0 && (ref = mem_calloc(nref, sizeof *ref)) == NULL)
-		goto out;
-	for (nref = 0, i = 0; i < n; i++)
-		for (j = 0; j < t[i].n; j++) {
-			if (t[i].e[j].before.kind != CKPT_FILE &&
-			    t[i].e[j].before.kind != CKPT_LINK)
-				continue;
-			hash_hex(t[i].e[j].before.sha, hex);
-			if ((ref[nref] = mem_strdup(hex)) == NULL)
+	for (i = 0; i < n; i++) {
+		if (t[i].damaged != CKPT_SOUND &&
+		    ref_damaged(c, t[i].id, &r) < 0)
+			goto out;
+		for (j = 0; j < t[i].n; j++)
+			if (ref_state(&r, &t[i].e[j].before) < 0 ||
+			    (t[i].open && ref_state(&r, &t[i].e[j].after) < 0))
 				goto out;
-			nref++;
-		}
-	if (nref > 0)
-		qsort(ref, nref, sizeof *ref, cmp_str);
+	}
+	if (r.n > 0)
+		qsort(r.v, r.n, sizeof *r.v, cmp_str);
 	(void)fsx_sweep_tmp(c->blobsfd);
 	(void)fsx_sweep_tmp(c->turnsfd);
 	if (fsx_list(c->blobsfd, keep_blob, NULL, &names, &nn) < 0)
 		goto out;
 	for (i = 0; i < nn; i++) {
-		if (nref > 0 && bsearch(&names[i], ref, nref, sizeof *ref,
-		    cmp_str) != NULL) {
+		if (r.all || (r.n > 0 && bsearch(&names[i], r.v, r.n,
+		    sizeof *r.v, cmp_str) != NULL)) {
 			if (fstatat(c->blobsfd, names[i], &st,
 			    AT_SYMLINK_NOFOLLOW) == 0)
 				*bytes += (unsigned long long)st.st_size;
@@ -521,9 +730,9 @@ gc(struct ckpt *c, unsigned long long *bytes)
 	}
 	rc = 0;
 out:
-	for (i = 0; ref != NULL && i < nref; i++)
-		mem_free(ref[i]);
-	mem_free(ref);
+	for (i = 0; i < r.n; i++)
+		mem_free(r.v[i]);
+	mem_free(r.v);
 	fsx_names_free(names, nn);
 	ckpt_turns_free(t, n);
 	return rc;

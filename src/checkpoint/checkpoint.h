@@ -29,6 +29,7 @@
  *	paths COUNT
  *	<before> <after> PATHLEN	(COUNT times, then the path bytes
  *	<PATHLEN bytes>			 and a newline)
+ *	open				(only while the turn is unsettled)
  *	end
  *
  * where <before> and <after> are each `KIND MODE HEX` (KIND absent, file,
@@ -36,6 +37,12 @@
  * link target, 64 zeros for absent). before is the path's state right
  * before the turn first changed it (its blob is in blobs/), after the
  * state the tool left there (rewind's compare-and-swap base).
+ *
+ * An open turn is one a rewind or undo recorded before it touched a file
+ * and has not settled yet: its after states are what it set out to
+ * restore, and each path holds its before or its after state (a kill cut
+ * it short) until the rewind, or the next one, settles it (rewind.h).
+ * Retention keeps the blobs of an open turn's after states too.
  *
  *   checkpoints/<K>/turns/<N>.after
  *				the after states a write or edit left since
@@ -52,7 +59,9 @@
  * (--force restores it); nothing the record says is lost. Loading a turn
  * applies its log; writing the record folds the log in and removes it.
  * Retention drops a turn's log and record first, then the blobs no
- * remaining record names, and sweeps temp names.
+ * remaining record names, and sweeps temp names. A damaged record names
+ * every blob whose name its bytes hold; while one cannot be read at all,
+ * no blob is removed.
  *
  * Functions return 0 (or a count) or -1 with errno (EBADMSG: a damaged
  * record; ENOENT: no store, no such turn).
@@ -66,6 +75,14 @@
 #include "lib/hash.h"
 
 #define CKPT_KEEP_DEFAULT	50	/* turns kept (checkpoints.keep) */
+
+/*
+ * A turn record that cannot be read as one (ckpt_list lists it, with no
+ * paths, so that the turns after it stay usable): cut short, bytes that
+ * are no record, not a regular file, or unreadable (damage_err).
+ */
+enum ckpt_damage { CKPT_SOUND, CKPT_TRUNCATED, CKPT_CORRUPT, CKPT_NOT_FILE,
+    CKPT_UNREADABLE };
 
 /* CKPT_DIR: a directory, by mode only (apply's and rewind's turns). */
 enum ckpt_kind { CKPT_ABSENT, CKPT_FILE, CKPT_LINK, CKPT_OTHER, CKPT_DIR };
@@ -89,6 +106,10 @@ struct ckpt_turn {
 	char		*label;		/* "" when none */
 	struct ckpt_entry *e;
 	size_t		 n;
+	int		 open;		/* unsettled (see open turn) */
+	enum ckpt_damage damaged;	/* ckpt_list: the record is damaged
+					   (n 0, label "", time the file's) */
+	int		 damage_err;	/* CKPT_UNREADABLE: why */
 };
 
 /* Retention: keep the newest `keep` turns, blobs within maxbytes (0: any). */
@@ -109,6 +130,15 @@ int	ckpt_open(const char *state, const char *workspace, int create,
 	    int lockop, const struct ckpt_limits *lim, struct ckpt **);
 void	ckpt_close(struct ckpt *);
 
+/*
+ * After a failure of the store: the first item of it (the state dir,
+ * checkpoints/, the store, blobs/, turns/, lock, current) that is of the
+ * wrong type or not writable, as one line `PATH: what is wrong; what to
+ * do` into buf: 1; 0 when every item is as it should be.
+ */
+int	ckpt_diagnose(const char *state, const char *workspace, char *buf,
+	    size_t len);
+
 /* The blobs directory (an fd the store owns), for rewind's sources. */
 int	ckpt_blobs(const struct ckpt *);
 
@@ -121,7 +151,8 @@ void	ckpt_lazy(struct ckpt *, int on);
 
 /*
  * Every turn in the store, oldest first (*t an array of *n turns; free
- * with ckpt_turns_free).
+ * with ckpt_turns_free). A damaged record is listed as a turn with
+ * damaged set and no paths, not an error: the others stay usable.
  */
 int	ckpt_list(struct ckpt *, struct ckpt_turn **t, size_t *n);
 void	ckpt_turns_free(struct ckpt_turn *t, size_t n);
@@ -147,13 +178,31 @@ int	ckpt_turn_end(struct ckpt *);
 int	ckpt_for_write(struct ckpt *, struct ckpt_turn *t);
 
 /*
- * The state of rel beneath rootfd (a final symlink not followed; a
- * missing path or parent is CKPT_ABSENT; a directory CKPT_DIR with its
+ * Open the parent folder of rel beneath rootfd without following any
+ * link (ELOOP when a folder above it is a symlink, *linklen then the
+ * length of the prefix of rel that is one; linklen may be NULL), and
+ * point *base at rel's last component. EINVAL for "..", "." or an
+ * absolute or empty rel.
+ */
+int	ckpt_open_parent(int rootfd, const char *rel, const char **base,
+	    size_t *linklen);
+
+/*
+ * The state of rel beneath rootfd, taken without following a link (a
+ * final symlink is CKPT_LINK; a path beneath a symlink is CKPT_ABSENT,
+ * as is a missing path or parent; a directory CKPT_DIR with its
  * mode; a fifo, socket or device CKPT_OTHER). With store, a regular file's
  * bytes or a link's target go to blobs/ (once per content).
  */
 int	ckpt_state(struct ckpt *, int rootfd, const char *rel, int store,
 	    struct ckpt_state *st);
+
+/*
+ * Whether the store holds what dirfd/name (one name, not followed) holds:
+ * a regular file's bytes or a link's target, as a sound blob. 1 yes, 0
+ * no, -1 with errno.
+ */
+int	ckpt_holds(struct ckpt *, int dirfd, const char *name);
 
 /*
  * Snapshot rel into t before its first change in the turn: when t has no
@@ -188,6 +237,12 @@ int	ckpt_add(struct ckpt_turn *t, const char *rel,
  * retention.
  */
 int	ckpt_save(struct ckpt *, struct ckpt_turn *t);
+
+/* "truncated", "corrupt", "not a regular file", "unreadable". */
+const char *ckpt_damage_name(enum ckpt_damage);
+
+/* Remove turn id's record and .after log (ENOENT: none; 0 or -1). */
+int	ckpt_drop(struct ckpt *, unsigned long id);
 
 /*
  * After ckpt_settle of rel, in a turn whose record exists: append the

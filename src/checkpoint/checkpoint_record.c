@@ -13,6 +13,7 @@
 
 #define TURN_MAGIC	"arcturn-turn 1\n"
 #define AFTER_KEY	"after"
+#define OPEN_KEY	"open"
 
 static const char *const kind_names[] = { "absent", "file", "link", "other",
     "dir" };
@@ -114,6 +115,8 @@ ckpt_format(const struct ckpt_turn *t, char **buf, size_t *len)
 		sb_put(&b, t->e[i].path, strlen(t->e[i].path));
 		sb_put(&b, "\n", 1);
 	}
+	if (t->open)
+		sb_put(&b, OPEN_KEY "\n", sizeof OPEN_KEY);
 	sb_put(&b, "end\n", 4);
 	return sb_done(&b, buf, len);
 }
@@ -256,6 +259,11 @@ ckpt_parse(const char *buf, size_t len, struct ckpt_turn *t)
 		if ((t->e[i].path = rd_bytes(&r, plen)) == NULL)
 			goto fail;
 		t->n++;
+	}
+	if (!r.bad && (size_t)(r.end - r.p) >= sizeof OPEN_KEY &&
+	    memcmp(r.p, OPEN_KEY "\n", sizeof OPEN_KEY) == 0) {
+		t->open = 1;
+		r.p += sizeof OPEN_KEY;
 	}
 	rd_key(&r, "end");
 	if (!r.bad)

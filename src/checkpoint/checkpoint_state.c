@@ -103,6 +103,86 @@ blob_buf(struct ckpt *c, const void *buf, size_t len,
 }
 
 int
+ckpt_open_parent(int rootfd, const char *rel, const char **base,
+    size_t *linklen)
+{
+	char comp[NAME_MAX + 1];
+	const char *p, *q;
+	int cur, fd;
+
+	if (linklen != NULL)
+		*linklen = 0;
+	if (*rel == '/' || *rel == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((cur = openat(rootfd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 && (errno != EACCES || (cur = openat(rootfd, ".",
+	    os_o_path | O_DIRECTORY | O_CLOEXEC)) < 0))
+		return -1;
+	for (p = rel; (q = strchr(p, '/')) != NULL; p = q + 1) {
+		if ((size_t)(q - p) > NAME_MAX || q == p ||
+		    (q - p == 2 && p[0] == '.' && p[1] == '.') ||
+		    (q - p == 1 && p[0] == '.')) {
+			close(cur);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(comp, p, (size_t)(q - p));
+		comp[q - p] = '\0';
+		fd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd < 0 && errno == EACCES)
+			fd = openat(cur, comp, os_o_path | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) &&
+		    linklen != NULL) {
+			struct stat st;
+			int e = errno;
+
+			if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode)) {
+				*linklen = (size_t)(q - rel);
+				e = ELOOP;
+			}
+			errno = e;
+		}
+		fsx_close(cur);
+		if (fd < 0)
+			return -1;
+		cur = fd;
+	}
+	if (*p == '\0' || strcmp(p, ".") == 0 || strcmp(p, "..") == 0) {
+		close(cur);
+		errno = EINVAL;
+		return -1;
+	}
+	*base = p;
+	return cur;
+}
+
+int
+ckpt_holds(struct ckpt *c, int dirfd, const char *name)
+{
+	struct ckpt_state s;
+	unsigned char got[HASH_LEN];
+	char hex[HASH_HEXLEN + 1];
+	int fd, ok;
+
+	if (ckpt_state(c, dirfd, name, 0, &s) < 0)
+		return -1;
+	if (s.kind != CKPT_FILE && s.kind != CKPT_LINK)
+		return 0;
+	hash_hex(s.sha, hex);
+	if ((fd = fsx_regular(openat(c->blobsfd, hex, O_RDONLY | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC))) < 0)
+		return errno == ENOENT || errno == EINVAL ? 0 : -1;
+	ok = hash_fd(fd, got) == 0 && memcmp(got, s.sha, HASH_LEN) == 0;
+	close(fd);
+	return ok;
+}
+
+int
 ckpt_state(struct ckpt *c, int rootfd, const char *rel, int store,
     struct ckpt_state *s)
 {
@@ -113,8 +193,9 @@ ckpt_state(struct ckpt *c, int rootfd, const char *rel, int store,
 	int dfd, fd = -1, rc = -1;
 
 	memset(s, 0, sizeof *s);
-	if ((dfd = fsx_open_parent(rootfd, rel, 0, &base)) < 0) {
-		if (errno == ENOENT || errno == ENOTDIR) {
+	/* never through a link: beneath one, the path is absent */
+	if ((dfd = ckpt_open_parent(rootfd, rel, &base, NULL)) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
 			s->kind = CKPT_ABSENT;
 			return 0;
 		}

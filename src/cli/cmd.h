@@ -62,6 +62,13 @@ void	checkpoint_after(struct ckpt_hold *h, struct dryrun *,
 struct ckpt;
 int	checkpoint_store(struct dryrun *, struct cli *, int create, int lockop,
 	    struct ckpt **ck, struct dryrun_err *e);
+/*
+ * Why the checkpoint store failed with err, in words, into buf: the
+ * store item that is wrong and what to do (ckpt_diagnose), else err's.
+ */
+struct policy;
+const char *checkpoint_why(const struct policy *, int err, char *buf,
+	    size_t len);
 /* The turn h's write joins (before checkpoint_after), 0 for none. */
 unsigned long checkpoint_turn(const struct ckpt_hold *h);
 

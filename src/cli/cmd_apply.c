@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,12 +307,14 @@ static int
 open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
 {
 	struct ckpt_limits lim;
+	char why[PATH_MAX + 128];
 
 	lim.keep = x->p.ckpt_keep ? x->p.ckpt_keep : CKPT_KEEP_DEFAULT;
 	lim.maxbytes = x->p.ckpt_maxbytes;
 	if (ckpt_open(x->p.state, x->s.workspace, 1, LOCK_EX, &lim, ck) < 0)
 		return dryrun_fail(e, EXIT_REFUSED, 0, "", "checkpoint: %s; "
-		    "nothing applied", dryrun_strerror(errno));
+		    "nothing applied", checkpoint_why(&x->p, errno, why,
+		    sizeof why));
 	return 0;
 }
 
@@ -377,6 +380,15 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	}
 	/* what a killed apply left, also beside paths it finished */
 	dryrun_sweep(x, "apply");
+	/* what a killed apply replaced becomes a turn: undo reaches it */
+	if (keep_recover(&x->s, ck, x->rootfd, "apply (cut short)",
+	    &i) < 0)
+		say_warn("apply: %s: recording what an apply cut short "
+		    "replaced: %s (it stays in the session)", sn,
+		    dryrun_strerror(errno));
+	else if (i > 0 && !quiet)
+		fprintf(out, "An earlier apply was cut short: what it "
+		    "replaced is a turn now (arcturn checkpoints).\n");
 	if (keep_open(&x->s, ck, &k) < 0) {
 		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
 		roots_free(&r);
@@ -422,8 +434,9 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		pthread_mutex_destroy(&pr.mu);
 	recorded = keep_turn(k, x->rootfd, c, label, &id) == 0;
 	if (!recorded)
-		say_warn("apply: checkpoint: %s: the changes are applied "
-		    "but not recorded: undo cannot restore them",
+		say_err("apply: checkpoint: %s: the changes are applied "
+		    "but not recorded: what they replaced stays in the "
+		    "session, and the next apply records it as a turn",
 		    dryrun_strerror(errno));
 	if (id > 0)
 		snprintf(turn, sizeof turn, " (as turn %lu)", id);
@@ -467,7 +480,8 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	}
 	if (!quiet)
 		fprintf(out, "Applied %zu file(s)%s.\n", res.applied, turn);
-	e->status = 0;
+	/* applied, but undo cannot reach it yet: not a success */
+	e->status = recorded ? 0 : EXIT_REFUSED;
 }
 
 /*
@@ -508,7 +522,21 @@ take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
 static void
 drop_empty(struct dryrun *x, FILE *out)
 {
+	struct dryrun_err e = { .status = 0 };
+	struct ckpt *ck;
+	size_t n;
+
 	dryrun_sweep(x, "apply");
+	/* what a cut-short apply replaced becomes a turn (run_apply) */
+	if (keep_unrecorded(&x->s, (char [KEEP_NAMELEN]){ 0 }) > 0 &&
+	    dryrun_root(x, x->p.workspace, &e) == 0 &&
+	    open_store(x, &ck, &e) == 0) {
+		if (keep_recover(&x->s, ck, x->rootfd, "apply (cut short)",
+		    &n) == 0 && n > 0)
+			fprintf(out, "An earlier apply was cut short: what it "
+			    "replaced is a turn now (arcturn checkpoints).\n");
+		ckpt_close(ck);
+	}
 	if (kept_earlier(x, out))
 		return;
 	x->open = 0;

@@ -702,7 +702,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	struct dryrun_err e = { .status = EXIT_OWN };
 	struct dryrun x;
 	char upper[PATH_MAX], work[PATH_MAX], err[1024];
-	int rc, changed, recorded = 1;
+	int rc, changed, recorded = 1, full;
 	long fixed;
 
 	if (ran != NULL)
@@ -766,6 +766,16 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	if (session_run_end(&x.s, changed, recorded) < 0)
 		say_err("exec --dry-run: session %s: syncing what the command "
 		    "wrote: %s", x.id, dryrun_strerror(errno));
+	/* a write the full file system cut short is no change to land */
+	if (rc >= 0 && session_upper_full(&x.s, &full) == 1) {
+		say_err("%s: the file system of %s ran out of %s during the "
+		    "run: what the command wrote may be cut short; session %s "
+		    "keeps it for review (arcturn diff --session %s)", what,
+		    upper, full == EDQUOT ? "quota" : "space", x.id, x.id);
+		rc = rc != 0 ? rc : EXIT_OWN;
+		if (ran != NULL)
+			*ran = 0;	/* exec --checkpoint: not applied */
+	}
 	/* the sandbox's init holds the lock until its overlay is gone */
 	session_let_go(&x.s);
 	if (!recorded) {

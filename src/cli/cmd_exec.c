@@ -407,7 +407,7 @@ cmd_exec(struct cli *c)
 	const char **grants = NULL, **unix_sockets = NULL;
 	const char *cwd = NULL;
 	char err[512], outer[64], why[4096], *dir = NULL, **argv;
-	int opt, rc, checkpoint = 0, expl = 0;
+	int opt, rc, checkpoint = 0, dry = 0, expl = 0;
 
 	memset(&d, 0, sizeof d);
 	d.start = now_ms();
@@ -436,6 +436,7 @@ cmd_exec(struct cli *c)
 			break;
 		case 'd':
 			f.dry_run = 1;
+			dry = 1;
 			break;
 		case 'k':
 			/* --dry-run's overlay, then applied as a turn */
@@ -479,6 +480,11 @@ cmd_exec(struct cli *c)
 		goto usage;
 	}
 	argv = c->argv + optind;
+	if (checkpoint && (dry || c->dry_run)) {
+		say_err("exec: --checkpoint applies what the command changes, "
+		    "--dry-run keeps it pending: give one of them");
+		goto usage;
+	}
 	if (c->dry_run)
 		f.dry_run = 1;	/* given before the command: the same */
 	rc = cmd_load(c, &f, &p);

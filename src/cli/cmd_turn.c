@@ -6,6 +6,7 @@
 #include <sys/file.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -54,6 +55,7 @@ cmd_turn(struct cli *c)
 	struct dryrun x;
 	struct ckpt *ck = NULL;
 	const char *label = "";
+	char why[PATH_MAX + 128];
 	unsigned long id;
 	int ch;
 
@@ -74,7 +76,8 @@ cmd_turn(struct cli *c)
 	dryrun_init(&x);
 	if (checkpoint_store(&x, c, 1, LOCK_EX, &ck, &e) == 0) {
 		if (ckpt_turn_start(ck, label, &id) < 0)
-			dryrun_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
+			dryrun_fail(&e, EXIT_USAGE, 0, "checkpoints", "%s",
+			    checkpoint_why(&x.p, errno, why, sizeof why));
 		else if (c->json) {
 			e.status = turn_json(id, label) < 0 ? EXIT_USAGE : 0;
 		} else {
@@ -118,6 +121,18 @@ change(const struct ckpt_entry *en)
 	return en->after.kind == CKPT_ABSENT ? "D" : "M";
 }
 
+/* How a record is damaged, in words: the kind, or why it is unreadable. */
+static const char *
+damage(const struct ckpt_turn *t)
+{
+	static char buf[128];
+
+	if (t->damaged != CKPT_UNREADABLE)
+		return ckpt_damage_name(t->damaged);
+	snprintf(buf, sizeof buf, "unreadable: %s", strerror(t->damage_err));
+	return buf;
+}
+
 static int
 list_text(struct ckpt_turn *t, size_t n)
 {
@@ -126,11 +141,21 @@ list_text(struct ckpt_turn *t, size_t n)
 
 	for (i = n; i > 0; i--) {
 		iso(t[i - 1].time, when);
+		if (t[i - 1].damaged != CKPT_SOUND) {
+			if (printf("turn %lu  %s  record damaged (%s): arcturn "
+			    "checkpoints --prune-damaged removes it\n",
+			    t[i - 1].id, when, damage(&t[i - 1])) < 0)
+				return -1;
+			continue;
+		}
 		if (printf("turn %lu  %s  %zu path%s", t[i - 1].id, when,
 		    t[i - 1].n, t[i - 1].n == 1 ? "" : "s") < 0)
 			return -1;
 		if (t[i - 1].label[0] != '\0' && (fputs("  ", stdout) == EOF ||
 		    put_shown(t[i - 1].label) < 0))
+			return -1;
+		if (t[i - 1].open && fputs("  (cut short: the next undo "
+		    "finishes it)", stdout) == EOF)
 			return -1;
 		if (putchar('\n') == EOF)
 			return -1;
@@ -164,7 +189,12 @@ list_json(const char *ws, struct ckpt_turn *t, size_t n)
 		    (double)t[i - 1].id) == NULL ||
 		    cJSON_AddStringToObject(turn, "time", when) == NULL ||
 		    add_label(turn, t[i - 1].label) == NULL ||
-		    (paths = cJSON_AddArrayToObject(turn, "paths")) == NULL)
+		    (paths = cJSON_AddArrayToObject(turn, "paths")) == NULL ||
+		    (t[i - 1].damaged != CKPT_SOUND &&
+		    cJSON_AddStringToObject(turn, "damaged",
+		    damage(&t[i - 1])) == NULL) ||
+		    (t[i - 1].open &&
+		    cJSON_AddTrueToObject(turn, "open") == NULL))
 			goto fail;
 		for (j = 0; j < t[i - 1].n; j++) {
 			if ((pe = cJSON_CreateObject()) == NULL)
@@ -185,27 +215,80 @@ fail:
 	return say_print(NULL);
 }
 
+/*
+ * --prune-damaged: remove the damaged records of t, saying which; they
+ * leave the list (their turns cannot be rewound either way).
+ */
+static int
+prune_damaged(struct ckpt *ck, struct ckpt_turn *t, size_t *n, int quiet,
+    struct dryrun_err *e)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < *n; i++) {
+		if (t[i].damaged == CKPT_SOUND) {
+			if (m != i) {
+				t[m] = t[i];
+				memset(&t[i], 0, sizeof t[i]);
+			}
+			m++;
+			continue;
+		}
+		if (ckpt_drop(ck, t[i].id) < 0 && errno != ENOENT)
+			return dryrun_fail(e, EXIT_USAGE, errno, "checkpoints",
+			    "turn %lu: removing its damaged record: %s",
+			    t[i].id, dryrun_strerror(errno));
+		/* on stderr: stdout is the listing */
+		if (!quiet)
+			fprintf(stderr, "removed turn %lu (record damaged: "
+			    "%s)\n", t[i].id, damage(&t[i]));
+		ckpt_turn_clear(&t[i]);
+	}
+	*n = m;
+	return 0;
+}
+
 int
 cmd_checkpoints(struct cli *c)
 {
+	static const struct option opts[] = {
+		{ "prune-damaged", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct ckpt_turn *t = NULL;
 	struct ckpt *ck = NULL;
 	struct dryrun x;
-	size_t n = 0;
+	size_t n = 0, listed = 0;
+	int ch, prune = 0;
 
 	/* --json is the global option, before or after the command */
-	if (cli_getopt(c, "", NULL) != -1 || optind != c->argc) {
+	while ((ch = cli_getopt(c, "", opts)) != -1) {
+		if (ch != 'p') {
+			cmd_usage("checkpoints");
+			return EXIT_USAGE;
+		}
+		prune = 1;
+	}
+	if (optind != c->argc) {
 		cmd_usage("checkpoints");
 		return EXIT_USAGE;
 	}
+	if (prune && cli_no_dry_run(c, "it removes records from the real "
+	    "store") < 0)
+		return EXIT_USAGE;
 	dryrun_init(&x);
-	if (checkpoint_store(&x, c, 0, LOCK_SH, &ck, &e) < 0)
+	if (checkpoint_store(&x, c, 0, prune ? LOCK_EX : LOCK_SH, &ck,
+	    &e) < 0)
 		goto out;
 	if (ck != NULL && ckpt_list(ck, &t, &n) < 0) {
 		dryrun_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
 		goto out;
 	}
+	listed = n;
+	if (prune && ck != NULL && prune_damaged(ck, t, &n, c->quiet ||
+	    c->json, &e) != 0)
+		goto out;
 	errno = 0;
 	if (c->json) {
 		/* say_print said what failed */
@@ -216,7 +299,7 @@ cmd_checkpoints(struct cli *c)
 		e.status = 0;
 out:
 	dryrun_report("checkpoints", &e);
-	ckpt_turns_free(t, n);
+	ckpt_turns_free(t, listed > n ? listed : n);
 	ckpt_close(ck);
 	dryrun_done(&x);
 	return e.status;

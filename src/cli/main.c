@@ -162,8 +162,10 @@ static const struct command commands[] = {
 	  "Rewind the last turn (undo twice: redo).\n\n"
 	  "  --force   restore over paths changed since, too",
 	  "take the last turn back (twice: redo)" },
-	{ "checkpoints", cmd_checkpoints, "checkpoints [--json]",
-	  "List the turns of the workspace, newest first, with their paths.",
+	{ "checkpoints", cmd_checkpoints,
+	  "checkpoints [--json] [--prune-damaged]",
+	  "List the turns of the workspace, newest first, with their paths.\n"
+	  "A damaged record is listed as such; --prune-damaged removes it.",
 	  "list the turns, newest first" },
 	{ "mcp", cmd_mcp, "mcp [--dry-run] [--allow-apply] [--max-output BYTES]",
 	  "Serve the workspace to an agent as an MCP server over stdio\n"

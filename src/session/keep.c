@@ -17,6 +17,7 @@
 #include "lib/hash.h"
 #include "lib/mem.h"
 #include "lib/os.h"
+#include "lib/path.h"
 #include "session/keep.h"
 
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -588,4 +589,91 @@ keep_close(struct keep *k)
 	}
 	pthread_mutex_destroy(&k->mu);
 	mem_free(k);
+}
+
+/* Add what dirfd (replaced/<N>/prefix) holds to t, recursively. */
+static int
+recover_dir(struct ckpt *ck, int rootfd, int dirfd, const char *prefix,
+    struct ckpt_turn *t, int depth)
+{
+	struct ckpt_state before, after;
+	struct stat st;
+	char **names, *rel;
+	size_t n, i;
+	int fd, rc = 0;
+
+	if (depth > 256) {
+		errno = ELOOP;
+		return -1;
+	}
+	if (fsx_list(dirfd, NULL, NULL, &names, &n) < 0)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		if (fsx_is_tmp_name(names[i]) ||
+		    fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if ((rel = *prefix != '\0' ? path_join(prefix, names[i]) :
+		    mem_strdup(names[i])) == NULL) {
+			rc = -1;
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			if ((fd = openat(dirfd, names[i], DFLAGS)) < 0)
+				rc = -1;
+			else {
+				rc = recover_dir(ck, rootfd, fd, rel, t,
+				    depth + 1);
+				close(fd);
+			}
+		} else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		    ckpt_find(t, rel) == NULL &&
+		    (rc = ckpt_state(ck, dirfd, names[i], 1, &before)) == 0 &&
+		    (rc = ckpt_state(ck, rootfd, rel, 0, &after)) == 0 &&
+		    after.kind != CKPT_OTHER && !same_state(&before, &after))
+			rc = ckpt_add(t, rel, &before, &after);
+		mem_free(rel);
+	}
+	fsx_names_free(names, n);
+	return rc;
+}
+
+int
+keep_recover(struct session *s, struct ckpt *ck, int rootfd,
+    const char *label, size_t *n)
+{
+	struct keep k;
+	struct ckpt_turn t;
+	char name[KEEP_NAMELEN];
+	int rfd, fd, rc, r;
+
+	*n = 0;
+	while ((r = keep_unrecorded(s, name)) > 0) {
+		memset(&k, 0, sizeof k);
+		k.s = s;
+		snprintf(k.name, sizeof k.name, "%s", name);
+		if ((rfd = openat(s->dirfd, "replaced", DFLAGS)) < 0)
+			return -1;
+		fd = openat(rfd, name, DFLAGS);
+		fsx_close(rfd);
+		if (fd < 0)
+			return -1;
+		if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, &t) < 0) {
+			close(fd);
+			return -1;
+		}
+		rc = recover_dir(ck, rootfd, fd, "", &t, 0);
+		close(fd);
+		if (rc == 0 && t.n > 0) {
+			mem_free(t.label);
+			if ((t.label = mem_strdup(label)) == NULL ||
+			    ckpt_save(ck, &t) < 0)
+				rc = -1;
+			else
+				(*n)++;
+		}
+		ckpt_turn_clear(&t);
+		if (rc < 0 || mark_recorded(&k) < 0)
+			return -1;
+	}
+	return r;
 }

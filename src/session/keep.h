@@ -98,6 +98,18 @@ void	keep_join(struct keep *, int on);
 int	keep_whole(const struct keep *);
 int	keep_unrecorded(struct session *, char name[KEEP_NAMELEN]);
 
+/*
+ * An apply cut short before its turn (keep_unrecorded) is recorded now,
+ * so that undo reaches what it replaced: each object replaced/<N> holds
+ * at a mirror path P (a regular file or a symlink) is P's before state
+ * (stored again as a blob), what stands at P beneath rootfd now its
+ * after; paths whose state is the same are left out. The turn is
+ * labelled label and replaced/<N>.turn marks the area. Every unmarked
+ * area, oldest first; *n is how many turns were recorded.
+ */
+int	keep_recover(struct session *, struct ckpt *, int rootfd,
+	    const char *label, size_t *n);
+
 /* Sync the names made in replaced/<N>; free. */
 void	keep_close(struct keep *);
 

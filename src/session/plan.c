@@ -7,12 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "apply/apply_phase.h"
 #include "lib/fsx.h"
 #include "lib/mem.h"
 #include "lib/path.h"
@@ -22,14 +22,6 @@
 #include "session/shadow.h"
 
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-
-/*
- * Items of the phases without inner order are split over a few threads,
- * each running its share in batches (apply_run_batch): concurrent fsyncs
- * share journal commits.
- */
-#define APPLY_THREADS	8
-#define APPLY_CHUNK	16
 
 /* Select what must land before change i can: new dirs above it. */
 static void
@@ -143,36 +135,6 @@ reverse(struct apply_item *it, size_t *ow, size_t n)
 	}
 }
 
-static size_t
-parent_len(const char *p)
-{
-	const char *slash = strrchr(p, '/');
-
-	return slash == NULL ? 0 : (size_t)(slash - p);
-}
-
-int
-plan_same_dir(const char *a, const char *b)
-{
-	size_t la = parent_len(a);
-
-	return la == parent_len(b) && memcmp(a, b, la) == 0;
-}
-
-int
-plan_cmp_by_dir(const struct apply_item *x, const struct apply_item *y)
-{
-	size_t lx = parent_len(x->path), ly = parent_len(y->path);
-	int c;
-
-	c = memcmp(x->path, y->path, lx < ly ? lx : ly);
-	if (c != 0)
-		return c;
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x->path + lx, y->path + ly);
-}
-
 /*
  * Whether the change list removes the directory at c->v[i]'s path in an
  * earlier phase (a directory replaced by a file: RMDIR, then the file,
@@ -206,7 +168,7 @@ group_by_dir(struct plan *p, int ph)
 	for (i = 1; i < n; i++) {
 		size_t v = perm[i];
 
-		for (j = i; j > 0 && plan_cmp_by_dir(&it[perm[j - 1]], &it[v]) > 0;
+		for (j = i; j > 0 && apply_cmp_by_dir(&it[perm[j - 1]], &it[v]) > 0;
 		    j--)
 			perm[j] = perm[j - 1];
 		perm[j] = v;
@@ -356,76 +318,6 @@ plan_items(const struct plan *p)
 		n += p->n[i];
 	return n;
 }
-struct chunk {
-	int			 rootfd;
-	struct apply_item	*it;
-	size_t			 n;
-	const struct apply_env	*env;
-	int			 batch;		/* items independent */
-	long			 rc;
-	int			 err;
-};
-
-static void *
-chunk_run(void *arg)
-{
-	struct chunk *c = arg;
-
-	c->rc = c->batch ? apply_run_batch(c->rootfd, c->it, c->n, c->env) :
-	    apply_run(c->rootfd, c->it, c->n, c->env);
-	c->err = errno;
-	return NULL;
-}
-
-void
-plan_run_phase(int rootfd, struct apply_item *it, size_t n, int parallel,
-    const struct apply_env *env)
-{
-	struct chunk ck[APPLY_THREADS];
-	pthread_t th[APPLY_THREADS];
-	int started[APPLY_THREADS];
-	size_t nt = 1, i, k, off, end, per;
-
-	if (n == 0)
-		return;
-	if (parallel) {
-		nt = (n + APPLY_CHUNK - 1) / APPLY_CHUNK;
-		if (nt > APPLY_THREADS)
-			nt = APPLY_THREADS;
-	}
-	per = (n + nt - 1) / nt;
-	/* Chunks end only where a directory's group ends. */
-	for (i = 0, off = 0; i < nt; i++, off = end) {
-		end = i == nt - 1 || off + per >= n ? n : off + per;
-		while (end < n && end > off &&
-		    plan_same_dir(it[end - 1].path, it[end].path))
-			end++;
-		ck[i].rootfd = rootfd;
-		ck[i].it = it + off;
-		ck[i].n = end - off;
-		ck[i].env = env;
-		ck[i].batch = parallel;
-		ck[i].rc = 0;
-		started[i] = i > 0 && ck[i].n > 0 &&
-		    pthread_create(&th[i], NULL, chunk_run, &ck[i]) == 0;
-	}
-	/* Chunk 0 here; a chunk whose thread did not start, after it. */
-	for (i = 0; i < nt; i++)
-		if (!started[i] && ck[i].n > 0)
-			chunk_run(&ck[i]);
-	for (i = 0; i < nt; i++) {
-		if (started[i])
-			pthread_join(th[i], NULL);
-		/* Nothing tried in this chunk: each item fails with the cause. */
-		for (k = 0; ck[i].n > 0 && ck[i].rc < 0 && k < ck[i].n; k++) {
-			ck[i].it[k].failed = 1;
-			ck[i].it[k].err = ck[i].err;
-			snprintf(ck[i].it[k].reason, sizeof ck[i].it[k].reason,
-			    "%s", strerror(ck[i].err));
-		}
-	}
-}
-
 /* Whether path lies strictly beneath dir. */
 static int
 beneath(const char *path, const char *dir)
@@ -504,7 +396,7 @@ run_rest(int rootfd, struct plan *p, int ph, int parallel,
 		for (start = k; start < n && !it[start].failed; start++)
 			;
 		if (start > k)
-			plan_run_phase(rootfd, it + k, start - k, parallel, env);
+			apply_run_phase(rootfd, it + k, start - k, parallel, env);
 	}
 }
 
@@ -518,7 +410,7 @@ plan_run(int rootfd, struct plan *p, const struct apply_env *env)
 	for (ph = 0; ph < PLAN_NPHASE; ph++)
 		for (k = 0; k < p->n[ph]; k++)
 			p->items[ph][k].failed = 0;
-	plan_run_phase(rootfd, del, ndel, 1, env);
+	apply_run_phase(rootfd, del, ndel, 1, env);
 	for (k = 0; k < p->n[PLAN_RMDIR]; k++) {
 		rm = &p->items[PLAN_RMDIR][k];
 		for (i = 0; i < ndel; i++)
@@ -528,7 +420,7 @@ plan_run(int rootfd, struct plan *p, const struct apply_env *env)
 		    refused_beneath(p, rm->path))
 			skip(rm, "a file beneath it was not applied; kept");
 		else
-			plan_run_phase(rootfd, rm, 1, 0, env);
+			apply_run_phase(rootfd, rm, 1, 0, env);
 	}
 	skip_blocked(p, PLAN_MKDIR);
 	run_rest(rootfd, p, PLAN_MKDIR, 0, env);
@@ -536,7 +428,7 @@ plan_run(int rootfd, struct plan *p, const struct apply_env *env)
 	run_rest(rootfd, p, PLAN_FILES, 1, env);
 	skip_blocked(p, PLAN_LINKS);
 	run_rest(rootfd, p, PLAN_LINKS, 1, env);
-	plan_run_phase(rootfd, p->items[PLAN_DIRMODE], p->n[PLAN_DIRMODE], 0,
+	apply_run_phase(rootfd, p->items[PLAN_DIRMODE], p->n[PLAN_DIRMODE], 0,
 	    env);
 }
 

@@ -124,21 +124,6 @@ void	plan_free(struct plan *);
 /* How many items a plan holds (for progress: apply_env.progress). */
 size_t	plan_items(const struct plan *);
 
-/* Whether two workspace-relative paths have the same parent directory. */
-int	plan_same_dir(const char *, const char *);
-
-/* Order by parent directory, then name (<0, 0, >0 as strcmp). */
-int	plan_cmp_by_dir(const struct apply_item *, const struct apply_item *);
-
-/*
- * Run items through apply_run; with parallel, in up to 8 threads, each
- * a run of whole directories (items ordered by plan_cmp_by_dir, so that
- * no two threads write, or sweep, one directory). Failures are marked
- * on the items, as apply_run marks them.
- */
-void	plan_run_phase(int rootfd, struct apply_item *, size_t n,
-	    int parallel, const struct apply_env *env);
-
 /*
  * After apply: drop from upper/ (and the base records) every change
  * marked applied, an entry only once all changes that came from it are

@@ -1,5 +1,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 
 #include <dirent.h>
@@ -685,4 +686,34 @@ int
 session_list(int storefd, char ***idsp, size_t *np)
 {
 	return fsx_list(storefd, is_session, NULL, idsp, np);
+}
+
+int
+session_upper_full(struct session *s, int *err)
+{
+	static const char probe[4096];
+	char tmp[FSX_TMP_NAMELEN + 1];
+	struct statvfs sv;
+	int fd, rc = 0;
+
+	*err = ENOSPC;
+	if (fstatvfs(s->upperfd, &sv) < 0)
+		return -1;
+	if (geteuid() == 0 ? sv.f_bfree == 0 || (sv.f_files > 0 &&
+	    sv.f_ffree == 0) : sv.f_bavail == 0 || (sv.f_files > 0 &&
+	    sv.f_favail == 0))
+		return 1;
+	if (fsx_tmp_name(tmp) < 0)
+		return -1;
+	if ((fd = openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
+		return errno == ENOSPC || errno == EDQUOT ?
+		    (*err = errno, 1) : -1;
+	if (fsx_write_full(fd, probe, sizeof probe) < 0 || fsync(fd) < 0) {
+		rc = errno == ENOSPC || errno == EDQUOT ? 1 : -1;
+		*err = errno;
+	}
+	close(fd);
+	(void)unlinkat(s->dirfd, tmp, 0);
+	return rc;
 }

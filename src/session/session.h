@@ -174,6 +174,15 @@ int	session_remove(struct session *s);
 int	session_remove_id(int storefd, const char *id,
 	    void (*waiting)(void *), void *arg);
 
+/*
+ * Whether the file system of s's upper tree is out of space or inodes
+ * for us now (statvfs: nothing available; root: nothing free), or out of
+ * quota (a 4 KiB probe written and synced in the session's folder fails
+ * with ENOSPC or EDQUOT, *err then that). A dry-run command that filled
+ * it may have had a write cut short. 1 full, 0 not, -1 with errno.
+ */
+int	session_upper_full(struct session *s, int *err);
+
 /* Every session id in the store, sorted; free with session_ids_free. */
 int	session_list(int storefd, char ***ids, size_t *n);
 void	session_ids_free(char **ids, size_t n);

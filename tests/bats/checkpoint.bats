@@ -6,6 +6,15 @@ load common
 
 setup() { common_setup; }
 
+# The small file system a test mounts for the state dir goes, whatever
+# the test's end.
+teardown() {
+	if [ -n "${T:-}" ] && mountpoint -q "$T/state" 2>/dev/null; then
+		umount "$T/state"
+	fi
+	true
+}
+
 # Every file and symlink under the workspace (not .git), sorted: path,
 # kind, mode and hash of content or target. The files' modes and hashes
 # come from one stat and one sha256sum (a few processes a file made a
@@ -340,11 +349,12 @@ project() {
 	[ "$(stat -c %a "$(store)/turns/0000000001.after")" = 600 ]
 	run head -1 "$(store)/turns/0000000001"
 	assert_output "arcturn-turn 1"
-	# a damaged record is said, not skipped
+	# a damaged record is said, and listed as such
 	printf 'arcturn-turn 1\nid 1\n' >"$(store)/turns/0000000001"
 	run arcturn checkpoints
-	assert_failure 2
-	assert_output --partial "arcturn: checkpoints: checkpoints: "
+	assert_success
+	assert_output --regexp '^turn 1  .*  record damaged \(truncated\): arcturn checkpoints --prune-damaged removes it$'
+
 }
 
 @test "a write that cannot be checkpointed is not made (inside exec the store is protected)" {
@@ -512,6 +522,93 @@ project() {
 	[ ! -e "$T/ran" ]
 	run arcturn checkpoints
 	assert_output ""
+}
+
+@test "exec --checkpoint with --dry-run is a usage error: one line, 125, nothing runs or changes" {
+	echo v1 >conf
+	for args in "exec --checkpoint --dry-run" "exec --dry-run --checkpoint" \
+	    "--dry-run exec --checkpoint"; do
+		# shellcheck disable=SC2086
+		run arcturn $args -- sh -c "echo v2 >conf; touch '$T/ran'"
+		assert_failure 125
+		assert_output "arcturn: exec: --checkpoint applies what the command changes, --dry-run keeps it pending: give one of them"
+		[ ! -e "$T/ran" ]
+		[ "$(cat conf)" = v1 ]
+	done
+	run arcturn checkpoints
+	assert_output ""
+}
+
+@test "a folder a command replaced by a symlink: recorded without following it, undone in one go, nothing written through it" {
+	have_dry_exec
+	for how in "exec --checkpoint" "exec --dry-run+apply"; do
+		for to in e "$OUT/o"; do
+			rm -rf d e "$OUT/o" "$HOME/.arcturn"
+			mkdir d e "$OUT/o"
+			echo dx >d/x
+			echo ex >e/x
+			echo ox >"$OUT/o/x"
+			before=$(full_tree)
+			if [ "$how" = "exec --checkpoint" ]; then
+				run arcturn exec --checkpoint -- sh -c "rm -r d; ln -s '$to' d"
+				assert_success
+			else
+				run arcturn exec --dry-run -- sh -c "rm -r d; ln -s '$to' d"
+				assert_success
+				run arcturn apply --yes
+				assert_success
+			fi
+			refute_output --partial "Cross-device"
+			[ "$(readlink d)" = "$to" ]
+			# the control: through the link, d/x is the target's x
+			[ "$(cat d/x)" = "$([ "$to" = e ] && echo ex || echo ox)" ]
+			after=$(full_tree)
+			run arcturn checkpoints
+			assert_line "  M d"
+			assert_line "  D d/x"
+			run arcturn undo
+			assert_success
+			assert_output --regexp "^undo: restored 2 paths"
+			[ "$(full_tree)" = "$before" ]
+			[ "$(cat e/x)" = ex ]
+			[ "$(cat "$OUT/o/x")" = ox ]
+			# and redo: the link again, nothing written through it
+			run arcturn undo
+			assert_success
+			[ "$(full_tree)" = "$after" ]
+			[ "$(cat e/x)" = ex ]
+			[ "$(cat "$OUT/o/x")" = ox ]
+		done
+	done
+}
+
+@test "exec --checkpoint and --dry-run: the state dir's file system filled during the run: nothing applied, the session kept, non-zero, the file system named" {
+	have_dry_exec
+	is_root || skip "mounting a small file system for the state dir needs root"
+	mkdir "$T/state"
+	mount -t tmpfs -o size=1m tmpfs "$T/state" || skip "cannot mount a tmpfs here"
+	export ARCTURN_HOME=$T/state
+	echo keep >f
+	# control: a command that fits lands, and is undone
+	run arcturn exec --checkpoint -- sh -c 'head -c 100000 /dev/zero >small'
+	assert_success
+	[ "$(stat -c %s small)" = 100000 ]
+	arcturn undo
+	[ ! -e small ]
+	# the command's write is cut short by the full upper; it says 0
+	run arcturn exec --checkpoint -- sh -c 'head -c 3000000 /dev/zero >big; exit 0'
+	assert_failure 125
+	assert_output --regexp "exec --checkpoint: the file system of $T/state/overlays/[0-9a-f]+/upper ran out of space during the run: what the command wrote may be cut short; session [0-9a-f]+ keeps it for review"
+	[ ! -e big ]
+	[ "$(cat f)" = keep ]
+	run arcturn session list
+	assert_output --regexp "[0-9a-f]+ +1 +$WS"
+	rm -rf "${T:?}/state/overlays"
+	run arcturn exec --dry-run -- sh -c 'head -c 3000000 /dev/zero >big; exit 0'
+	assert_failure 125
+	assert_output --partial "exec --dry-run: the file system of $T/state/overlays/"
+	[ ! -e big ]
+	umount "$T/state"
 }
 
 @test "write makes folders, undo takes them away again; one the user filled since stays" {

@@ -298,26 +298,27 @@ kill_apply_at() {
 	assert_equal "$(cat a)" agent
 }
 
-# the next apply finds nothing pending and keeps what the killed one
-# replaced, saying where
-next_apply_keeps() {
+# the next apply finds nothing pending and records what the killed one
+# replaced as a turn (issue 26), so that undo gives it back
+next_apply_records() {
+	assert_equal "$(cat "$d/replaced/1/a")" precious
 	run arcturn apply --yes
 	assert_success
 	assert_output --partial "No pending changes."
-	assert_output --partial "is kept in $d/replaced/1"
-	assert_equal "$(cat "$d/replaced/1/a")" precious
+	assert_output --partial "An earlier apply was cut short: what it replaced is a turn now"
+	run arcturn checkpoints
+	assert_line --regexp '^turn [0-9]+  .*  1 path  apply \(cut short\)$'
+	# the session, nothing pending and all it kept in a turn, is gone
+	[ ! -e "$d" ]
 }
 
-@test "an apply killed before its turn: the next apply keeps what it replaced, and says where" {
+@test "an apply killed before its turn: the next apply records what it replaced as a turn; undo gives it back" {
 	# at the rename of its turn's record (the first is the mark's)
 	kill_apply_at renameat 2
-	next_apply_keeps
-	# and again: it stays until the user drops it
-	run arcturn apply --yes
-	assert_output --partial "is kept in $d/replaced/1"
-	run arcturn discard --yes
+	next_apply_records
+	run arcturn undo
 	assert_success
-	[ ! -e "$d" ]
+	assert_equal "$(cat a)" precious
 }
 
 @test "an apply killed right after its swap: the next apply, with nothing pending, still removes its temp file" {
@@ -325,9 +326,12 @@ next_apply_keeps() {
 	# moved aside (kept in replaced/1 by a link), before its turn
 	kill_apply_at unlinkat 1
 	ls -A | grep -q '^\.arcturn-swp-' # what the kill left
-	next_apply_keeps
+	next_apply_records
 	run ls -A
 	assert_output a
+	run arcturn undo
+	assert_success
+	assert_equal "$(cat a)" precious
 }
 
 @test "an apply killed between its swap and the swap back: the version the user saved meanwhile survives the next apply" {
@@ -358,9 +362,10 @@ next_apply_keeps() {
 	assert_success
 	assert_output --partial "arcturn: apply: $aside: left in place: an apply that was cut short moved it aside there"
 	assert_equal "$(cat "$aside")" theirs
+	# what the killed apply replaced is a turn now (issue 26): the
+	# session went, and the user's version stays where it was moved
 	run arcturn discard --yes
 	assert_success
-	assert_output --partial "arcturn: discard: $aside: left in place"
 	assert_equal "$(cat "$aside")" theirs
 	arcturn write b <<<"x"
 	assert_equal "$(cat "$aside")" theirs

@@ -181,12 +181,12 @@ two_turns() {
 	arcturn write cfg/config <.git/config
 }
 
-@test "undo and rewind: cfg made a symlink to .git is refused (issue 25, 2); to other it restores there" {
+@test "undo and rewind: cfg made a symlink to .git is refused (issue 25, 2); to other too (nothing is written through a link); a folder again, it restores there" {
 	two_turns
 	rm -r cfg && ln -s .git cfg
 	run arcturn undo
 	assert_failure 1
-	assert_output --partial 'cfg/config: protected path; refused'
+	assert_output --partial 'cfg/config: a folder above it is a symlink now (nothing is written through one); refused'
 	git_intact
 	run arcturn rewind 2
 	assert_failure 1
@@ -194,12 +194,17 @@ two_turns() {
 	run arcturn undo --force
 	assert_failure 1
 	git_intact
-	# control: the same layout, into a plain folder
+	# the same layout into a plain folder: refused the same way
 	cp .git/config other/config
 	rm cfg && ln -s other cfg
 	run arcturn undo
+	assert_failure 1
+	cmp .git/config other/config
+	# control: cfg a folder again, the undo restores there
+	rm cfg && mkdir cfg && cp .git/config cfg/config
+	run arcturn undo
 	assert_success
-	cmp "$T/evil" other/config
+	cmp "$T/evil" cfg/config
 }
 
 @test "undo --force: through a symlinked folder into .git/hooks is refused; into other it restores there" {
@@ -210,13 +215,18 @@ two_turns() {
 	rm -r d && ln -s .git/hooks d
 	run arcturn undo --force
 	assert_failure 1
-	assert_output --partial 'protected path; refused'
+	assert_output --partial 'd/pre-commit: a folder above it is a symlink now (nothing is written through one); refused'
 	git_intact
 	rm d && ln -s other d
 	run arcturn undo --force
+	assert_failure 1
+	[ ! -e other/pre-commit ]
+	# control: d a folder again, the undo restores there
+	rm d && mkdir d
+	run arcturn undo --force
 	assert_success
-	cmp "$T/hook" other/pre-commit
-	[ -x other/pre-commit ]
+	cmp "$T/hook" d/pre-commit
+	[ -x d/pre-commit ]
 }
 
 @test "undo: d swapped for a symlink to .git/hooks after the check, before the engine's open, is refused; to other it restores there" {
@@ -226,14 +236,16 @@ two_turns() {
 	# what turn 2 left, where the swap leads: no conflict there
 	echo x >.git/hooks/pre-commit
 	echo x >other/pre-commit
-	# undo opens d/ twice: to check it, then in the engine
-	race 1 '"d/"' .git/hooks undo
+	# undo opens d to check it (no link followed, then its canonical
+	# path), to snapshot what is there (the third), then the engine
+	# opens it again (openat2, delayed): the swap comes between
+	race 3 '"d", O_RDONLY|' .git/hooks undo
 	assert_failure 1
 	assert_output --partial 'protected path; refused'
 	[ "$(cat .git/hooks/pre-commit)" = x ]
 	[ "$(cat d.real/pre-commit)" = x ]
 	rm d && mv d.real d
-	race 1 '"d/"' other undo
+	race 3 '"d", O_RDONLY|' other undo
 	assert_success
 	cmp "$T/hook" other/pre-commit
 }

@@ -229,7 +229,7 @@ t_damaged(void)
 		    "00 absent 0 00 1\na\nend\n",
 		"arcturn-turn 1\nid 2\ntime 5\nlabel 0\n\npaths 0\nend\n",
 	};
-	struct ckpt_turn *l;
+	struct ckpt_turn *l, u;
 	struct ckpt *c;
 	size_t i, n;
 	int tfd;
@@ -241,9 +241,14 @@ t_damaged(void)
 		CHECK((tfd = storefd("turns")) >= 0);
 		fx_put(tfd, "0000000001", bad[i], 0600);
 		close(tfd);
+		/* listed as damaged, with no paths, not an error */
 		CHECK(ckpt_open(g_state, g_ws, 0, LOCK_SH, NULL, &c) == 0);
-		CHECK(ckpt_list(c, &l, &n) == -1);
-		CHECK(errno == EBADMSG);
+		CHECK(ckpt_list(c, &l, &n) == 0);
+		CHECK(n == 1 && l[0].id == 1 && l[0].n == 0);
+		CHECK(l[0].damaged == CKPT_CORRUPT ||
+		    l[0].damaged == CKPT_TRUNCATED);
+		CHECK(ckpt_load(c, 1, &u) == -1 && errno == EBADMSG);
+		ckpt_turns_free(l, n);
 		ckpt_close(c);
 	}
 	teardown();

@@ -16,6 +16,7 @@
 
 #include <sys/sysmacros.h>
 
+#include "apply/apply_phase.h"
 #include "fixture.h"
 #include "lib/fsx.h"
 #include "lib/hash.h"
@@ -686,10 +687,10 @@ t_plan_groups_and_modes(void)
 	CHECK_STR(it[1].path, "a/b/c");
 	CHECK_STR(it[2].path, "a/b/f");
 	CHECK_STR(it[3].path, "a/b/d/e");
-	CHECK(plan_same_dir(it[1].path, it[2].path));
-	CHECK(!plan_same_dir(it[2].path, it[3].path));
-	CHECK(!plan_same_dir("x", "a/x"));
-	CHECK(plan_same_dir("x", "y"));
+	CHECK(apply_same_dir(it[1].path, it[2].path));
+	CHECK(!apply_same_dir(it[2].path, it[3].path));
+	CHECK(!apply_same_dir("x", "a/x"));
+	CHECK(apply_same_dir("x", "y"));
 	/* New "a/b" is made writable first and gets 0555 at the end. */
 	for (i = 0; i < p.n[PLAN_MKDIR]; i++)
 		if (strcmp(p.items[PLAN_MKDIR][i].path, "a/b") == 0)
