@@ -178,16 +178,6 @@ int	ckpt_turn_end(struct ckpt *);
 int	ckpt_for_write(struct ckpt *, struct ckpt_turn *t);
 
 /*
- * Open the parent folder of rel beneath rootfd without following any
- * link (ELOOP when a folder above it is a symlink, *linklen then the
- * length of the prefix of rel that is one; linklen may be NULL), and
- * point *base at rel's last component. EINVAL for "..", "." or an
- * absolute or empty rel.
- */
-int	ckpt_open_parent(int rootfd, const char *rel, const char **base,
-	    size_t *linklen);
-
-/*
  * The state of rel beneath rootfd, taken without following a link (a
  * final symlink is CKPT_LINK; a path beneath a symlink is CKPT_ABSENT,
  * as is a missing path or parent; a directory CKPT_DIR with its

@@ -187,25 +187,6 @@ rd_bytes(struct rd *r, size_t n)
 	return s;
 }
 
-static int
-unhex(const char *s, unsigned char *d)
-{
-	size_t i;
-	int hi, lo;
-
-	if (strlen(s) != HASH_HEXLEN)
-		return -1;
-	for (i = 0; i < HASH_LEN; i++) {
-		hi = s[2 * i] <= '9' ? s[2 * i] - '0' : s[2 * i] - 'a' + 10;
-		lo = s[2 * i + 1] <= '9' ? s[2 * i + 1] - '0' :
-		    s[2 * i + 1] - 'a' + 10;
-		if (hi < 0 || hi > 15 || lo < 0 || lo > 15)
-			return -1;
-		d[i] = (unsigned char)(hi << 4 | lo);
-	}
-	return 0;
-}
-
 static void
 rd_state(struct rd *r, struct ckpt_state *s)
 {
@@ -221,7 +202,7 @@ rd_state(struct rd *r, struct ckpt_state *s)
 		r->bad = 1;
 	s->kind = (enum ckpt_kind)k;
 	s->mode = (unsigned int)rd_num(r, 8) & 07777;
-	if (unhex(rd_word(r, hex, sizeof hex), s->sha) < 0)
+	if (hash_unhex(rd_word(r, hex, sizeof hex), s->sha) < 0)
 		r->bad = 1;
 }
 

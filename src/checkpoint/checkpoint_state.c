@@ -103,65 +103,6 @@ blob_buf(struct ckpt *c, const void *buf, size_t len,
 }
 
 int
-ckpt_open_parent(int rootfd, const char *rel, const char **base,
-    size_t *linklen)
-{
-	char comp[NAME_MAX + 1];
-	const char *p, *q;
-	int cur, fd;
-
-	if (linklen != NULL)
-		*linklen = 0;
-	if (*rel == '/' || *rel == '\0') {
-		errno = EINVAL;
-		return -1;
-	}
-	if ((cur = openat(rootfd, ".", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0 && (errno != EACCES || (cur = openat(rootfd, ".",
-	    os_o_path | O_DIRECTORY | O_CLOEXEC)) < 0))
-		return -1;
-	for (p = rel; (q = strchr(p, '/')) != NULL; p = q + 1) {
-		if ((size_t)(q - p) > NAME_MAX || q == p ||
-		    (q - p == 2 && p[0] == '.' && p[1] == '.') ||
-		    (q - p == 1 && p[0] == '.')) {
-			close(cur);
-			errno = EINVAL;
-			return -1;
-		}
-		memcpy(comp, p, (size_t)(q - p));
-		comp[q - p] = '\0';
-		fd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		if (fd < 0 && errno == EACCES)
-			fd = openat(cur, comp, os_o_path | O_DIRECTORY |
-			    O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) &&
-		    linklen != NULL) {
-			struct stat st;
-			int e = errno;
-
-			if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISLNK(st.st_mode)) {
-				*linklen = (size_t)(q - rel);
-				e = ELOOP;
-			}
-			errno = e;
-		}
-		fsx_close(cur);
-		if (fd < 0)
-			return -1;
-		cur = fd;
-	}
-	if (*p == '\0' || strcmp(p, ".") == 0 || strcmp(p, "..") == 0) {
-		close(cur);
-		errno = EINVAL;
-		return -1;
-	}
-	*base = p;
-	return cur;
-}
-
-int
 ckpt_holds(struct ckpt *c, int dirfd, const char *name)
 {
 	struct ckpt_state s;
@@ -194,7 +135,8 @@ ckpt_state(struct ckpt *c, int rootfd, const char *rel, int store,
 
 	memset(s, 0, sizeof *s);
 	/* never through a link: beneath one, the path is absent */
-	if ((dfd = ckpt_open_parent(rootfd, rel, &base, NULL)) < 0) {
+	if ((dfd = fsx_open_dirs(rootfd, rel, FSX_DIRS_PARENT, 0, &base,
+	    NULL)) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
 			s->kind = CKPT_ABSENT;
 			return 0;

@@ -184,7 +184,10 @@ may_write(const struct roots *r, int rootfd, const char *ws,
 	size_t ll;
 	int fd, rc;
 
-	fd = ckpt_open_parent(rootfd, p[k].path, &name, &ll);
+	/* never through a link: ELOOP names the folder that is one */
+	fd = fsx_open_dirs(rootfd, p[k].path, FSX_DIRS_PARENT, 0, &name, NULL);
+	ll = fd < 0 && name != NULL ? (size_t)(name - p[k].path) +
+	    strcspn(name, "/") : 0;
 	if (fd < 0 && errno == ELOOP && p[k].target.kind != CKPT_ABSENT &&
 	    !restores_dir(p, n, p[k].path, ll))
 		return "a folder above it is a symlink now (nothing is "

@@ -453,22 +453,37 @@ fsx_open_dirs(int dirfd, const char *rel, int flags, mode_t mode,
 {
 	const int dflags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 	char name[NAME_MAX + 1];
-	const char *s = rel, *end;
+	const char *s = rel, *end, *at = NULL;
 	struct stat st;
 	ssize_t n;
 	int fd, next, e, mk;
 
+	if (base != NULL)
+		*base = NULL;
+	if (made != NULL)
+		*made = 0;
 	end = rel + strlen(rel);
 	if (flags & FSX_DIRS_PARENT) {
 		end = strrchr(rel, '/');
 		end = end != NULL ? end : rel;
-		*base = *end == '/' ? end + 1 : end;
+		at = *end == '/' ? end + 1 : end;
+		if (*at == '\0' || strcmp(at, ".") == 0 || strcmp(at, "..") == 0) {
+			errno = EINVAL;
+			return -1;
+		}
 	}
-	if (made != NULL)
-		*made = 0;
+	if (*rel == '/' || *rel == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
 	if ((fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return -1;
-	while ((n = dirs_next(&s, end, name)) > 0) {
+	for (;;) {
+		while (s < end && *s == '/')
+			s++;
+		at = s;
+		if ((n = dirs_next(&s, end, name)) <= 0)
+			break;
 		mk = 0;
 		next = openat(fd, name, dflags);
 		if (next < 0 && errno == ENOENT && (flags & FSX_DIRS_MAKE)) {
@@ -481,6 +496,9 @@ fsx_open_dirs(int dirfd, const char *rel, int flags, mode_t mode,
 				goto fail;
 			}
 		}
+		/* a folder we may search but not list: as a place to start */
+		if (next < 0 && errno == EACCES && os_o_path != O_RDONLY)
+			next = openat(fd, name, os_o_path | dflags);
 		if (next < 0) {
 			/* O_DIRECTORY may win over O_NOFOLLOW: say "link" */
 			if (errno == ENOTDIR && fstatat(fd, name, &st,
@@ -493,11 +511,16 @@ fsx_open_dirs(int dirfd, const char *rel, int flags, mode_t mode,
 		close(fd);
 		fd = next;
 	}
-	if (n == 0)
+	if (n == 0) {
+		if (base != NULL && (flags & FSX_DIRS_PARENT))
+			*base = *end == '/' ? end + 1 : end;
 		return fd;
+	}
 fail:
 	e = errno;
 	close(fd);
+	if (base != NULL)
+		*base = at;
 	errno = e;
 	return -1;
 }

@@ -49,13 +49,17 @@ int	fsx_open_parent(int rootfd, const char *rel, int mkdirs,
 /*
  * Open the folders of rel beneath dirfd one name at a time, never
  * following a symlink (a link in the way is ELOOP), and return the last
- * one's fd (O_RDONLY, close-on-exec; a new fd even when rel names none).
- * FSX_DIRS_PARENT walks only rel's parent folders and points *base at its
- * last name; FSX_DIRS_MAKE makes a missing folder with mode (whatever the
- * umask) and sets *made when it did (made may be NULL). A "." or ".."
- * name is EINVAL, a name over NAME_MAX ENAMETOOLONG; repeated slashes are
- * one. Unlike fsx_open_parent, which follows a link that stays beneath
- * root, this is for trees arcturn owns or where a link must not count.
+ * one's fd (close-on-exec; O_PATH for a folder that may be searched but
+ * not listed; a new fd even when rel names none). FSX_DIRS_PARENT walks
+ * only rel's parent folders and points *base at its last name (which
+ * must be a file name: "", "." or ".." is EINVAL); FSX_DIRS_MAKE makes a
+ * missing folder with mode (whatever the umask) and sets *made when it
+ * did (made may be NULL). An absolute or empty rel, or a "." or ".."
+ * name on the way, is EINVAL, a name over NAME_MAX ENAMETOOLONG;
+ * repeated slashes are one. On failure *base (when not NULL) points at
+ * the name that failed, if one did: the link, with ELOOP. Unlike
+ * fsx_open_parent, which follows a link that stays beneath root, this is
+ * for trees arcturn owns or where a link must not count.
  */
 #define FSX_DIRS_PARENT	1
 #define FSX_DIRS_MAKE	2

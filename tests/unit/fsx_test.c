@@ -365,6 +365,11 @@ t_open_dirs(void)
 	/* links in the way, inside or out: ELOOP, nothing made */
 	CHECK(fsx_open_dirs(g_root, "a/rel/x", FSX_DIRS_PARENT |
 	    FSX_DIRS_MAKE, 0700, &b, &made) == -1 && errno == ELOOP);
+	CHECK(b != NULL && strcmp(b, "rel/x") == 0);	/* the link's name */
+	CHECK(fsx_open_dirs(g_root, "/a/x", FSX_DIRS_PARENT, 0, &b, NULL) ==
+	    -1 && errno == EINVAL);
+	CHECK(fsx_open_dirs(g_root, "a/..", FSX_DIRS_PARENT, 0, &b, NULL) ==
+	    -1 && errno == EINVAL);
 	CHECK(fsx_open_dirs(g_root, "abs/n1/x", FSX_DIRS_PARENT |
 	    FSX_DIRS_MAKE, 0700, &b, &made) == -1 && errno == ELOOP);
 	CHECK(fx_count(AT_FDCWD, g_out, "") == 1);
