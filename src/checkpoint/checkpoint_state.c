@@ -28,7 +28,6 @@ static int
 have_blob(struct ckpt *c, const char *hex, off_t size,
     const unsigned char sha[HASH_LEN])
 {
-	unsigned char got[HASH_LEN];
 	struct stat st;
 	int fd, ok;
 
@@ -36,8 +35,7 @@ have_blob(struct ckpt *c, const char *hex, off_t size,
 	    O_CLOEXEC)) < 0)
 		return 0;
 	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size == size && hash_fd(fd, got) == 0 &&
-	    memcmp(got, sha, HASH_LEN) == 0;
+	    st.st_size == size && hash_fd_is(fd, sha) == 1;
 	close(fd);
 	return ok;
 }
@@ -106,7 +104,6 @@ int
 ckpt_holds(struct ckpt *c, int dirfd, const char *name)
 {
 	struct ckpt_state s;
-	unsigned char got[HASH_LEN];
 	char hex[HASH_HEXLEN + 1];
 	int fd, ok;
 
@@ -118,7 +115,7 @@ ckpt_holds(struct ckpt *c, int dirfd, const char *name)
 	if ((fd = fsx_regular(openat(c->blobsfd, hex, O_RDONLY | O_NOFOLLOW |
 	    O_NONBLOCK | O_CLOEXEC))) < 0)
 		return errno == ENOENT || errno == EINVAL ? 0 : -1;
-	ok = hash_fd(fd, got) == 0 && memcmp(got, s.sha, HASH_LEN) == 0;
+	ok = hash_fd_is(fd, s.sha) == 1;
 	close(fd);
 	return ok;
 }

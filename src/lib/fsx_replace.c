@@ -582,7 +582,6 @@ static int
 holds(int dirfd, const char *name, mode_t mode,
     const unsigned char want[HASH_LEN])
 {
-	unsigned char sha[HASH_LEN];
 	struct stat st;
 	int fd, r;
 
@@ -598,11 +597,9 @@ holds(int dirfd, const char *name, mode_t mode,
 		close(fd);
 		return 0;
 	}
-	r = hash_fd(fd, sha);
+	r = hash_fd_is(fd, want);
 	fsx_close(fd);
-	if (r < 0)
-		return -1;
-	return memcmp(sha, want, HASH_LEN) == 0;
+	return r;
 }
 
 /* fsx_replace_if and fsx_replace_if_stream: from buf, or srcfd >= 0. */

@@ -127,6 +127,16 @@ hash_range(struct hash_ctx *c, int fd, off_t *off, off_t end)
 }
 
 int
+hash_fd_is(int fd, const unsigned char want[HASH_LEN])
+{
+	unsigned char got[HASH_LEN];
+
+	if (hash_fd(fd, got) < 0)
+		return -1;
+	return memcmp(got, want, HASH_LEN) == 0;
+}
+
+int
 hash_fd(int fd, unsigned char out[HASH_LEN])
 {
 	struct hash_ctx c;

@@ -41,6 +41,9 @@ int	hash_unhex(const char *hex, unsigned char [HASH_LEN]);
  * is not moved). Returns 0, or -1 with errno from the read.
  */
 int	hash_fd(int, unsigned char [HASH_LEN]);
+/* Does fd hold (as hash_fd reads it) content whose hash is want? 1 yes,
+ * 0 no, -1 with errno from the read. */
+int	hash_fd_is(int, const unsigned char want[HASH_LEN]);
 
 /*
  * Fill buf with n bytes from a CSPRNG (BearSSL HMAC-DRBG seeded by the

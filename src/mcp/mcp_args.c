@@ -210,3 +210,21 @@ mcp_json_result(cJSON *o)
 	cJSON_free(s);
 	return r;
 }
+
+int
+mcp_arg_count(const cJSON *args, const char *key, long max, long dflt,
+    long *out, char *msg, size_t msglen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+
+	*out = dflt;
+	if (v == NULL)
+		return 0;
+	if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
+	    v->valuedouble > (double)max ||
+	    v->valuedouble != (double)(long)v->valuedouble)
+		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
+		    "an integer from 1 to %ld", key, max);
+	*out = (long)v->valuedouble;
+	return 0;
+}

@@ -33,6 +33,9 @@ int	mcp_arg_str(const cJSON *args, const char *key, int flags,
 	    const char **out, size_t *len, char *msg, size_t msglen);
 int	mcp_arg_strv(const cJSON *args, const char *key, int nonempty,
 	    int flags, char ***out, size_t *n, char *msg, size_t msglen);
+/* An optional integer argument from 1 to max (absent: *out = dflt). */
+int	mcp_arg_count(const cJSON *args, const char *key, long max, long dflt,
+	    long *out, char *msg, size_t msglen);
 int	mcp_arg_bool(const cJSON *args, const char *key, int *out, char *msg,
 	    size_t msglen);
 /* keys: NULL-terminated; any other member of args is refused. */

@@ -404,7 +404,7 @@ mcp_find_call(const struct mcp_server *srv, const char *name,
 		    mcp_arg_str(args, "include", 0, &inc, NULL, msg,
 		    msglen) < 0 ||
 		    mcp_arg_bool(args, "ignoreCase", &icase, msg, msglen) < 0 ||
-		    nav_arg_count(args, "maxResults", SEARCH_MAX_RESULTS, 100,
+		    mcp_arg_count(args, "maxResults", SEARCH_MAX_RESULTS, 100,
 		    &max, msg, msglen) < 0;
 	if (rc == 0 && pat != NULL && pat[0] == '\0')
 		rc = mcp_bad(msg, msglen, 1, "invalid arguments: pattern must "

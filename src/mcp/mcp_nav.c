@@ -137,6 +137,21 @@ open_dir(int rootfd, const char *rel)
 	    O_NOFOLLOW | O_CLOEXEC, 0);
 }
 
+/* {name, type} of v appended to arr: the new object, or NULL. */
+static cJSON *
+entry_add(cJSON *arr, const struct nav_ent *v)
+{
+	cJSON *e;
+
+	if ((e = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddItemToArray(arr, e);
+	if (cJSON_AddStringToObject(e, "name", v->name) == NULL ||
+	    cJSON_AddStringToObject(e, "type", nav_kind_name(v->kind)) == NULL)
+		return NULL;
+	return e;
+}
+
 static int
 push(struct nav_ent **v, size_t *n, size_t *cap, const char *name, int kind)
 {
@@ -307,24 +322,6 @@ nav_stat(struct nav *nv, const char *rel, struct stat *st)
 }
 
 int
-nav_arg_count(const cJSON *args, const char *key, long max, long dflt,
-    long *out, char *msg, size_t msglen)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
-
-	*out = dflt;
-	if (v == NULL)
-		return 0;
-	if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
-	    v->valuedouble > (double)max ||
-	    v->valuedouble != (double)(long)v->valuedouble)
-		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
-		    "an integer from 1 to %ld", key, max);
-	*out = (long)v->valuedouble;
-	return 0;
-}
-
-int
 nav_text_add(struct nav_text *t, const char *s, int nl)
 {
 	size_t n = strlen(s) + (nl != 0);
@@ -379,12 +376,7 @@ tool_list(const struct mcp_server *srv, struct nav *nv, const char *path,
 			break;
 		}
 		if (nav_text_add(&t, line, 1) < 0 ||
-		    (e = cJSON_CreateObject()) == NULL)
-			goto oom;
-		cJSON_AddItemToArray(arr, e);
-		if (cJSON_AddStringToObject(e, "name", v[i].name) == NULL ||
-		    cJSON_AddStringToObject(e, "type",
-		    nav_kind_name(v[i].kind)) == NULL)
+		    entry_add(arr, &v[i]) == NULL)
 			goto oom;
 		shown++;
 	}
@@ -438,12 +430,7 @@ tree_of(struct tree *tr, const char *rel, long depth)
 		}
 		tr->used += strlen(v[i].name) + 40;
 		tr->entries++;
-		if ((e = cJSON_CreateObject()) == NULL)
-			goto oom;
-		cJSON_AddItemToArray(arr, e);
-		if (cJSON_AddStringToObject(e, "name", v[i].name) == NULL ||
-		    cJSON_AddStringToObject(e, "type",
-		    nav_kind_name(v[i].kind)) == NULL)
+		if ((e = entry_add(arr, &v[i])) == NULL)
 			goto oom;
 		if (v[i].kind != NAV_DIR)
 			continue;
@@ -585,7 +572,7 @@ mcp_nav_call(const struct mcp_server *srv, const char *name,
 	    mcp_arg_str(args, "path", (strcmp(name, "get_file_info") == 0 ?
 	    MCP_ARG_REQUIRED : 0) | MCP_ARG_PATH, &path, NULL, msg,
 	    msglen) < 0 ||
-	    nav_arg_count(args, "maxDepth", 64, 8, &depth, msg, msglen) < 0) {
+	    mcp_arg_count(args, "maxDepth", 64, 8, &depth, msg, msglen) < 0) {
 		*result = mcp_fail("arcturn: %s: %s", name, msg);
 		return *result == NULL ? mcp_bad(msg, msglen, MCP_EINTERNAL,
 		    "out of memory") : 0;

@@ -76,9 +76,6 @@ int	mcp_find_call(const struct mcp_server *, const char *name,
 int	mcp_turns_call(const struct mcp_server *, const char *name,
 	    const cJSON *args, cJSON **result, char *msg, size_t msglen);
 
-/* An optional integer argument from 1 to max (absent: *out = dflt). */
-int	nav_arg_count(const cJSON *args, const char *key, long max, long dflt,
-	    long *out, char *msg, size_t msglen);
 
 /* Growing text within a budget. */
 struct nav_text {

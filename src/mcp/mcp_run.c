@@ -57,7 +57,25 @@ on_term(int sig)
 	errno = save;
 }
 
-/* Read what is there into s; 0 at EOF (fd closed), 1 for more, -1 error. */
+/*
+ * read(2) of s's fd into p: the count, or <= 0 with *rc what a sink's
+ * read returns (1 to read again, 0 at EOF with the fd closed, -1).
+ */
+static ssize_t
+sink_rd(struct sink *s, void *p, size_t len, int *rc)
+{
+	ssize_t n = read(s->fd, p, len);
+
+	if (n < 0)
+		*rc = errno == EINTR || errno == EAGAIN ? 1 : -1;
+	else if (n == 0) {
+		close(s->fd);
+		s->fd = -1;
+		*rc = 0;
+	}
+	return n;
+}
+
 /*
  * Head and tail: the first cap/2 bytes stay at buf; the rest goes round
  * a ring of the other half, put in order by sink_done.
@@ -68,15 +86,10 @@ sink_ring(struct sink *s)
 	char b[65536];
 	size_t head = s->cap / 2, ring = s->cap - head, i, at, k;
 	ssize_t n;
+	int rc;
 
-	n = read(s->fd, b, sizeof b);
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 1 : -1;
-	if (n == 0) {
-		close(s->fd);
-		s->fd = -1;
-		return 0;
-	}
+	if ((n = sink_rd(s, b, sizeof b, &rc)) <= 0)
+		return rc;
 	for (i = 0; i < (size_t)n; i += k) {
 		at = s->total + i;
 		if (at < head) {
@@ -116,6 +129,7 @@ sink_done(struct sink *s)
 	return 0;
 }
 
+/* Read what is there into s; 0 at EOF (fd closed), 1 for more, -1 error. */
 static int
 sink_read(struct sink *s)
 {
@@ -123,21 +137,16 @@ sink_read(struct sink *s)
 	size_t room;
 	ssize_t n;
 	char *p;
+	int rc;
 
 	if (s->tail && s->cap >= 2)
 		return sink_ring(s);
 
 	room = s->cap - s->len;
 	p = room > 0 ? s->buf + s->len : drop;
-	n = read(s->fd, p, room > 0 ? (room < sizeof drop ? room :
-	    sizeof drop) : sizeof drop);
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 1 : -1;
-	if (n == 0) {
-		close(s->fd);
-		s->fd = -1;
-		return 0;
-	}
+	if ((n = sink_rd(s, p, room > 0 ? (room < sizeof drop ? room :
+	    sizeof drop) : sizeof drop, &rc)) <= 0)
+		return rc;
 	s->total += (size_t)n;
 	if (room > 0)
 		s->len += (size_t)n;

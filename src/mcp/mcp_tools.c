@@ -20,6 +20,7 @@
 #include "lib/mem.h"
 #include "lib/utf8.h"
 #include "mcp/mcp.h"
+#include "mcp/mcp_args.h"
 #include "mcp/mcp_json.h"
 #include "mcp/mcp_tools.h"
 #include "session/wsview.h"
@@ -191,25 +192,6 @@ tool_read(const struct mcp_server *srv, const char *path, long offset,
 	r = mcp_result(o, t, 0);
 	mem_free(t);
 	return r;
-}
-
-/* An optional integer argument from 1 to max (absent: *out = 0). */
-static int
-arg_count(const cJSON *args, const char *key, long max, long *out,
-    char *msg, size_t msglen)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
-
-	*out = 0;
-	if (v == NULL)
-		return 0;
-	if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
-	    v->valuedouble > (double)max ||
-	    v->valuedouble != (double)(long)v->valuedouble)
-		return mcp_bad(msg, msglen, -1, "invalid arguments: %s must be "
-		    "an integer from 1 to %ld", key, max);
-	*out = (long)v->valuedouble;
-	return 0;
 }
 
 /* The argv of a child: arcturn -C DIR [--session ID] then words. */
@@ -598,9 +580,10 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 		if (mcp_arg_only(args, k_read, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,
 		    &path, NULL, msg, msglen) < 0 ||
-		    arg_count(args, "offset", 1L << 30, &offset, msg,
+		    mcp_arg_count(args, "offset", 1L << 30, 0, &offset, msg,
 		    msglen) < 0 ||
-		    arg_count(args, "limit", 1L << 30, &limit, msg, msglen) < 0)
+		    mcp_arg_count(args, "limit", 1L << 30, 0, &limit, msg,
+		    msglen) < 0)
 			goto bad;
 		*result = tool_read(srv, path, offset ? offset : 1, limit);
 	} else if (strcmp(name, "write_file") == 0) {

@@ -176,7 +176,7 @@ mcp_turns_call(const struct mcp_server *srv, const char *name,
 		if ((rc = mcp_arg_only(args, k_none, msg, msglen)) == 0)
 			*result = list_checkpoints(srv);
 	} else if ((rc = mcp_arg_only(args, k_undo, msg, msglen)) == 0 &&
-	    (rc = nav_arg_count(args, "turn", LONG_MAX / 2, 0, &turn, msg,
+	    (rc = mcp_arg_count(args, "turn", LONG_MAX / 2, 0, &turn, msg,
 	    msglen)) == 0 &&
 	    (rc = mcp_arg_bool(args, "force", &force, msg, msglen)) == 0)
 		*result = undo(srv, turn, force);

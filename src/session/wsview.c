@@ -167,18 +167,15 @@ static int
 shadow_holds(const struct wsview *v, const char *path,
     const unsigned char want[HASH_LEN])
 {
-	unsigned char sha[HASH_LEN];
 	int fd, shadow, r;
 
 	if ((fd = shadow_open(v->s, v->rootfd, path, &shadow)) < 0)
 		return errno == ENOENT || errno == ENOTDIR ||
 		    errno == EISDIR || errno == EINVAL || errno == ELOOP ?
 		    0 : -1;
-	r = hash_fd(fd, sha);
+	r = hash_fd_is(fd, want);
 	fsx_close(fd);
-	if (r < 0)
-		return -1;
-	return memcmp(sha, want, HASH_LEN) == 0;
+	return r;
 }
 
 static int
