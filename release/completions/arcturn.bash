@@ -143,7 +143,7 @@ _arcturn()
 		case $cur in
 		--sandbox=*) _arcturn_words "off workspace-write read-only" "${cur#*=}" ;;
 		--network=*) _arcturn_words "on off" "${cur#*=}" ;;
-		-*) _arcturn_words "--sandbox --grant --dry-run --checkpoint --require-sandbox --network --allow-unix --cwd --explain --json-fd -- --help -h" "$cur" ;;
+		-*) _arcturn_words "--sandbox --grant --dry-run --checkpoint --join-turn --require-sandbox --network --allow-unix --cwd --explain --json-fd -- --help -h" "$cur" ;;
 		*) mapfile -t COMPREPLY < <(compgen -c -- "$cur") ;;
 		esac
 		;;
@@ -160,8 +160,13 @@ _arcturn()
 		fi
 		;;
 	write | read)
+		[ "$prev" = --expect-sha256 ] && return
 		case $cur in
-		-*) _arcturn_words "--dry-run --help -h" "$cur" ;;
+		-*) if [ "$cmd" = write ]; then
+			_arcturn_words "--dry-run --expect-sha256 --help -h" "$cur"
+		    else
+			_arcturn_words "--dry-run --help -h" "$cur"
+		    fi ;;
 		*) [ $nargs = 0 ] && _arcturn_paths ;;
 		esac
 		;;

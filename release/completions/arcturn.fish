@@ -170,6 +170,7 @@ complete -c arcturn -n $e -l sandbox -x -a 'off\t"no confinement" workspace-writ
 complete -c arcturn -n $e -l grant -x -a '(__fish_complete_directories)' -d 'also allow writes beneath PATH'
 complete -c arcturn -n $e -l dry-run -d 'capture writes into the session'
 complete -c arcturn -n $e -l checkpoint -d 'as --dry-run, then apply as one undoable turn'
+complete -c arcturn -n $e -l join-turn -d 'with --checkpoint: add to the turn arcturn turn began'
 complete -c arcturn -n $e -l require-sandbox -d 'exit 125 instead of running unconfined'
 complete -c arcturn -n $e -l network -x -a 'on off' -d 'keep or cut network access'
 complete -c arcturn -n $e -l allow-unix -r -F -d 'also allow this unix socket'
@@ -185,11 +186,12 @@ complete -c arcturn -n '__arcturn_using sandbox 0' -a unstamp -d 'restore integr
 complete -c arcturn -n '__arcturn_sub sandbox status' -l json -d 'machine-readable report'
 complete -c arcturn -n '__arcturn_sub sandbox unstamp' -x -a '(__fish_complete_directories)'
 
-# write PATH, read PATH, edit PATH --old TEXT --new TEXT [--all]
+# write [--expect-sha256 HEX] PATH, read PATH, edit PATH --old TEXT --new TEXT [--all]
 for c in write read edit
     complete -c arcturn -n "__arcturn_using $c" -l dry-run -d 'into the dry-run session'
     complete -c arcturn -n "__arcturn_using $c 0" -F
 end
+complete -c arcturn -n '__arcturn_using write' -l expect-sha256 -x -d 'write only over content with this SHA-256'
 complete -c arcturn -n '__arcturn_using edit' -l old -x -d 'the text to replace'
 complete -c arcturn -n '__arcturn_using edit' -l new -x -d 'the replacement'
 complete -c arcturn -n '__arcturn_using edit' -l all -d 'replace every occurrence'

@@ -79,7 +79,8 @@ unsigned long checkpoint_turn(const struct ckpt_hold *h);
 struct policy;
 int	dryrun_exec(struct policy *p, char **argv);
 /* exec --checkpoint (cmd_apply.c): the same, then applied as a turn. */
-int	dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **argv);
+int	dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **argv,
+	    int join);
 
 /*
  * The writable roots of r as a list for a person (cmd_exec.c), devices

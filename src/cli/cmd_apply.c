@@ -357,7 +357,8 @@ kept_earlier(struct dryrun *x, FILE *out)
  */
 static void
 run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
-    const char *label, FILE *out, struct apply_json *aj, struct dryrun_err *e)
+    const char *label, int join, FILE *out, struct apply_json *aj,
+    struct dryrun_err *e)
 {
 	struct plan_result res;
 	struct apply_env env;
@@ -395,8 +396,8 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		ckpt_close(ck);
 		return;
 	}
-	/* the MCP server's commands join the turn an agent began */
-	keep_join(k, getenv(KEEP_JOIN_ENV) != NULL);
+	/* exec --checkpoint --join-turn: into the turn `arcturn turn` began */
+	keep_join(k, join);
 	memset(&env, 0, sizeof env);
 	env.keep = keep_keeper(k);
 	/*
@@ -639,7 +640,7 @@ cmd_apply(struct cli *c)
 	}
 	if ((yes || c->json || dryrun_ask(&apply_q, nsel, quiet, &e) > 0) &&
 	    (!force || take_conflicts(&x, &ch, sel, 1, 1, &e) == 0))
-		run_apply(&x, &ch, sel, quiet, "apply", stdout, ajp, &e);
+		run_apply(&x, &ch, sel, quiet, "apply", 0, stdout, ajp, &e);
 out:
 	dryrun_report("apply", &e);
 	if (aj.doc != NULL || (ajp != NULL && e.status == 0)) {
@@ -677,7 +678,7 @@ cmd_label(char **cmd, char *buf, size_t len)
 }
 
 int
-dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd)
+dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd, int join)
 {
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
@@ -718,7 +719,7 @@ dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd)
 		goto out;
 	cmd_label(cmd, label, sizeof label);
 	/* on stderr: stdout is the command's */
-	run_apply(&x, &ch, sel, c->quiet, label, stderr, NULL, &e);
+	run_apply(&x, &ch, sel, c->quiet, label, join, stderr, NULL, &e);
 	if (e.status != 0 && x.open)
 		say_err("exec --checkpoint: session %s keeps what was not "
 		    "applied (arcturn diff --session %s)", id, id);

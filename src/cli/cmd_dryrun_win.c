@@ -36,7 +36,8 @@ dryrun_exec(struct policy *p, char **argv)
 }
 
 int
-dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **argv)
+dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **argv,
+    int join)
 {
 	(void)c;
 	(void)argv;

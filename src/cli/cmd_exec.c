@@ -328,7 +328,7 @@ exec_json(const struct exec_doc *d, int rc, const struct sandbox_end *end)
  */
 static int
 exec_dry(struct policy *p, struct cli *c, char **argv, int checkpoint,
-    struct exec_doc *d, int expl)
+    int join, struct exec_doc *d, int expl)
 {
 	struct sandbox_end end;
 	struct policy q;
@@ -350,7 +350,7 @@ exec_dry(struct policy *p, struct cli *c, char **argv, int checkpoint,
 		explain_text(&q, why, sizeof why);
 	}
 	if (!c->json) {
-		rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv) :
+		rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv, join) :
 		    dryrun_exec(p, argv);
 		sandbox_last_end(&end);
 		explain(why, &end);
@@ -365,7 +365,7 @@ exec_dry(struct policy *p, struct cli *c, char **argv, int checkpoint,
 		policy_free(p);
 		return EXIT_OWN;
 	}
-	rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv) :
+	rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv, join) :
 	    dryrun_exec(p, argv);
 	sandbox_last_end(&end);
 	explain(why, &end);
@@ -396,6 +396,7 @@ cmd_exec(struct cli *c)
 		{ "cwd", required_argument, NULL, 'c' },
 		{ "explain", no_argument, NULL, 'x' },
 		{ "json-fd", required_argument, NULL, 'J' },
+		{ "join-turn", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct config_flags f = { .mode = -1, .dry_run = -1,
@@ -407,7 +408,7 @@ cmd_exec(struct cli *c)
 	const char **grants = NULL, **unix_sockets = NULL;
 	const char *cwd = NULL;
 	char err[512], outer[64], why[4096], *dir = NULL, **argv;
-	int opt, rc, checkpoint = 0, dry = 0, expl = 0;
+	int opt, rc, checkpoint = 0, join = 0, dry = 0, expl = 0;
 
 	memset(&d, 0, sizeof d);
 	d.start = now_ms();
@@ -442,6 +443,9 @@ cmd_exec(struct cli *c)
 			/* --dry-run's overlay, then applied as a turn */
 			checkpoint = 1;
 			f.dry_run = 1;
+			break;
+		case 'j':
+			join = 1;
 			break;
 		case 'r':
 			f.require_sandbox = 1;
@@ -483,6 +487,11 @@ cmd_exec(struct cli *c)
 	if (checkpoint && (dry || c->dry_run)) {
 		say_err("exec: --checkpoint applies what the command changes, "
 		    "--dry-run keeps it pending: give one of them");
+		goto usage;
+	}
+	if (join && !checkpoint) {
+		say_err("exec: --join-turn adds --checkpoint's turn to the one "
+		    "`arcturn turn` began: give --checkpoint too");
 		goto usage;
 	}
 	if (c->dry_run)
@@ -541,7 +550,7 @@ cmd_exec(struct cli *c)
 			return EXIT_OWN;
 		}
 #endif
-		rc = exec_dry(&p, c, argv, checkpoint, &d, expl);
+		rc = exec_dry(&p, c, argv, checkpoint, join, &d, expl);
 		mem_free(dir);
 		return rc;
 	}

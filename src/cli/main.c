@@ -51,8 +51,9 @@ struct command {
 
 static const struct command commands[] = {
 	{ "exec", cmd_exec,
-	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run | --checkpoint]\n"
-	  "             [--require-sandbox] [--network on|off] [--allow-unix PATH]...\n"
+	  "exec [--sandbox MODE] [--grant PATH]... [--dry-run | --checkpoint\n"
+	  "             [--join-turn]] [--require-sandbox] [--network on|off]\n"
+	  "             [--allow-unix PATH]...\n"
 	  "             [--cwd DIR] [--explain] [--json-fd N]\n"
 	  "             [--] CMD [ARG]...",
 	  "Run CMD so that it can write only inside the workspace, the temp dir,\n"
@@ -66,6 +67,8 @@ static const struct command commands[] = {
 	  "                      a missing one beneath your home is created, 0700)\n"
 	  "  --dry-run           capture every write into the dry-run session\n"
 	  "  --checkpoint        as --dry-run, then apply it all as one undoable turn\n"
+	  "  --join-turn         with --checkpoint: add to the turn `arcturn turn`\n"
+	  "                      began instead of a turn of its own\n"
 	  "  --require-sandbox   exit 125 instead of running unconfined\n"
 	  "  --network on|off    keep or cut network access (default on)\n"
 	  "  --allow-unix PATH   also allow connecting to the unix socket PATH (or\n"

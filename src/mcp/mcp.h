@@ -39,7 +39,7 @@
  * each obeys exactly the CLI's policy (writable roots, protected paths,
  * dry run) and a crash in one call ends that child only. Not under dry
  * run, run_command is `exec --checkpoint` where the mount layer is, its
- * apply joining the open turn (KEEP_JOIN_ENV), so that begin_turn groups
+ * apply joining the open turn (--join-turn), so that begin_turn groups
  * an agent's writes and commands into one turn. JSON shapes of every
  * tool's input and output, titles and annotations are in mcp_schema.c,
  * listed by tools/list; README repeats them.

@@ -127,7 +127,7 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	 * exec -C WORKSPACE runs the command there; --cwd (relative to the
 	 * workspace, never outside it) where the call names a folder
 	 */
-	char *w[6] = { "exec" };
+	char *w[7] = { "exec" };
 	char line[PATH_MAX + 512];
 	const char *at;
 	struct mcp_run r;
@@ -140,7 +140,7 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	/*
 	 * Not under dry run, its writes are a turn undo takes back (exec
 	 * --checkpoint: the helper's mount layer) and join the turn an
-	 * agent began (begin_turn: KEEP_JOIN_ENV); without the mount layer
+	 * agent began (begin_turn: --join-turn); without the mount layer
 	 * they land unrecorded, as checkpointed says.
 	 */
 	ckpt = !dry && mode != MODE_OFF &&
@@ -149,8 +149,7 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 		w[nw++] = "--dry-run";
 	else if (ckpt) {
 		w[nw++] = "--checkpoint";
-		if (setenv(KEEP_JOIN_ENV, "1", 1) < 0)
-			return NULL;
+		w[nw++] = "--join-turn";
 	}
 	if (cwd != NULL) {
 		w[nw++] = "--cwd";

@@ -79,11 +79,10 @@ int	keep_turn(struct keep *, int rootfd, const struct changes *c,
  * With on, keep_turn joins the turn `arcturn turn` opened, when one is
  * open, instead of ending it (a turn of its own when none is): the
  * turn keeps its label and stays open for the writes after, a path it
- * holds already keeps its before and takes the new after. The MCP
- * server's run_command asks for it (KEEP_JOIN_ENV), so that the writes
- * of a command join the turn an agent began (begin_turn).
+ * holds already keeps its before and takes the new after. `exec
+ * --checkpoint --join-turn` asks for it (the MCP server's run_command,
+ * so that a command's writes join the turn an agent began).
  */
-#define KEEP_JOIN_ENV	"ARCTURN_APPLY_JOINS_TURN"
 void	keep_join(struct keep *, int on);
 
 /*

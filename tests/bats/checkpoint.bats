@@ -405,7 +405,9 @@ project() {
 	assert_success
 	run arcturn apply --yes
 	assert_success
-	[ ! -e src ] && [ -d made/a ] && [ "$(readlink main-link)" = docs ]
+	[ ! -e src ]
+	[ -d made/a ]
+	[ "$(readlink main-link)" = docs ]
 	after=$(full_tree)
 	run arcturn undo
 	assert_success
@@ -423,7 +425,8 @@ project() {
 	assert_success
 	run arcturn apply --yes
 	assert_success
-	[ "$(cat ro1)" = x ] && [ "$(cat ro4)" = x ]
+	[ "$(cat ro1)" = x ]
+	[ "$(cat ro4)" = x ]
 	run arcturn undo
 	assert_success
 	[ "$(full_tree)" = "$before" ]
@@ -441,10 +444,12 @@ project() {
 	assert_failure 1
 	assert_line --regexp '^arcturn: undo: f: changed since turn [0-9]+ left it; conflict$'
 	assert_line "arcturn: undo: 1 conflict; nothing restored (--force overwrites them)"
-	[ "$(cat f)" = mine ] && [ "$(cat g)" = "tool g" ]
+	[ "$(cat f)" = mine ]
+	[ "$(cat g)" = "tool g" ]
 	run arcturn undo --force
 	assert_success
-	[ "$(cat f)" = orig ] && [ "$(cat g)" = other ]
+	[ "$(cat f)" = orig ]
+	[ "$(cat g)" = other ]
 	# the user's version is in the undo's own turn
 	arcturn undo
 	[ "$(cat f)" = mine ]
@@ -474,7 +479,8 @@ project() {
 	assert_success
 	assert_line "out"
 	assert_line --regexp '^Applied 3 file\(s\) \(as turn 1\)\.$'
-	[ ! -e src ] && [ "$(cat f)" = "b line" ]
+	[ ! -e src ]
+	[ "$(cat f)" = "b line" ]
 	run arcturn checkpoints
 	assert_line --regexp "^turn 1  .*  sh -c rm -r src; sed -i s/a/b/ f; echo out$"
 	# nothing stays pending: the session went with the apply
@@ -483,6 +489,36 @@ project() {
 	run arcturn undo
 	assert_success
 	[ "$(full_tree)" = "$before" ]
+}
+
+@test "exec --checkpoint --join-turn adds the command's writes to the turn that turn began" {
+	have_dry_exec
+	project
+	before=$(tree)
+	run arcturn turn --label "agent task"
+	assert_success
+	arcturn write a.txt <<<"written"
+	run arcturn exec --checkpoint --join-turn -- sh -c 'echo made >b.txt; echo x >a.txt'
+	assert_success
+	arcturn edit src/main.c --old main --new start
+	run arcturn --json checkpoints
+	[ "$(jq '.turns | length' <<<"$output")" = 1 ]
+	[ "$(jq -r '.turns[0].label' <<<"$output")" = "agent task" ]
+	[ "$(jq -r '[.turns[0].paths[].path] | sort | join(" ")' <<<"$output")" = "a.txt b.txt src/main.c" ]
+	run arcturn undo
+	assert_success
+	[ "$(tree)" = "$before" ]
+	# without it, the command's writes are a turn of their own
+	arcturn turn --label "second"
+	arcturn write a.txt <<<"again"
+	arcturn exec --checkpoint -- sh -c 'echo y >c.txt'
+	run arcturn --json checkpoints
+	[ "$(jq -r '.turns[0].paths[0].path' <<<"$output")" = c.txt ]
+	[ "$(jq -r '.turns[1].label' <<<"$output")" = second ]
+	# and it goes with --checkpoint only
+	run arcturn exec --join-turn -- true
+	assert_failure 125
+	assert_output --partial "exec: --join-turn adds --checkpoint's turn to the one"
 }
 
 @test "exec --checkpoint: the command's status is kept; a conflict is refused and stays pending" {
@@ -632,7 +668,8 @@ project() {
 	assert_failure 1
 	assert_output --partial "arcturn: undo: x: not empty: holds entries created since capture; kept"
 	[ "$(cat x/mine.txt)" = mine ]
-	[ ! -e x/one.txt ] && [ ! -e x/y ]
+	[ ! -e x/one.txt ]
+	[ ! -e x/y ]
 }
 
 # A snapshot damaged in the store (bit rot, a bad sector, a blob cut

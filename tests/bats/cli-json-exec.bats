@@ -272,7 +272,8 @@ assert j['conflicts'] == [{'path': 'b.txt', 'reason': 'changed since'}], j
 assert j['turn'] == 4 and j['since'] == 1 and j['conflicts'] == [], j
 assert sorted((r['path'], r['action']) for r in j['restored']) == [('a.txt', 'removed'), ('b.txt', 'removed')], j
 "
-	[ ! -e a.txt ] && [ ! -e b.txt ]
+	[ ! -e a.txt ]
+	[ ! -e b.txt ]
 	# undo of that rewind brings them back: created
 	run -0 arcturn --json undo
 	jdoc undo "assert sorted((r['path'], r['action']) for r in j['restored']) == [('a.txt', 'created'), ('b.txt', 'created')], j"

@@ -193,7 +193,9 @@ newest_turn() { "$ARCTURN_BIN" --json checkpoints | python3 -c 'import json,sys;
 	[ "$(doc apply '[d["count"], d["applied"], d["conflicts"], d["failed"]]' <<<"$output")" = \
 	  '[2, [{"path": "a", "status": "added"}, {"path": "sub/b", "status": "added"}], [{"path": "c", "reason": "changed since capture; refused"}], []]' ]
 	[ "$(doc apply 'd["turn"]' <<<"$output")" = "$(newest_turn)" ]
-	[ "$(cat a)" = A ] && [ "$(cat sub/b)" = B ] && [ "$(cat c)" = user ]
+	[ "$(cat a)" = A ]
+	[ "$(cat sub/b)" = B ]
+	[ "$(cat c)" = user ]
 	assert_equal "$stderr" "arcturn: apply: c: changed since capture; refused"
 	run arcturn apply --yes
 	assert_failure 1
@@ -326,7 +328,9 @@ newest_turn() { "$ARCTURN_BIN" --json checkpoints | python3 -c 'import json,sys;
 	cd /usr
 	run -2 arcturn write "../${WS#/}/x" <<<"no"
 	assert_output --partial "workspace: /usr: a system folder; refused as a workspace"
-	[ ! -e "$WS/x" ] && [ ! -e "$HOME/x" ] && [ ! -e "$HOME/.arcturn/x" ]
+	[ ! -e "$WS/x" ]
+	[ ! -e "$HOME/x" ]
+	[ ! -e "$HOME/.arcturn/x" ]
 	assert_equal "$(cat "$WS/f")" a
 	# named with -C, from anywhere: it writes; read is not refused
 	run -0 arcturn -C "$WS" write x <<<"yes"

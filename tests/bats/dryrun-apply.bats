@@ -40,11 +40,13 @@ on_tty() {
 	assert_failure 1
 	assert_output --partial "Apply 2 file(s) to the workspace? [a]pply/[k]eep pending"
 	assert_output --partial "Kept 2 pending file(s)."
-	[ "$(cat f)" = a ] && [ ! -e g ]
+	[ "$(cat f)" = a ]
+	[ ! -e g ]
 	run on_tty a apply
 	assert_success
 	assert_output --partial "Applied 2 file(s) (as turn "
-	[ "$(cat f)" = b ] && [ "$(cat g)" = new ]
+	[ "$(cat f)" = b ]
+	[ "$(cat g)" = new ]
 	[ -z "$(ls "$HOME/.arcturn/overlays")" ]
 }
 
@@ -58,7 +60,9 @@ on_tty() {
 	run arcturn apply --yes
 	assert_success
 	assert_output --regexp '^Applied 3 file\(s\) \(as turn [0-9]+\)\.$'
-	[ "$(cat a)" = ONE ] && [ "$(cat d/b)" = y ] && [ "$(cat n1/n2/c)" = new ]
+	[ "$(cat a)" = ONE ]
+	[ "$(cat d/b)" = y ]
+	[ "$(cat n1/n2/c)" = new ]
 	[ "$(stat -c %a d/b)" = 750 ]
 	run arcturn session list
 	assert_output ""
@@ -77,7 +81,8 @@ on_tty() {
 	run arcturn apply --yes --expect "$d1"
 	assert_failure 1
 	assert_output --partial "arcturn: apply: pending changes do not match --expect $d1"
-	[ "$(cat f)" = a ] && [ ! -e g ]
+	[ "$(cat f)" = a ]
+	[ ! -e g ]
 	d2=$(arcturn diff --stat | sed -n 's/^digest: //p')
 	run arcturn apply --yes --expect "$d2"
 	assert_success
@@ -91,10 +96,12 @@ on_tty() {
 	run arcturn apply --yes a
 	assert_success
 	assert_output --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
-	[ -e a ] && [ ! -e sub ]
+	[ -e a ]
+	[ ! -e sub ]
 	run arcturn apply --yes "$WS/sub/b"
 	assert_success
-	[ "$(cat sub/b)" = 2 ] && [ ! -e sub/c ]
+	[ "$(cat sub/b)" = 2 ]
+	[ ! -e sub/c ]
 	run arcturn apply --yes nothing-here
 	assert_failure 1
 	assert_output "arcturn: apply: nothing-here: no pending change there"
@@ -116,7 +123,8 @@ on_tty() {
 	assert_failure 1
 	assert_line "arcturn: apply: f: changed since capture; refused"
 	assert_line "Applied 1, failed 1. Pending changes kept."
-	[ "$(cat f)" = theirs ] && [ "$(cat g)" = also ]
+	[ "$(cat f)" = theirs ]
+	[ "$(cat g)" = also ]
 	run arcturn session show
 	assert_line "pending:   1"
 	assert_line "  M f  (conflict: changed since capture)"
@@ -143,7 +151,8 @@ on_tty() {
 	assert_line "Applied 1, failed 2. Pending changes kept."
 	[ "$(cat top)" = B ]
 	[ -z "$(ls -A "$OUT")" ]
-	[ -L sub ] && [ "$(cat sub.real/f)" = a ]
+	[ -L sub ]
+	[ "$(cat sub.real/f)" = a ]
 }
 
 @test "deletions and whole directories (whiteouts) apply" {
@@ -157,7 +166,10 @@ on_tty() {
 	run arcturn apply --yes
 	assert_success
 	assert_output --regexp '^Applied 5 file\(s\) \(as turn [0-9]+\)\.$'
-	[ ! -e gone ] && [ ! -e tree ] && [ ! -L tree ] && [ -e keep ]
+	[ ! -e gone ]
+	[ ! -e tree ]
+	[ ! -L tree ]
+	[ -e keep ]
 }
 
 @test "re-running apply after a crash between rename and bookkeeping finishes" {
@@ -170,7 +182,8 @@ on_tty() {
 	run arcturn apply --yes
 	assert_success
 	assert_output --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
-	[ "$(cat f)" = F ] && [ "$(cat g)" = G ]
+	[ "$(cat f)" = F ]
+	[ "$(cat g)" = G ]
 	[ -z "$(ls "$HOME/.arcturn/overlays")" ]
 }
 
@@ -222,7 +235,8 @@ on_tty() {
 	run on_tty d discard
 	assert_success
 	assert_output --partial "Discarded 2 pending file change(s)."
-	[ "$(cat f)" = a ] && [ ! -e g ]
+	[ "$(cat f)" = a ]
+	[ ! -e g ]
 	run arcturn session list
 	assert_output ""
 	dw h <<<"x"

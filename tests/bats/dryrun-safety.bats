@@ -28,11 +28,13 @@ have_dry_exec() {
 	assert_failure 1
 	assert_output --partial 'sub/user.txt: created since capture; refused'
 	# the captured entries went, the user's file and its directory stay
-	[ ! -e sub/a ] && [ ! -e sub/b ]
+	[ ! -e sub/a ]
+	[ ! -e sub/b ]
 	assert_equal "$(cat sub/user.txt)" mine
 	# what apply replaced is kept where it said, by content
 	kept=$(printf '%s\n' "$output" | sed -n 's/^Replaced content kept in \(.*\) (.*$/\1/p')
-	[ -n "$kept" ] && [ -d "$kept" ]
+	[ -n "$kept" ]
+	[ -d "$kept" ]
 	assert_equal "$(cat "$kept"/sub/a)" a
 	assert_equal "$(cat "$kept"/sub/b)" b
 	# the conflict stays pending
@@ -220,7 +222,9 @@ damaged() {
 	done
 	# every case was reached: too few fds to start, enough to run the
 	# command but not to record its changes, and enough
-	[ "$seen125" -gt 0 ] && [ "$seen0" -gt 0 ] && [ "$incomplete" -gt 0 ]
+	[ "$seen125" -gt 0 ]
+	[ "$seen0" -gt 0 ]
+	[ "$incomplete" -gt 0 ]
 }
 
 @test "leftovers beside paths a killed apply finished: the next apply removes them" {
@@ -458,7 +462,8 @@ next_apply_records() {
 	: >sub/.arcturn-tmp-bbbbbbbbbbbbbbbb
 	run arcturn discard --yes
 	assert_success
-	[ ! -e .arcturn-tmp-aaaaaaaaaaaaaaaa ] && [ ! -e sub/.arcturn-tmp-bbbbbbbbbbbbbbbb ]
+	[ ! -e .arcturn-tmp-aaaaaaaaaaaaaaaa ]
+	[ ! -e sub/.arcturn-tmp-bbbbbbbbbbbbbbbb ]
 	assert_equal "$(cat sub/u)" user
 	# what a killed write leaves in the session
 	dw sub/f <<<"x"

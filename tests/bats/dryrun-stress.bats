@@ -61,7 +61,8 @@ dw() { ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" write "$@"; }
 	mkfifo pipe
 	perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die;
 	    bind(S, pack_sockaddr_un($ARGV[0])) or die' "$WS/sock"
-	[ -S sock ] && [ -p pipe ]
+	[ -S sock ]
+	[ -p pipe ]
 	run timeout 10 "$ARCTURN_BIN" read pipe
 	assert_failure 1
 	assert_output "arcturn: read: pipe: Invalid argument"
@@ -97,8 +98,10 @@ dw() { ARCTURN_DRY_RUN=1 "$ARCTURN_BIN" write "$@"; }
 	assert_line "arcturn: apply: f: changed since capture; refused"
 	assert_line "arcturn: apply: usock: a socket: arcturn does not apply sockets; kept"
 	# the fifo is applied as a fifo; the socket stays pending, never dropped
-	[ -p f ] && [ "$(cat g)" = c ]
-	[ -p upipe ] && [ "$(stat -c %a upipe)" = 640 ]
+	[ -p f ]
+	[ "$(cat g)" = c ]
+	[ -p upipe ]
+	[ "$(stat -c %a upipe)" = 640 ]
 	[ ! -e usock ]
 	run arcturn session show
 	assert_line --partial "  A usock  (a socket: arcturn does not apply sockets; kept)"

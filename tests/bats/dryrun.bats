@@ -27,7 +27,8 @@ whiteout() {
 	assert_success
 	assert_output "hello"
 	[ "$(cat "$(upper)/new.txt")" = hello ]
-	[ -f "$(sess_dir)/meta.json" ] && [ -d "$(sess_dir)/work" ]
+	[ -f "$(sess_dir)/meta.json" ]
+	[ -d "$(sess_dir)/work" ]
 	[ -z "$(ls -A "$(sess_dir)/work")" ]
 }
 
@@ -265,7 +266,8 @@ whiteout() {
 	assert_output --partial "invalid session id"
 	run arcturn session rm ../evil
 	assert_failure 2
-	[ ! -e "$HOME/.arcturn/evil" ] && [ ! -e "$HOME/evil" ]
+	[ ! -e "$HOME/.arcturn/evil" ]
+	[ ! -e "$HOME/evil" ]
 	[ -z "$(ls -A "$HOME/.arcturn/overlays" 2>/dev/null | grep -v '^\.lock$')" ]
 }
 

@@ -92,7 +92,8 @@ no_temp_left() {
 	doc=$(grep '^{' "$T/edit")
 	[ "$(jq -c '[.schema, .error.code, .error.path]' <<<"$doc")" = '["arcturn/edit/v1","conflict","f"]' ]
 	grep -qx "arcturn: edit: f: changed while editing; not written" "$T/edit"
-	[ "$(cat f)" = one ] && [ -x f ]
+	[ "$(cat f)" = one ]
+	[ -x f ]
 	no_temp_left
 }
 

@@ -155,7 +155,8 @@ link/x added"
 	assert_equal "$(cat "$OUT/x")" keep
 	run arcturn apply --yes
 	assert_success
-	[ -d link ] && [ ! -L link ]
+	[ -d link ]
+	[ ! -L link ]
 	assert_equal "$(cat link/x)" hi
 	assert_equal "$(cat "$OUT/x")" keep
 	assert_equal "$(ls "$OUT")" x

@@ -42,7 +42,8 @@ t_grant_holds_workspace() {
 	assert_equal "$status" 125
 	assert_equal "$stderr" "arcturn: exec: grant: $T: holds the workspace $WS; refused: a command could move it aside and put its own in its place (grant narrower folders beside it instead)"
 	assert_equal "$(cat "$WS/f")" keep
-	[ ! -e "$WS.old" ] && [ ! -e "$WS/mark" ]
+	[ ! -e "$WS.old" ]
+	[ ! -e "$WS/mark" ]
 	# the workspace itself as a grant: refused the same way
 	run --separate-stderr arcturn exec --grant "$WS" -- true
 	assert_equal "$status" 125

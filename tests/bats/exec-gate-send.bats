@@ -41,7 +41,8 @@ race() {
 	wait "${DAEMONS[-1]}"
 	GOT=$(sed -n 's/^got //p' "$T/got")
 	echo "sent $SENT, got $GOT"
-	[ -n "$SENT" ] && [ -n "$GOT" ]
+	[ -n "$SENT" ]
+	[ -n "$GOT" ]
 }
 
 # For each send call: the race delivers without arcturn and under arcturn
@@ -52,10 +53,12 @@ t_swap() {	# backend [exec option]
 	shift
 	for how in sendto sendmsg sendmmsg; do
 		race "$DR" race "$SOCK" "$TRIES" "$how"
-		[ "$GOT" -gt 0 ] && [ "$GOT" = "$SENT" ]
+		[ "$GOT" -gt 0 ]
+		[ "$GOT" = "$SENT" ]
 		race "$ARCTURN_BIN" exec "$@" --allow-unix "$SOCK" -- \
 		    "$DR" race "$SOCK" "$TRIES" "$how"
-		[ "$GOT" -gt 0 ] && [ "$GOT" = "$SENT" ]
+		[ "$GOT" -gt 0 ]
+		[ "$GOT" = "$SENT" ]
 		race "$ARCTURN_BIN" exec "$@" -- "$DR" race "$SOCK" "$TRIES" "$how"
 		assert_equal "$GOT" 0
 		assert_equal "$SENT" 0

@@ -352,7 +352,8 @@ t_ipc() {
 	ids=$(python3 -c "$IPC_PY" make "$IPC_KEY")
 	# shellcheck disable=SC2086
 	set -- $ids
-	[ "$1" -ge 0 ] && [ "$2" -ge 0 ]
+	[ "$1" -ge 0 ]
+	[ "$2" -ge 0 ]
 	run python3 -c "$IPC_PY" check "$IPC_KEY" "$1" "$2"
 	assert_output "shm original
 mq messages 0"

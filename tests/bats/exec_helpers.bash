@@ -242,7 +242,9 @@ t_links_across() {
 	    "python3 -c 'import os; os.rename(\"$OUT/dir\", \"$WS/movedir\")'"
 	assert_equal "$(snap "$OUT")" "$before"
 	assert_equal "$(cat "$WS/mine")" mine
-	[ ! -e "$WS/hl" ] && [ ! -e "$WS/moved" ] && [ ! -e "$WS/movedir" ]
+	[ ! -e "$WS/hl" ]
+	[ ! -e "$WS/moved" ]
+	[ ! -e "$WS/movedir" ]
 }
 
 t_symlink_out() {
@@ -319,7 +321,8 @@ t_protected_parent() {
 	config=$(cat "$WS/.git/config")
 	try_all "mv .git .git-old && mkdir -p .git/hooks && echo 'touch $OUT/pwn' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit" \
 	    "mv .git .git-old2 && cp -r .git-old2 .git && printf '[core]\\n\\thooksPath = $OUT\\n' > .git/config"
-	[ -d "$WS/.git/hooks" ] && [ ! -e "$WS/.git/hooks/pre-commit" ]
+	[ -d "$WS/.git/hooks" ]
+	[ ! -e "$WS/.git/hooks/pre-commit" ]
 	assert_equal "$(cat "$WS/.git/config")" "$config"
 	run git -C "$WS" log --oneline
 	assert_success
@@ -537,7 +540,9 @@ t_write_roots() {
 	assert_equal "$(cat "$WS/d/a")" "a
 m"
 	assert_equal "$(stat -c %a "$WS/d/a")" 600
-	[ -p "$WS/fifo" ] && [ -L "$WS/d/l" ] && [ ! -e "$WS/d/e" ]
+	[ -p "$WS/fifo" ]
+	[ -L "$WS/d/l" ]
+	[ ! -e "$WS/d/e" ]
 	assert_equal "$(cat "$TMPDIR/t")" t
 	assert_equal "$(cat "$OUT/grant/sub/g2")" g2
 	[ ! -e "$OUT/grant/g" ]

@@ -167,7 +167,8 @@ t_hooks_missing() {
 	assert_line "arcturn: apply: p: protected path; refused"
 	assert_line "arcturn: apply: q: protected path; refused"
 	assert_line "Applied 1, failed 2. Pending changes kept."
-	[ ! -e p ] && [ ! -e q ]
+	[ ! -e p ]
+	[ ! -e q ]
 	assert_equal "$(cat r)" t
 }
 
@@ -225,7 +226,8 @@ t_hooks_missing() {
 	run arcturn write sub/../.git/config <<<"x"
 	assert_failure 1
 	# what read back from outside says
-	[ ! -e .git/hooks/post-commit ] && [ ! -e .git/commondir ]
+	[ ! -e .git/hooks/post-commit ]
+	[ ! -e .git/commondir ]
 	assert_equal "$(cat .git/config)" "$before"
 	assert_equal "$(cat "$OUT/f")" original
 	[ ! -e "$OUT/new" ]

@@ -171,7 +171,9 @@ body() {
 	assert_failure 1
 	assert_output "arcturn: discard: nothere: no pending change there"
 	arcturn apply --yes >/dev/null
-	[ "$(cat f)" = f ] && [ ! -e new/h ] && [ "$(cat new/i)" = i ]
+	[ "$(cat f)" = f ]
+	[ ! -e new/h ]
+	[ "$(cat new/i)" = i ]
 }
 
 @test "apply --force PATH lands over a conflict; the user's version is in the apply's turn" {
