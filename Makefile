@@ -73,10 +73,10 @@ LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) lib/os_linux \
              sandbox/sandbox_bwrap_linux sandbox/sandbox_helper_linux \
              sandbox/sandbox_limits_linux sandbox/sandbox_linux \
              sandbox/sandbox_posix sandbox/sandbox_probe_linux \
-             sandbox/sandbox_sweep_linux mcp/mcp_linux
+             sandbox/sandbox_sweep_linux sandbox/sigfwd mcp/mcp_linux
 MACOS_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) lib/os_macos \
              sandbox/sandbox_macos sandbox/sandbox_posix sandbox/seatbelt \
-             mcp/mcp_macos
+             sandbox/sigfwd mcp/mcp_macos
 WIN_MODS   = lib/jsonfile lib/mem lib/path lib/readall lib/utf8 \
              policy/caches policy/config policy/config_check \
              policy/config_file policy/gitconfig policy/gitctl \

@@ -31,6 +31,7 @@
 #include "lib/mem.h"
 #include "sandbox/sandbox_linux.h"
 #include "sandbox/sandbox_posix.h"
+#include "sandbox/sigfwd.h"
 #include "uapi/landlock_uapi.h"
 
 /* Capabilities root keeps under bwrap (Docker's default set, no mknod). */
@@ -41,25 +42,6 @@ static const char *const caps[] = {
 	"CAP_SETFCAP", "CAP_AUDIT_WRITE",
 };
 #define NCAPS	(sizeof caps / sizeof caps[0])
-
-/* Passed on to the sandbox's init when a process sends them to us. */
-static const int fwd_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
-    SIGUSR2 };
-#define NFWD	(sizeof fwd_sigs / sizeof fwd_sigs[0])
-
-static volatile sig_atomic_t init_pid;
-
-static void
-pass_on(int sig, siginfo_t *si, void *uc)
-{
-	int saved = errno;
-
-	(void)uc;
-	if (init_pid > 0 && (si->si_code == SI_USER ||
-	    si->si_code == SI_QUEUE || si->si_code == SI_TKILL))
-		(void)kill((pid_t)init_pid, sig);
-	errno = saved;
-}
 
 /* Three arguments: opt, then path as the source and as the target. */
 static size_t
@@ -130,11 +112,9 @@ int
 bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
     char *err, size_t errlen)
 {
-	struct sigaction fwd = { .sa_sigaction = pass_on,
-	    .sa_flags = SA_RESTART | SA_SIGINFO }, old[NFWD];
+	struct sigfwd sf;
 	char path[PATH_MAX], infoarg[16], statarg[16], helper[32], **argv;
 	char keyarg[2][16];
-	sigset_t block, mask;
 	size_t n = 0, i, ncmd;
 	int hfd = -1, info[2] = { -1, -1 }, stat[2] = { -1, -1 }, rc, st, cst;
 	pid_t pid, w;
@@ -234,21 +214,12 @@ bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
 	/*
 	 * Blocked from now on, in bwrap too (so that a terminal's ^C does
 	 * not end bwrap under the command; the helper unblocks them for the
-	 * command), and here until we know whom to pass them to.
+	 * command), and here until we know whom to pass them to: the
+	 * sandbox's init, which bwrap names on info.
 	 */
-	sigemptyset(&block);
-	for (i = 0; i < NFWD; i++)
-		sigaddset(&block, fwd_sigs[i]);
-	sigprocmask(SIG_BLOCK, &block, &mask);
-	sigemptyset(&fwd.sa_mask);
-	for (i = 0; i < NFWD; i++) {
-		sigaction(fwd_sigs[i], NULL, &old[i]);
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(fwd_sigs[i], &fwd, NULL);
-	}
+	sigfwd_hold(&sf);
 	if ((pid = fork()) == 0) {
-		for (i = 0; i < NFWD; i++)
-			sigaction(fwd_sigs[i], &old[i], NULL);
+		sigfwd_child(&sf, 1);
 		if (linux_nosuid(err, errlen) < 0)
 			_exit(EXIT_OWN);
 		execv(path, argv);
@@ -261,18 +232,12 @@ bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
 	info[1] = stat[1] = hfd = -1;
 	if (pid < 0) {
 		snprintf(err, errlen, "bwrap: fork: %s", strerror(errno));
-		sigprocmask(SIG_SETMASK, &mask, NULL);
+		sigfwd_end(&sf);
 		rc = EXIT_OWN;
 		goto out;
 	}
-	init_pid = child_pid(info[0]);
-	sigprocmask(SIG_SETMASK, &mask, NULL);
-	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-		;
-	init_pid = 0;
-	for (i = 0; i < NFWD; i++)
-		sigaction(fwd_sigs[i], &old[i], NULL);
-	if (w < 0) {
+	sigfwd_to(&sf, child_pid(info[0]));
+	if ((w = sigfwd_wait(&sf, pid, &st)) < 0) {
 		snprintf(err, errlen, "bwrap: wait: %s", strerror(errno));
 		rc = EXIT_OWN;
 	} else if (read_int(stat[0], &cst) == 0)

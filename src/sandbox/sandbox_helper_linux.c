@@ -30,6 +30,7 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_linux.h"
 #include "sandbox/sandbox_posix.h"
+#include "sandbox/sigfwd.h"
 #include "uapi/landlock_uapi.h"
 
 extern const unsigned char helper_bin[], helper_bin_end[];
@@ -346,30 +347,6 @@ sandbox_overlay_available(const struct policy *p, char *why, size_t len)
 	return w == NULL;
 }
 
-/* The dry-run command, while arcturn waits for it. */
-static volatile sig_atomic_t overlay_child;
-
-/*
- * Pass on a signal a process sent us; one from the terminal (^C) reached
- * the command directly, as it is in the foreground process group too.
- */
-static void
-pass_on(int sig, siginfo_t *si, void *uc)
-{
-	int saved = errno;
-
-	(void)uc;
-	if (overlay_child > 0 && (si->si_code == SI_USER ||
-	    si->si_code == SI_QUEUE || si->si_code == SI_TKILL))
-		(void)kill((pid_t)overlay_child, sig);
-	errno = saved;
-}
-
-/* Passed on while we wait (and given back to the child as they were). */
-static const int spawn_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
-    SIGUSR2 };
-#define NSPAWN	(sizeof spawn_sigs / sizeof spawn_sigs[0])
-
 /*
  * What the spawned child needs. It shares our memory until it execs, so
  * when the helper cannot be started its one line comes back in err (and
@@ -378,8 +355,7 @@ static const int spawn_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
 struct spawn {
 	const char		*state;
 	char			**argv;
-	struct sigaction	 old[NSPAWN];
-	sigset_t		 mask;
+	struct sigfwd		 sf;
 	pid_t			 parent;
 	int			 lockfd;
 	char			 err[512];
@@ -395,11 +371,8 @@ static int
 spawn_child(void *arg)
 {
 	struct spawn *sp = arg;
-	size_t i;
 
-	for (i = 0; i < NSPAWN; i++)
-		sigaction(spawn_sigs[i], &sp->old[i], NULL);
-	sigprocmask(SIG_SETMASK, &sp->mask, NULL);
+	sigfwd_child(&sp->sf, 0);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
 	    getppid() != sp->parent)
 		_exit(EXIT_OWN);
@@ -423,17 +396,15 @@ spawn_helper(struct spawn *sp)
 }
 
 /*
- * Wait for pid: its status as exec reports it, or -1 with errno; with
- * ran, how it ended is sandbox_last_end's.
+ * Wait for pid (sf passing signals on to it): its status as exec reports
+ * it, or -1 with errno; with ran, how it ended is sandbox_last_end's.
  */
 static int
-wait_status(pid_t pid, int ran)
+wait_status(struct sigfwd *sf, pid_t pid, int ran)
 {
 	int st, rc;
 
-	while ((rc = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-		;
-	if (rc < 0)
+	if (sigfwd_wait(sf, pid, &st) < 0)
 		return -1;
 	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
 	    128 + WTERMSIG(st) : EXIT_OWN;
@@ -447,16 +418,12 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
     const char *work, int lockfd, char **cmd, void (*during)(void *),
     void *arg, char *err, size_t errlen)
 {
-	struct sigaction fwd = { .sa_sigaction = pass_on,
-	    .sa_flags = SA_RESTART | SA_SIGINFO };
 	struct spawn sp;
-	sigset_t block;
 	struct policy q = *p;
 	char lockarg[16];
 	struct ovl ovl = { p->workspace, upper, work, NULL };
 	struct roots r;
 	pid_t pid;
-	size_t i;
 	int rc;
 
 	q.mode = MODE_WORKSPACE_WRITE;
@@ -484,45 +451,31 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 		return -1;
 	}
 	/*
-	 * Blocked until overlay_child names the child, so none is lost;
-	 * nohup's ignored HUP stays ignored (and the helper then does not
-	 * pass it on either).
+	 * Held until the helper is named, so that none is lost; nohup's
+	 * ignored HUP stays ignored (and the helper then does not pass it on
+	 * either).
 	 */
-	sigemptyset(&block);
-	for (i = 0; i < NSPAWN; i++)
-		sigaddset(&block, spawn_sigs[i]);
-	sigprocmask(SIG_BLOCK, &block, &sp.mask);
-	overlay_child = 0;
-	sigemptyset(&fwd.sa_mask);
-	for (i = 0; i < NSPAWN; i++) {
-		sigaction(spawn_sigs[i], NULL, &sp.old[i]);
-		if (sp.old[i].sa_handler != SIG_IGN)
-			sigaction(spawn_sigs[i], &fwd, NULL);
-	}
+	sigfwd_hold(&sp.sf);
 	pid = spawn_helper(&sp);
 	mem_free(sp.argv);
 	rc = -1;
 	if (pid < 0) {
 		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
-		sigprocmask(SIG_SETMASK, &sp.mask, NULL);
+		sigfwd_end(&sp.sf);
 	} else if (sp.err[0] != '\0') {
 		/* the helper never started: the command did not run */
-		sigprocmask(SIG_SETMASK, &sp.mask, NULL);
-		(void)wait_status(pid, 0);
+		sigfwd_to(&sp.sf, 0);
+		(void)wait_status(&sp.sf, pid, 0);
 		snprintf(err, errlen, "%s", sp.err);
 	} else {
-		overlay_child = pid;
-		sigprocmask(SIG_SETMASK, &sp.mask, NULL);
+		sigfwd_to(&sp.sf, pid);
 		if (during != NULL)
 			during(arg);
-		if ((rc = wait_status(pid, 1)) < 0) {
+		if ((rc = wait_status(&sp.sf, pid, 1)) < 0) {
 			snprintf(err, errlen, "exec: wait: %s", strerror(errno));
 			rc = EXIT_OWN;
 		}
 	}
-	overlay_child = 0;
-	for (i = 0; i < NSPAWN; i++)
-		sigaction(spawn_sigs[i], &sp.old[i], NULL);
 	roots_free(&r);
 	return rc;
 }

@@ -22,6 +22,7 @@
 #include "lib/os.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_posix.h"
+#include "sandbox/sigfwd.h"
 
 static int
 status(int e)
@@ -116,36 +117,12 @@ sys_mkdir(const char *path, mode_t mode, void *arg)
 
 const struct roots_ops posix_roots_ops = { .mkdir = sys_mkdir };
 
-/* The child posix_child waits for. */
-static volatile sig_atomic_t wait_child;
-
-/* Pass on a signal a process sent us; a terminal's reached it already. */
-static void
-wait_pass(int sig, siginfo_t *si, void *uc)
-{
-	int saved = errno;
-
-	(void)uc;
-	if (wait_child > 0 && (si->si_code == SI_USER ||
-	    si->si_code == SI_QUEUE
-#ifdef SI_TKILL
-	    || si->si_code == SI_TKILL
-#endif
-	    ))
-		(void)kill((pid_t)wait_child, sig);
-	errno = saved;
-}
-
-static const int wait_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
-    SIGUSR2 };
-#define NWAITSIG	(sizeof wait_sigs / sizeof wait_sigs[0])
-
-/* The child of posix_child, with our signal mask back. */
+/* The child of posix_child, with our signals back. */
 struct child {
-	int	(*fn)(void *, int);
-	void	 *arg;
-	sigset_t  mask;
-	int	  pfd[2];
+	int		(*fn)(void *, int);
+	void		 *arg;
+	struct sigfwd	  sf;
+	int		  pfd[2];
 };
 
 static int
@@ -153,7 +130,7 @@ child_main(void *arg)
 {
 	struct child *c = arg;
 
-	sigprocmask(SIG_SETMASK, &c->mask, NULL);
+	sigfwd_child(&c->sf, 0);
 	close(c->pfd[0]);
 	return c->fn(c->arg, c->pfd[1]);
 }
@@ -162,12 +139,10 @@ int
 posix_child(int (*fn)(void *, int), void *arg, int flags, int *st,
     char *line, size_t size, char *err, size_t errlen)
 {
-	struct sigaction old[NWAITSIG], fwd;
 	struct child c;
-	sigset_t block;
-	size_t len = 0, i;
+	size_t len = 0;
 	ssize_t n;
-	int *pfd = c.pfd, rc;
+	int *pfd = c.pfd;
 	pid_t pid;
 
 	line[0] = '\0';
@@ -179,13 +154,7 @@ posix_child(int (*fn)(void *, int), void *arg, int flags, int *st,
 		snprintf(err, errlen, "exec: pipe: %s", strerror(errno));
 		return -1;
 	}
-	memset(&fwd, 0, sizeof fwd);
-	fwd.sa_sigaction = wait_pass;
-	fwd.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigfillset(&block);
-	sigprocmask(SIG_BLOCK, &block, &c.mask);
-	for (i = 0; i < NWAITSIG; i++)
-		sigaction(wait_sigs[i], NULL, &old[i]);
+	sigfwd_hold(&c.sf);
 	fflush(stdout);
 	if (flags & POSIX_CHILD_EXECS)
 		pid = os_spawn(child_main, &c);
@@ -194,15 +163,11 @@ posix_child(int (*fn)(void *, int), void *arg, int flags, int *st,
 	close(pfd[1]);
 	if (pid < 0) {
 		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
-		sigprocmask(SIG_SETMASK, &c.mask, NULL);
+		sigfwd_end(&c.sf);
 		close(pfd[0]);
 		return -1;
 	}
-	wait_child = pid;
-	for (i = 0; i < NWAITSIG; i++)
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(wait_sigs[i], &fwd, NULL);
-	sigprocmask(SIG_SETMASK, &c.mask, NULL);
+	sigfwd_to(&c.sf, pid);
 	/* what the child says before its exec (EOF once it has exec'd) */
 	while (len + 1 < size &&
 	    ((n = read(pfd[0], line + len, size - 1 - len)) > 0 ||
@@ -211,12 +176,7 @@ posix_child(int (*fn)(void *, int), void *arg, int flags, int *st,
 			len += (size_t)n;
 	line[len] = '\0';
 	close(pfd[0]);
-	while ((rc = waitpid(pid, st, 0)) < 0 && errno == EINTR)
-		;
-	wait_child = 0;
-	for (i = 0; i < NWAITSIG; i++)
-		sigaction(wait_sigs[i], &old[i], NULL);
-	if (rc < 0) {
+	if (sigfwd_wait(&c.sf, pid, st) < 0) {
 		snprintf(err, errlen, "exec: wait: %s", strerror(errno));
 		return -1;
 	}
