@@ -7,6 +7,8 @@
 
 load common
 
+setup() { common_setup; }
+
 HYGIENE_PY='import glob, os, re, sys
 bad = []
 files = sorted(glob.glob(os.path.join(sys.argv[1], "*.bats")) +
