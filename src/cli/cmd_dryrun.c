@@ -672,13 +672,6 @@ record(struct dryrun *x, const struct session_run *run)
 	return 1;
 }
 
-/* While the command runs: delete the last run's overlayfs work dir. */
-static void
-sweep(void *s)
-{
-	session_run_sweep(s);
-}
-
 /*
  * exec --dry-run, for cmd_exec (which hands its policy over): the command
  * runs with overlayfs on the workspace and the session's upper dir, under
@@ -700,6 +693,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 {
 	struct session_run run;
 	struct dryrun_err e = { .status = EXIT_OWN };
+	struct sandbox_overlay_run *ov;
 	struct dryrun x;
 	char upper[PATH_MAX], work[PATH_MAX], err[1024];
 	int rc, changed, recorded = 1, full;
@@ -753,8 +747,12 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 		return EXIT_OWN;
 	}
 	err[0] = '\0';
-	rc = sandbox_exec_overlay(&x.p, upper, work, x.s.lockfd, cmd, sweep,
-	    &x.s, err, sizeof err);
+	/* while the command runs: the last run's overlayfs work dir goes */
+	if ((rc = sandbox_overlay_start(&x.p, upper, work, x.s.lockfd, cmd,
+	    &ov, err, sizeof err)) == 0) {
+		session_run_sweep(&x.s);
+		rc = sandbox_overlay_wait(ov, err, sizeof err);
+	}
 	changed = session_run_changed(&x.s, x.rootfd, &run);
 	if (rc < 0) {
 		say_err("%s", err);

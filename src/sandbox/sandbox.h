@@ -64,7 +64,7 @@ int	sandbox_run(const struct policy *p, const struct sandbox_choice *ch,
 
 /*
  * How the last command that arcturn waited for ended (sandbox_run_wait,
- * sandbox_exec_overlay, and a Linux backend that sweeps after it): its
+ * sandbox_overlay_wait, and a Linux backend that sweeps after it): its
  * status as exec reports it cannot tell exit code 143 from SIGTERM.
  * ran: it was started and waited for; status: its exit code, or 128+N;
  * sig: N when signal N ended it, else 0. sandbox_last_end copies the
@@ -171,14 +171,15 @@ void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
 	    struct sandbox_report *r);
 
 /*
- * Dry run: run argv under p with overlayfs mounted on the workspace
+ * Dry run: start argv under p with overlayfs mounted on the workspace
  * (lower: the workspace itself; upper and work: the session's dirs), so
- * that every change the command makes lands in upper. Waits for the
- * command and returns its status as exec reports it (its exit code, 128+N
- * for signal N, 126/127). Fails closed: returns -1 with one line in err
- * when the overlay cannot be had here, and then the command did not run
- * (status 125 from the helper means the same).
- * during(arg), when not NULL, runs in arcturn while the command does.
+ * that every change the command makes lands in upper: 0 with *run set
+ * while the command runs (the caller may work meanwhile, the session's
+ * sweep), then sandbox_overlay_wait waits for it, frees run and returns
+ * its status as exec reports it (its exit code, 128+N for signal N,
+ * 126/127). Fails closed: start returns -1 with one line in err when the
+ * overlay cannot be had here, and then the command did not run (status
+ * 125 from the helper means the same).
  * SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 sent to arcturn
  * by a process are passed on to the command (a terminal's reach it
  * directly), and arcturn goes on waiting, so that the caller still sees
@@ -195,15 +196,18 @@ void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
  * gone, which it could not mount while upper is in use.
  * sandbox_overlay_available returns 1 when the overlay can be had here,
  * else 0 with the reason in why; it creates nothing. Call it first:
- * sandbox_exec_overlay does not repeat the check (the helper still fails
+ * sandbox_overlay_start does not repeat the check (the helper still fails
  * closed, 125, when it cannot mount the overlay). Linux and macOS (where
  * both refuse); the Windows build has no dry-run engine to call them.
  */
 int	sandbox_overlay_available(const struct policy *p, char *why,
 	    size_t len);
-int	sandbox_exec_overlay(const struct policy *p, const char *upper,
-	    const char *work, int lockfd, char **argv, void (*during)(void *),
-	    void *arg, char *err, size_t errlen);
+struct sandbox_overlay_run;
+int	sandbox_overlay_start(const struct policy *p, const char *upper,
+	    const char *work, int lockfd, char **argv,
+	    struct sandbox_overlay_run **run, char *err, size_t errlen);
+int	sandbox_overlay_wait(struct sandbox_overlay_run *run, char *err,
+	    size_t errlen);
 
 /*
  * Set ARCTURN_SANDBOX, which every confined command inherits, to value

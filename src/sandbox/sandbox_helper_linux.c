@@ -413,19 +413,26 @@ wait_status(struct sigfwd *sf, pid_t pid, int ran)
 	return rc;
 }
 
+/* A dry run's command between sandbox_overlay_start and _wait. */
+struct sandbox_overlay_run {
+	struct sigfwd	 sf;
+	pid_t		 pid;
+};
+
 int
-sandbox_exec_overlay(const struct policy *p, const char *upper,
-    const char *work, int lockfd, char **cmd, void (*during)(void *),
-    void *arg, char *err, size_t errlen)
+sandbox_overlay_start(const struct policy *p, const char *upper,
+    const char *work, int lockfd, char **cmd,
+    struct sandbox_overlay_run **runp, char *err, size_t errlen)
 {
+	struct sandbox_overlay_run *run;
 	struct spawn sp;
 	struct policy q = *p;
 	char lockarg[16];
 	struct ovl ovl = { p->workspace, upper, work, NULL };
 	struct roots r;
 	pid_t pid;
-	int rc;
 
+	*runp = NULL;
 	q.mode = MODE_WORKSPACE_WRITE;
 	if (sweep_held(p, err, errlen) < 0 ||
 	    linux_std_fds(err, errlen) < 0 || linux_fds_guard(err, errlen) < 0 ||
@@ -445,9 +452,15 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	sp.state = q.state;
 	sp.lockfd = lockfd;
 	sp.parent = getpid();
-	if ((sp.argv = helper_argv(&q, &r, 2, &ovl, cmd)) == NULL) {
+	sp.argv = helper_argv(&q, &r, 2, &ovl, cmd);
+	roots_free(&r);
+	if (sp.argv == NULL) {
 		argv_error(err, errlen);
-		roots_free(&r);
+		return -1;
+	}
+	if ((run = mem_calloc(1, sizeof *run)) == NULL) {
+		mem_free(sp.argv);
+		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return -1;
 	}
 	/*
@@ -458,7 +471,6 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 	sigfwd_hold(&sp.sf);
 	pid = spawn_helper(&sp);
 	mem_free(sp.argv);
-	rc = -1;
 	if (pid < 0) {
 		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
 		sigfwd_end(&sp.sf);
@@ -469,13 +481,25 @@ sandbox_exec_overlay(const struct policy *p, const char *upper,
 		snprintf(err, errlen, "%s", sp.err);
 	} else {
 		sigfwd_to(&sp.sf, pid);
-		if (during != NULL)
-			during(arg);
-		if ((rc = wait_status(&sp.sf, pid, 1)) < 0) {
-			snprintf(err, errlen, "exec: wait: %s", strerror(errno));
-			rc = EXIT_OWN;
-		}
+		run->sf = sp.sf;
+		run->pid = pid;
+		*runp = run;
+		return 0;
 	}
-	roots_free(&r);
+	mem_free(run);
+	return -1;
+}
+
+int
+sandbox_overlay_wait(struct sandbox_overlay_run *run, char *err,
+    size_t errlen)
+{
+	int rc;
+
+	if ((rc = wait_status(&run->sf, run->pid, 1)) < 0) {
+		snprintf(err, errlen, "exec: wait: %s", strerror(errno));
+		rc = EXIT_OWN;
+	}
+	mem_free(run);
 	return rc;
 }

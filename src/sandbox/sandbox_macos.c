@@ -95,15 +95,26 @@ sandbox_overlay_available(const struct policy *p, char *why, size_t len)
 }
 
 int
-sandbox_exec_overlay(const struct policy *p, const char *upper,
-    const char *work, int lockfd, char **argv, void (*during)(void *),
-    void *arg, char *err, size_t errlen)
+sandbox_overlay_start(const struct policy *p, const char *upper,
+    const char *work, int lockfd, char **argv,
+    struct sandbox_overlay_run **run, char *err, size_t errlen)
 {
+	*run = NULL;
 	snprintf(err, errlen, "exec --dry-run: needs the Linux overlay, not "
 	    "available on macOS yet (write, edit, diff and apply work); not "
 	    "running the command");
 	errno = ENOTSUP;
 	return -1;
+}
+
+int
+sandbox_overlay_wait(struct sandbox_overlay_run *run, char *err,
+    size_t errlen)
+{
+	(void)run;
+	snprintf(err, errlen, "exec --dry-run: no such run");
+	errno = EINVAL;
+	return EXIT_OWN;
 }
 
 int

@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #define sandbox_platform	mac_sandbox_platform
-#define sandbox_exec_overlay	mac_sandbox_exec_overlay
+#define sandbox_overlay_start	mac_sandbox_overlay_start
+#define sandbox_overlay_wait	mac_sandbox_overlay_wait
 #define sandbox_overlay_available mac_sandbox_overlay_available
 #define sandbox_probe		mac_sandbox_probe
 #define sandbox_unstamp		mac_sandbox_unstamp
@@ -335,6 +336,7 @@ t_probe_is_honest(void)
 static void
 t_stubs(void)
 {
+	struct sandbox_overlay_run *run;
 	struct policy p;
 	char err[256], *cmd[] = { "true", NULL };
 
@@ -342,8 +344,8 @@ t_stubs(void)
 	policy(&p);
 	CHECK(mac_sandbox_unstamp(&p, NULL, err, sizeof err) == -1);
 	CHECK(errno == ENOTSUP);
-	CHECK(mac_sandbox_exec_overlay(&p, "u", "w", -1, cmd, NULL, NULL, err,
-	    sizeof err) == -1);
+	CHECK(mac_sandbox_overlay_start(&p, "u", "w", -1, cmd, &run, err,
+	    sizeof err) == -1 && run == NULL);
 	CHECK(strstr(err, "not available on macOS yet") != NULL);
 	cleanup();
 }
