@@ -298,3 +298,15 @@ compat_getenv(const char *name)
 		return compat_posixpath(v, tmp, sizeof tmp) == 0 ? tmp : NULL;
 	return NULL;
 }
+
+/*
+ * lib/os.h's os_open_nolinks, which path.c asks before realpath: Windows
+ * cannot say in one call, so realpath answers (ENOSYS).
+ */
+int
+os_open_nolinks(const char *path)
+{
+	(void)path;
+	errno = ENOSYS;
+	return -1;
+}

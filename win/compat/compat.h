@@ -55,10 +55,15 @@ char	*realpath(const char *, char *);
 int	 compat_stat(const char *, struct stat *);
 int	 compat_open(const char *, int, ...);
 char	*compat_getenv(const char *);
+int	 os_open_nolinks(const char *);	/* ENOSYS: realpath answers */
 
 #define stat(p, s)	compat_stat(p, s)
 #define lstat(p, s)	compat_stat(p, s)
 #define open(...)	compat_open(__VA_ARGS__)
+/* openat(AT_FDCWD, ...) only: what the portable modules use it for (a
+   plain open without musl's extra fcntl for O_CLOEXEC) */
+#define AT_FDCWD	(-100)
+#define openat(d, ...)	compat_open(__VA_ARGS__)
 #define getenv(n)	compat_getenv(n)
 
 #endif
