@@ -108,14 +108,79 @@ mirror(int st)
 	return 128 + sig;
 }
 
+char **
+bwrap_argv(const struct policy *p, const struct roots *r, char **cmd,
+    struct bwrap_fds *f)
+{
+	char **argv;
+	size_t n = 0, i, ncmd;
+
+	for (ncmd = 0; cmd[ncmd] != NULL; ncmd++)
+		;
+	argv = mem_calloc(48 + 3 * (r->w.n + r->pin.n + r->p.n) + 2 * NCAPS +
+	    2 * (p->grants.n + p->unix_sockets.n) + ncmd + 1, sizeof *argv);
+	if (argv == NULL)
+		return NULL;
+	snprintf(f->buf[0], sizeof f->buf[0], "%d", f->info);
+	snprintf(f->buf[1], sizeof f->buf[1], "%d", f->stat);
+	snprintf(f->buf[2], sizeof f->buf[2], "/proc/self/fd/%d", f->helper);
+	argv[n++] = "bwrap";
+	n = bindarg(argv, n, "--ro-bind", "/");
+	argv[n++] = "--dev";
+	argv[n++] = "/dev";
+	argv[n++] = "--proc";
+	argv[n++] = "/proc";
+	/* --dev provides the allowed devices */
+	for (i = 0; i < r->w.n - r->ndev; i++)
+		n = bindarg(argv, n, "--bind", r->w.v[i]);
+	/* a parent of a protected path cannot be renamed away */
+	for (i = 0; i < r->pin.n; i++)
+		n = bindarg(argv, n, "--bind", r->pin.v[i]);
+	for (i = 0; i < r->p.n; i++)
+		n = bindarg(argv, n, "--ro-bind", r->p.v[i]);
+	if (f->root) {
+		argv[n++] = "--cap-drop";
+		argv[n++] = "ALL";
+		for (i = 0; i < NCAPS; i++) {
+			argv[n++] = "--cap-add";
+			argv[n++] = (char *)caps[i];
+		}
+	}
+	argv[n++] = p->network ? "--share-net" : "--unshare-net";
+	argv[n++] = "--unshare-pid";
+	argv[n++] = "--unshare-ipc";
+	argv[n++] = "--die-with-parent";
+	argv[n++] = "--as-pid-1";
+	argv[n++] = "--info-fd";
+	argv[n++] = f->buf[0];
+	argv[n++] = "--";
+	argv[n++] = f->buf[2];
+	argv[n++] = "-I";
+	argv[n++] = "-c";
+	argv[n++] = f->buf[1];
+	for (i = 0; i < 2; i++) {
+		if (f->keys[i] <= 0)
+			continue;
+		snprintf(f->buf[3 + i], sizeof f->buf[3 + i], "%ld", f->keys[i]);
+		argv[n++] = "-K";
+		argv[n++] = f->buf[3 + i];
+	}
+	n = helper_socket_args(p, argv, n);
+	argv[n++] = "--";
+	for (i = 0; i < ncmd; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	return argv;
+}
+
 int
 bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
     char *err, size_t errlen)
 {
 	struct sigfwd sf;
-	char path[PATH_MAX], infoarg[16], statarg[16], helper[32], **argv;
-	char keyarg[2][16];
-	size_t n = 0, i, ncmd;
+	struct bwrap_fds bf;
+	char path[PATH_MAX], **argv;
+	size_t i;
 	int hfd = -1, info[2] = { -1, -1 }, stat[2] = { -1, -1 }, rc, st, cst;
 	pid_t pid, w;
 
@@ -146,71 +211,27 @@ bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
 		rc = EXIT_OWN;
 		goto out;
 	}
-	snprintf(infoarg, sizeof infoarg, "%d", info[1]);
-	snprintf(statarg, sizeof statarg, "%d", stat[1]);
-	snprintf(helper, sizeof helper, "/proc/self/fd/%d", hfd);
-	for (ncmd = 0; cmd[ncmd] != NULL; ncmd++)
-		;
-	argv = mem_calloc(48 + 3 * (r->w.n + r->pin.n + r->p.n) + 2 * NCAPS +
-	    2 * (p->grants.n + p->unix_sockets.n) + ncmd + 1, sizeof *argv);
-	if (argv == NULL) {
+	for (i = 0; i < 2; i++) {
+		/*
+		 * The serials of the user's keyrings (KEY_SPEC_USER_KEYRING
+		 * and _USER_SESSION_KEYRING, made if missing), which the
+		 * helper cannot see from bwrap's user namespace: keys.h in
+		 * the helper.
+		 */
+		long sr = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */,
+		    i == 0 ? -4 : -5, 1);
+
+		bf.keys[i] = sr > 0 ? sr : 0;
+	}
+	bf.helper = hfd;
+	bf.info = info[1];
+	bf.stat = stat[1];
+	bf.root = geteuid() == 0;
+	if ((argv = bwrap_argv(p, r, cmd, &bf)) == NULL) {
 		snprintf(err, errlen, "exec: %s", strerror(errno));
 		rc = EXIT_OWN;
 		goto out;
 	}
-	argv[n++] = "bwrap";
-	n = bindarg(argv, n, "--ro-bind", "/");
-	argv[n++] = "--dev";
-	argv[n++] = "/dev";
-	argv[n++] = "--proc";
-	argv[n++] = "/proc";
-	/* --dev provides the allowed devices */
-	for (i = 0; i < r->w.n - r->ndev; i++)
-		n = bindarg(argv, n, "--bind", r->w.v[i]);
-	/* a parent of a protected path cannot be renamed away */
-	for (i = 0; i < r->pin.n; i++)
-		n = bindarg(argv, n, "--bind", r->pin.v[i]);
-	for (i = 0; i < r->p.n; i++)
-		n = bindarg(argv, n, "--ro-bind", r->p.v[i]);
-	if (geteuid() == 0) {
-		argv[n++] = "--cap-drop";
-		argv[n++] = "ALL";
-		for (i = 0; i < NCAPS; i++) {
-			argv[n++] = "--cap-add";
-			argv[n++] = (char *)caps[i];
-		}
-	}
-	argv[n++] = p->network ? "--share-net" : "--unshare-net";
-	argv[n++] = "--unshare-pid";
-	argv[n++] = "--unshare-ipc";
-	argv[n++] = "--die-with-parent";
-	argv[n++] = "--as-pid-1";
-	argv[n++] = "--info-fd";
-	argv[n++] = infoarg;
-	argv[n++] = "--";
-	argv[n++] = helper;
-	argv[n++] = "-I";
-	argv[n++] = "-c";
-	argv[n++] = statarg;
-	/*
-	 * The serials of the user's keyrings (KEY_SPEC_USER_KEYRING and
-	 * _USER_SESSION_KEYRING, made if missing), which the helper cannot
-	 * see from bwrap's user namespace: keys.h in the helper.
-	 */
-	for (i = 0; i < 2; i++) {
-		long s = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */,
-		    i == 0 ? -4 : -5, 1);
-
-		if (s <= 0)
-			continue;
-		snprintf(keyarg[i], sizeof keyarg[i], "%ld", s);
-		argv[n++] = "-K";
-		argv[n++] = keyarg[i];
-	}
-	n = helper_socket_args(p, argv, n);
-	argv[n++] = "--";
-	for (i = 0; i < ncmd; i++)
-		argv[n++] = cmd[i];
 	/*
 	 * Blocked from now on, in bwrap too (so that a terminal's ^C does
 	 * not end bwrap under the command; the helper unblocks them for the

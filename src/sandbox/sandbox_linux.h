@@ -128,6 +128,23 @@ int	helper_socket_check(const struct policy *p);
 int	helper_exec_fd(const char *state, char *err, size_t errlen);
 
 /*
+ * bwrap's argv (bwrap_run's, as a unit test sees it) for cmd under p and
+ * the roots r: the helper run as /proc/self/fd/HELPER, bwrap's info on
+ * fd INFO and the helper's status on fd STAT, the user's keyring serials
+ * (0: none), and for root the capabilities cut to bwrap's own set. The
+ * strings point into p, r, cmd and f (its buf); mem_free the array. NULL
+ * when out of memory.
+ */
+struct bwrap_fds {
+	int	 helper, info, stat;
+	long	 keys[2];
+	int	 root;
+	char	 buf[5][32];
+};
+char	**bwrap_argv(const struct policy *p, const struct roots *r,
+	    char **cmd, struct bwrap_fds *f);
+
+/*
  * sandbox_bwrap_linux.c: run cmd under bwrap with r, the helper as the
  * init of bwrap's pid namespace (the gate, signals, lifetime). Waits and
  * ends as the command did; returns only when it did not start (an exit
