@@ -178,6 +178,11 @@ load_env(struct config_ctx *c)
 	v = getenv("ARCTURN_SESSION");
 	if (v != NULL && v[0] != '\0' && set_session(c, v) != 0)
 		return -1;
+	/* the sandbox's choices, read here once and handed on as data */
+	v = getenv("ARCTURN_BACKEND");
+	c->p->backend = v != NULL && v[0] != '\0' ? v : NULL;
+	v = getenv("ARCTURN_UNIX_GATE");
+	c->p->unix_gate = v != NULL && strcmp(v, "seccomp") == 0;
 	return 0;
 }
 

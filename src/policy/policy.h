@@ -45,6 +45,11 @@ struct policy {
 	char		*user_config;	/* path of the user config file */
 	char		*home;		/* the home directory, canonical, or NULL */
 	char		*session;	/* --session / ARCTURN_SESSION, or NULL */
+	const char	*backend;	/* ARCTURN_BACKEND (not owned), or NULL:
+					   the backend a test or user forces */
+	int		 unix_gate;	/* ARCTURN_UNIX_GATE=seccomp: the gate
+					   decides about unix sockets even
+					   where Landlock could */
 	unsigned long	 ckpt_keep;	/* checkpoints.keep, 0: the default */
 	unsigned long long ckpt_maxbytes; /* checkpoints.maxBytes, 0: any */
 };

@@ -51,7 +51,7 @@ void
 sandbox_decide(const struct policy *p, const struct sandbox_platform *pf,
     struct sandbox_choice *ch)
 {
-	const char *env = getenv("ARCTURN_BACKEND");
+	const char *env = p->backend;
 	size_t i, n, k;
 	int none;
 
@@ -65,7 +65,7 @@ sandbox_decide(const struct policy *p, const struct sandbox_platform *pf,
 		snprintf(ch->why, sizeof ch->why, "sandbox mode is off");
 		return;
 	}
-	if (env != NULL && *env != '\0') {
+	if (env != NULL) {
 		for (i = 0; pf->names[i] != NULL; i++)
 			if (strcmp(env, pf->names[i]) == 0)
 				break;

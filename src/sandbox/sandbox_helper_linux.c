@@ -161,10 +161,9 @@ struct ovl {
 size_t
 helper_socket_args(const struct policy *p, char **argv, size_t n)
 {
-	const char *gate = getenv("ARCTURN_UNIX_GATE");
 	size_t i;
 
-	if (gate != NULL && strcmp(gate, "seccomp") == 0)
+	if (p->unix_gate)
 		argv[n++] = "-g";
 	if (p->mode == MODE_WORKSPACE_WRITE) {
 		argv[n++] = "-s";
@@ -297,7 +296,7 @@ const char *
 helper_overlay_unavailable(const struct policy *p, int probe, char *buf,
     size_t len)
 {
-	const char *env = getenv("ARCTURN_BACKEND");
+	const char *env = p->backend;
 	int abi, e;
 
 	if (p->mode == MODE_READ_ONLY)

@@ -178,12 +178,11 @@ facts(struct sandbox_report *r, const struct sandbox_choice *ch, int *abi,
  * is 0 (the helper is init there and always runs the gate).
  */
 static void
-unix_guarantee(struct sandbox_report *r, int abi)
+unix_guarantee(struct sandbox_report *r, const struct policy *p, int abi)
 {
-	const char *g = getenv("ARCTURN_UNIX_GATE");
 	char outer[64];
 	int resolve = abi >= LANDLOCK_ABI_RESOLVE_UNIX, gate = !resolve ||
-	    (g != NULL && strcmp(g, "seccomp") == 0);
+	    p->unix_gate;
 
 	if (gate && sandbox_nested(outer, sizeof outer)) {
 		/* one seccomp listener per process: the outer gate decides */
@@ -229,7 +228,7 @@ bwrap_guarantees(struct sandbox_report *r, const struct policy *p)
 	};
 
 	sandbox_claims(r, c, sizeof c / sizeof c[0]);
-	unix_guarantee(r, 0);
+	unix_guarantee(r, p, 0);
 	if (p->network)
 		sandbox_guarantee(r, SG_ABSTRACT, 0, "with the network on, "
 		    "bwrap shares the network namespace, and with it the "
@@ -295,7 +294,7 @@ helper_guarantees(struct sandbox_report *r, const struct policy *p, int abi,
 	    "bind and connect; a seccomp filter: no other inet socket (no "
 	    "UDP, MPTCP, ICMP, SCTP or raw) and no packet socket" :
 	    "needs user namespaces or Landlock ABI 4");
-	unix_guarantee(r, abi);
+	unix_guarantee(r, p, abi);
 	if (mount && !p->network)
 		sandbox_guarantee(r, SG_ABSTRACT, 1, "a network namespace of "
 		    "its own (--network off)%s", abi >= 6 ? ", and Landlock "

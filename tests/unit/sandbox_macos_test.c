@@ -62,7 +62,6 @@ setup(void)
 	writefile(fake, "#!/bin/sh\nprintf '%s\\0' \"$@\" >\"$FAKE_LOG\"\n"
 	    "while [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n", 0755);
 	setenv("FAKE_LOG", log_, 1);
-	unsetenv("ARCTURN_BACKEND");
 	fake_exec = fake;
 }
 
@@ -221,7 +220,7 @@ t_unavailable(void)
 	CHECK_STR(ch.why, "/nonexistent/sandbox-exec: No such file or directory");
 	CHECK(logged((char *[4]){ 0 }, 4) == -1);
 	/* a forced seatbelt that cannot run is unavailable all the same */
-	setenv("ARCTURN_BACKEND", "seatbelt", 1);
+	p.backend = "seatbelt";
 	CHECK(run(&p, cmd) == 3);
 	CHECK(ch.verdict == SANDBOX_NONE && ch.forced);
 	CHECK_STR(ch.why, "forced by ARCTURN_BACKEND=seatbelt, but "
@@ -237,29 +236,29 @@ t_backend_env(void)
 
 	setup();
 	policy(&p);
-	setenv("ARCTURN_BACKEND", "helper", 1);
+	p.backend = "helper";
 	CHECK(run(&p, cmd) == 125);
 	CHECK(ch.verdict == SANDBOX_BAD);
 	CHECK(errcontains("ARCTURN_BACKEND=helper: unknown backend (seatbelt, "
 	    "none)"));
 	CHECK(logged((char *[4]){ 0 }, 4) == -1);
-	setenv("ARCTURN_BACKEND", "none", 1);
+	p.backend = "none";
 	CHECK(run(&p, cmd) == 4);
 	CHECK(ch.verdict == SANDBOX_NONE && ch.forced);
 	CHECK_STR(ch.why, "forced by ARCTURN_BACKEND=none");
 	CHECK(logged((char *[4]){ 0 }, 4) == -1);
-	setenv("ARCTURN_BACKEND", "seatbelt", 1);
+	p.backend = "seatbelt";
 	CHECK(run(&p, cmd) == 4);
 	CHECK(ch.verdict == SANDBOX_CONFINE && ch.forced);
 	CHECK(logged((char *[64]){ 0 }, 64) > 5);
 	/* not forced: seatbelt because sandbox-exec is there */
-	unsetenv("ARCTURN_BACKEND");
+	p.backend = NULL;
 	CHECK(run(&p, cmd) == 4);
 	CHECK(ch.verdict == SANDBOX_CONFINE && !ch.forced);
 	CHECK_STR(ch.name, "seatbelt");
 	CHECK(strstr(ch.why, "is present") != NULL);
 	/* mode off: no sandbox-exec, whatever ARCTURN_BACKEND says */
-	setenv("ARCTURN_BACKEND", "bogus", 1);
+	p.backend = "bogus";
 	p.mode = MODE_OFF;
 	CHECK(run(&p, cmd) == 4);
 	CHECK(ch.verdict == SANDBOX_OFF);

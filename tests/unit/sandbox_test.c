@@ -80,7 +80,7 @@ t_decide(void)
 
 	memset(&p, 0, sizeof p);
 	p.mode = MODE_WORKSPACE_WRITE;
-	unsetenv("ARCTURN_BACKEND");
+	p.backend = NULL;
 	sandbox_decide(&p, &pf, &ch);
 	CHECK(ch.verdict == SANDBOX_CONFINE && !ch.forced && picked == 1);
 	CHECK_STR(ch.name, "a");
@@ -89,7 +89,7 @@ t_decide(void)
 	sandbox_decide(&p, &pf, &ch);
 	CHECK(ch.verdict == SANDBOX_NONE && ch.backend == 2);
 	CHECK_STR(ch.name, "none");
-	setenv("ARCTURN_BACKEND", "b", 1);
+	p.backend = "b";
 	sandbox_decide(&p, &pf, &ch);
 	CHECK(ch.verdict == SANDBOX_NONE && ch.forced);
 	CHECK_STR(ch.why, "forced by ARCTURN_BACKEND=b, but no");
@@ -99,11 +99,11 @@ t_decide(void)
 	CHECK_STR(ch.name, "b");
 	/* none needs no asking */
 	picked = 0;
-	setenv("ARCTURN_BACKEND", "none", 1);
+	p.backend = "none";
 	sandbox_decide(&p, &pf, &ch);
 	CHECK(ch.verdict == SANDBOX_NONE && ch.forced && picked == 0);
 	CHECK_STR(ch.why, "forced by ARCTURN_BACKEND=none");
-	setenv("ARCTURN_BACKEND", "c", 1);
+	p.backend = "c";
 	sandbox_decide(&p, &pf, &ch);
 	CHECK(ch.verdict == SANDBOX_BAD && picked == 0);
 	CHECK_STR(ch.why, "ARCTURN_BACKEND=c: unknown backend (a, b, none)");
@@ -118,7 +118,7 @@ t_decide(void)
 	/* every other verdict is the platform's to run */
 	CHECK(sandbox_start(&pf, &p, &ch, argv, err, sizeof err) == 42);
 	CHECK(ran == 1);
-	unsetenv("ARCTURN_BACKEND");
+	p.backend = NULL;
 }
 
 /* Every guarantee reported on by this platform's probe, any backend. */
@@ -139,7 +139,7 @@ t_probe_fills_all(void)
 	p.state = "/nonexistent/state";
 	p.tmpdir = "/tmp";
 	for (e = 0; e < sizeof env / sizeof env[0]; e++) {
-		setenv("ARCTURN_BACKEND", env[e], 1);
+		p.backend = env[e][0] != '\0' ? env[e] : NULL;
 		sandbox_choose(&p, &ch);
 		sandbox_probe(&p, &ch, &r);
 		for (i = 0; i < SANDBOX_NKEYS; i++) {
@@ -149,7 +149,7 @@ t_probe_fills_all(void)
 			CHECK(r.g[i].set && r.g[i].why[0] != '\0');
 		}
 	}
-	unsetenv("ARCTURN_BACKEND");
+	p.backend = NULL;
 }
 
 static char *
