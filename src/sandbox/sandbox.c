@@ -11,9 +11,6 @@
 
 #include "lib/exitcode.h"
 #include "sandbox/sandbox.h"
-#ifdef __linux__
-#include "sandbox/sandbox_linux.h"
-#endif
 
 /*
  * Every backend reports on each of these, and README's security table has
@@ -151,12 +148,8 @@ sandbox_label(const struct policy *p, const struct sandbox_choice *ch,
 	const char *name = ch->verdict == SANDBOX_OFF ? "off" :
 	    ch->verdict == SANDBOX_CONFINE ? ch->name : "none";
 
-#ifdef __linux__
-	/* the helper takes its mount layer where it can (sandbox status) */
-	if (ch->verdict == SANDBOX_CONFINE && ch->backend == LB_HELPER)
-		name = linux_userns(0) == 0 && linux_userns(1) == 0 &&
-		    linux_idmap_writable() ? "helper+mount" : "helper";
-#endif
+	if (ch->verdict == SANDBOX_CONFINE && sandbox_platform.label != NULL)
+		name = sandbox_platform.label(ch);
 	(void)p;
 	snprintf(buf, len, "%s", name);
 }

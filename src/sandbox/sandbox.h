@@ -244,7 +244,9 @@ int	sandbox_unstamp(const struct policy *p, const char *path, char *err,
  * demote it to none (appending ", but ..." to ch->why) when this machine
  * cannot run it; or with ch->forced clear, to set ch->backend to the
  * first one this machine can run (none when there is none) and say why.
- * run is sandbox_run for every verdict but SANDBOX_BAD.
+ * run is sandbox_run for every verdict but SANDBOX_BAD. label, when not
+ * NULL, names a confining choice as sandbox_label says it (the Linux
+ * helper with or without its mount layer); NULL: the backend's name.
  *
  * sandbox_choose and sandbox_run are sandbox_decide and sandbox_start on
  * this platform's sandbox_platform (a test may hand in another).
@@ -260,6 +262,7 @@ struct sandbox_platform {
 	void	(*pick)(const struct policy *, struct sandbox_choice *);
 	int	(*run)(const struct policy *, const struct sandbox_choice *,
 		    char **, char *, size_t);
+	const char *(*label)(const struct sandbox_choice *);
 };
 
 struct sandbox_claim {

@@ -263,8 +263,18 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
 	return rc;
 }
 
+/* The helper takes its mount layer where it can (sandbox status). */
+static const char *
+label(const struct sandbox_choice *ch)
+{
+	if (ch->backend != LB_HELPER)
+		return ch->name;
+	return linux_userns(0) == 0 && linux_userns(1) == 0 &&
+	    linux_idmap_writable() ? "helper+mount" : "helper";
+}
+
 const struct sandbox_platform sandbox_platform = { names, pick,
-    backend_run };
+    backend_run, label };
 
 int
 sandbox_unstamp(const struct policy *p, const char *path, char *err,

@@ -84,7 +84,7 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
 }
 
 const struct sandbox_platform sandbox_platform = { names, pick,
-    backend_run };
+    backend_run, NULL };
 
 int
 sandbox_overlay_available(const struct policy *p, char *why, size_t len)

@@ -579,7 +579,7 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
  * sandbox_overlay_available and sandbox_overlay_start/_wait are not built.
  */
 const struct sandbox_platform sandbox_platform = { names, pick,
-    backend_run };
+    backend_run, NULL };
 
 int
 sandbox_unstamp(const struct policy *p, const char *path, char *err,

@@ -73,7 +73,7 @@ static void
 t_decide(void)
 {
 	static const struct sandbox_platform pf = { fake_names, fake_pick,
-	    fake_run };
+	    fake_run, NULL };
 	char err[300], *argv[] = { "true", NULL };
 	struct sandbox_choice ch;
 	struct policy p;
