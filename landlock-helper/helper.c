@@ -53,14 +53,12 @@
 #include <sys/syscall.h>
 
 #include <errno.h>
-#include <stdint.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "caps.h"
 #include "helper.h"
@@ -212,7 +210,7 @@ main(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	struct initargs ia;
-	int resolve, gate, ctl, flags;
+	int resolve, gate, ctl, flags, root = getuid() == 0 ? PROC_NOOPENAT2 : 0;
 	pid_t init;
 
 	if (parse(argc, argv, &o) < 0)
@@ -231,12 +229,12 @@ main(int argc, char **argv)
 	proc_start(&o);
 	keys_lookup(&o);
 	if (o.init)	/* bubblewrap built the sandbox: be its init */
-		proc_supervise(&o, PROC_BWRAP, -1, 1, PROC_KEYS);
+		proc_supervise(&o, PROC_BWRAP, -1, 1, PROC_KEYS | root);
 	resolve = ll_resolve_unix();
 	gate = o.gate || !resolve;
 	if (o.mount && (flags = mount_flags(&o)) != 0) {
 		/* a network namespace of its own: no netoff filter there */
-		ia = (struct initargs){ &o, gate, resolve, PROC_KEYS };
+		ia = (struct initargs){ &o, gate, resolve, PROC_KEYS | root };
 		if ((init = proc_init(flags, init_main, &ia, &ctl)) > 0) {
 			/* AppArmor's restriction refuses the maps, not the clone */
 			if (mount_map(init) < 0)
@@ -248,7 +246,7 @@ main(int argc, char **argv)
 	}
 	say_dryrun(0);
 	/* no network namespace: Landlock has TCP, seccomp the rest */
-	flags = PROC_KEYS | (o.nonet ? PROC_NETOFF : 0);
+	flags = PROC_KEYS | root | (o.nonet ? PROC_NETOFF : 0);
 	caps_drop(gate);
 	ll_confine(&o, 0, resolve, 0);
 	if (gate)

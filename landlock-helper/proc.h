@@ -89,13 +89,15 @@ int	proc_fresh(void);
  * (with gate), takes a Landlock layer of its own (ll_nest, with gate and
  * not under bubblewrap), installs the seccomp filter (the gate's, else
  * the TIOCSTI one) and those named in filters (PROC_NETOFF: netoff.h's,
- * PROC_KEYS: keys.h's), and execs. mode PROC_NS: init of our pid namespace,
+ * PROC_KEYS: keys.h's, PROC_NOOPENAT2: openat2 answered ENOSYS, for
+ * root's command, whose O_CREAT mode arcturn's setuid filter cannot read
+ * in open_how: it opens with openat as before 5.6), and execs. mode PROC_NS: init of our pid namespace,
  * reporting to the helper on ctl; PROC_BWRAP: init of bubblewrap's,
  * reporting on o->statusfd; PROC_PLAIN: the helper itself, with no pid
  * namespace, ending as the command did.
  */
 enum { PROC_NS, PROC_PLAIN, PROC_BWRAP };
-enum { PROC_NETOFF = 1, PROC_KEYS = 2 };
+enum { PROC_NETOFF = 1, PROC_KEYS = 2, PROC_NOOPENAT2 = 4 };
 _Noreturn void	proc_supervise(const struct opts *o, int mode, int ctl,
 		    int gate, int filters);
 
