@@ -44,13 +44,18 @@ mcp_sandbox_backend(const struct mcp_server *srv)
 	return backend;
 }
 
-/* The policy's mode and dry run, as a child will load them. */
-static void
-policy(const struct mcp_server *srv, int *mode, int *dry)
+/*
+ * The policy's mode and dry run, as a child will load them: 0, or -1
+ * with the line that says why in why.
+ */
+static int
+policy(const struct mcp_server *srv, int *mode, int *dry, char *why,
+    size_t len)
 {
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct cli c;
 	struct dryrun x;
+	int rc;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
@@ -58,11 +63,13 @@ policy(const struct mcp_server *srv, int *mode, int *dry)
 	dryrun_init(&x);
 	*mode = MODE_WORKSPACE_WRITE;
 	*dry = srv->dry_run;
-	if (dryrun_load(&x, &c, srv->dry_run, &e) == 0) {
+	if ((rc = dryrun_load(&x, &c, srv->dry_run, &e)) == 0) {
 		*mode = x.p.mode;
 		*dry = x.p.dry_run;
-	}
+	} else
+		dryrun_line("exec", &e, why, len);
 	dryrun_done(&x);
+	return rc;
 }
 
 /*
@@ -136,7 +143,9 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	long turn = 0;
 	int mode, dry, rc, ckpt;
 
-	policy(srv, &mode, &dry);
+	/* no guess: how the command runs is the policy's word */
+	if (policy(srv, &mode, &dry, line, sizeof line) < 0)
+		return mcp_fail("%s", line);
 	/*
 	 * Not under dry run, its writes are a turn undo takes back (exec
 	 * --checkpoint: the helper's mount layer) and join the turn an

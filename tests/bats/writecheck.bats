@@ -50,7 +50,8 @@ race() {	# N PAT TO arcturn-args...
 	    -e inject=openat2:delay_enter=300000 "$ARCTURN_BIN" "$@" \
 	    <&0 >"$T/race.out" 2>&1 &
 	pid=$!
-	for i in $(seq 1000); do
+	# a bound, not a timing: each openat2 before the point is held too
+	for i in $(seq 6000); do
 		[ "$(grep -cF -- "$pat" "$log")" -ge "$n" ] && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.01
