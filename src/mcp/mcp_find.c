@@ -8,12 +8,12 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/mem.h"
+#include "lib/rx.h"
 #include "lib/utf8.h"
 #include "mcp/mcp_nav.h"
 #include "session/wsview.h"
@@ -152,7 +152,7 @@ oom:
 }
 
 struct grep {
-	regex_t		 re;
+	struct rx	*re;
 	const char	*include;
 	long		 max;
 	struct nav_text	 t;
@@ -227,7 +227,7 @@ grep_one(struct walk *w, const char *rel, const char *sub,
 		save = *nl;
 		*nl = '\0';
 		m = memchr(p, '\0', (size_t)(nl - p)) == NULL &&
-		    regexec(&g->re, p, 0, NULL, 0) == 0;
+		    rx_search(g->re, p, (size_t)(nl - p)) == 1;
 		*nl = save;
 		if (m)
 			rc = grep_hit(g, rel, no, p, (size_t)(nl - p));
@@ -247,17 +247,16 @@ tool_grep(const struct mcp_server *srv, struct nav *nv, const char *rel,
 	    grep_one, &g };
 	char err[256], note[320];
 	cJSON *o, *r;
-	int rc;
 
 	memset(&g, 0, sizeof g);
 	g.include = include;
 	g.max = max;
 	g.t.budget = srv->budget - 320;	/* room for the note */
-	if ((rc = regcomp(&g.re, pat, REG_EXTENDED | REG_NOSUB |
-	    (icase ? REG_ICASE : 0))) != 0) {
-		regerror(rc, NULL, err, sizeof err);
+	if ((g.re = rx_compile(pat, icase, err, sizeof err)) == NULL) {
+		if (errno == ENOMEM)
+			return NULL;
 		return mcp_fail("arcturn: search_content: pattern: %s (a POSIX "
-		    "extended regular expression)", err);
+		    "extended regular expression: . [] * + ? | () ^ $)", err);
 	}
 	if ((o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(o, "path", rel[0] ? rel : ".") == NULL ||
@@ -267,7 +266,7 @@ tool_grep(const struct mcp_server *srv, struct nav *nv, const char *rel,
 	    cJSON_AddNumberToObject(o, "filesSearched", (double)g.files) ==
 	    NULL || cJSON_AddBoolToObject(o, "truncated", g.more) == NULL)
 		goto oom;
-	regfree(&g.re);
+	rx_free(g.re);
 	if (g.more) {
 		snprintf(note, sizeof note, "[arcturn: stopped after %zu "
 		    "matches (maxResults %ld, at most %zu bytes a call); "
@@ -284,7 +283,7 @@ tool_grep(const struct mcp_server *srv, struct nav *nv, const char *rel,
 	mem_free(g.t.p);
 	return r;
 oom:
-	regfree(&g.re);
+	rx_free(g.re);
 	cJSON_Delete(o);
 	mem_free(g.t.p);
 	return NULL;

@@ -691,7 +691,7 @@ session_list(int storefd, char ***idsp, size_t *np)
 int
 session_upper_full(struct session *s, int *err)
 {
-	static const char probe[4096];
+	static char probe[4096];	/* zeros, in .bss: not in the file */
 	char tmp[FSX_TMP_NAMELEN + 1];
 	struct statvfs sv;
 	int fd, rc = 0;
