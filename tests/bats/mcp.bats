@@ -349,7 +349,8 @@ sc() {	# id field: the structuredContent's field
 	[ ! -e b.txt ]
 	[ ! -e c.txt ]
 	[ "$(sc 1 captured)" = true ]
-	[ "$(sc 2 captured)" = true ]
+	# (the reply and the server's stderr when it is not)
+	[ "$(sc 2 captured)" = true ] || { reply 2; cat "$T/err"; false; }
 	[ "$("$ARCTURN_BIN" diff --name-only | tr '\n' ' ')" = "b.txt c.txt " ]
 	"$ARCTURN_BIN" discard --yes >/dev/null
 	rm .arcturn.json
