@@ -451,14 +451,15 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 	sp.state = q.state;
 	sp.lockfd = lockfd;
 	sp.parent = getpid();
-	sp.argv = helper_argv(&q, &r, 2, &ovl, cmd);
-	roots_free(&r);
-	if (sp.argv == NULL) {
+	/* argv points into r: r goes once the helper has exec'd */
+	if ((sp.argv = helper_argv(&q, &r, 2, &ovl, cmd)) == NULL) {
 		argv_error(err, errlen);
+		roots_free(&r);
 		return -1;
 	}
 	if ((run = mem_calloc(1, sizeof *run)) == NULL) {
 		mem_free(sp.argv);
+		roots_free(&r);
 		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return -1;
 	}
@@ -470,6 +471,7 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 	sigfwd_hold(&sp.sf);
 	pid = spawn_helper(&sp);
 	mem_free(sp.argv);
+	roots_free(&r);
 	if (pid < 0) {
 		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
 		sigfwd_end(&sp.sf);
