@@ -764,8 +764,12 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	if (session_run_end(&x.s, changed, recorded) < 0)
 		say_err("exec --dry-run: session %s: syncing what the command "
 		    "wrote: %s", x.id, dryrun_strerror(errno));
-	/* a write the full file system cut short is no change to land */
-	if (rc >= 0 && session_upper_full(&x.s, &full) == 1) {
+	/*
+	 * A write the full file system cut short is no change to land.
+	 * Asked only when upper changed (the probe writes and syncs): with
+	 * nothing in it, nothing can land cut.
+	 */
+	if (rc >= 0 && changed && session_upper_full(&x.s, &full) == 1) {
 		say_err("%s: the file system of %s ran out of %s during the "
 		    "run: what the command wrote may be cut short; session %s "
 		    "keeps it for review (arcturn diff --session %s)", what,

@@ -36,44 +36,48 @@ const int os_o_path = O_PATH;
 
 static int no_openat2;
 
-int
-os_open_beneath(int rootfd, const char *rel, int flags, mode_t mode)
+/*
+ * openat2 with how, retried while a rename races with ".." (EAGAIN):
+ * ENOSYS where the kernel has none (remembered) or where an older
+ * container seccomp profile refuses a syscall it does not know with EPERM
+ * (the caller's walk answers then; a real EPERM comes back from it too).
+ */
+static int
+openat2_retry(int dirfd, const char *path, struct open_how *how)
 {
-	struct open_how how;
 	int fd, tries;
 
 	if (no_openat2) {
 		errno = ENOSYS;
 		return -1;
 	}
-	memset(&how, 0, sizeof how);
-	how.flags = (uint64_t)(flags | O_CLOEXEC);
-	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
-		how.mode = mode;
-	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 	for (tries = 0; tries < 16; tries++) {
-		fd = (int)syscall(__NR_openat2, rootfd, rel, &how, sizeof how);
+		fd = (int)syscall(__NR_openat2, dirfd, path, how, sizeof *how);
 		if (fd >= 0)
 			return fd;
-		if (errno == ENOSYS) {
-			no_openat2 = 1;
-			return -1;
-		}
-		/*
-		 * Older container seccomp profiles refuse syscalls they do
-		 * not know with EPERM: let the walk answer (a real EPERM
-		 * comes back from it too).
-		 */
-		if (errno == EPERM) {
+		if (errno == ENOSYS || errno == EPERM) {
+			no_openat2 = errno == ENOSYS;
 			errno = ENOSYS;
 			return -1;
 		}
-		/* A rename raced with "..": the kernel asks us to retry. */
 		if (errno != EAGAIN)
 			return -1;
 	}
 	errno = ENOSYS;
 	return -1;
+}
+
+int
+os_open_beneath(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how;
+
+	memset(&how, 0, sizeof how);
+	how.flags = (uint64_t)(flags | O_CLOEXEC);
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+		how.mode = mode;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	return openat2_retry(rootfd, rel, &how);
 }
 
 int
@@ -273,31 +277,11 @@ int
 os_open_nolinks(const char *path)
 {
 	struct open_how how;
-	int fd, tries;
 
-	if (no_openat2) {
-		errno = ENOSYS;
-		return -1;
-	}
 	memset(&how, 0, sizeof how);
 	how.flags = O_PATH | O_CLOEXEC;
 	how.resolve = RESOLVE_NO_SYMLINKS;
-	for (tries = 0; tries < 16; tries++) {
-		fd = (int)syscall(__NR_openat2, AT_FDCWD, path, &how,
-		    sizeof how);
-		if (fd >= 0)
-			return fd;
-		if (errno == ENOSYS || errno == EPERM) {
-			/* EPERM: a container's seccomp profile, as above */
-			no_openat2 = errno == ENOSYS;
-			errno = ENOSYS;
-			return -1;
-		}
-		if (errno != EAGAIN)
-			return -1;
-	}
-	errno = ENOSYS;
-	return -1;
+	return openat2_retry(AT_FDCWD, path, &how);
 }
 
 /*
