@@ -74,13 +74,15 @@ unsigned long checkpoint_turn(const struct ckpt_hold *h);
 
 /*
  * exec --dry-run (cmd_dryrun.c): takes over p (freed), returns the exit
- * status as cmd_exec would.
+ * status as cmd_exec would, with how the command ended in *end
+ * (sandbox.h; end->ran clear when it never started).
  */
 struct policy;
-int	dryrun_exec(struct policy *p, char **argv);
+struct sandbox_end;
+int	dryrun_exec(struct policy *p, char **argv, struct sandbox_end *end);
 /* exec --checkpoint (cmd_apply.c): the same, then applied as a turn. */
 int	dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **argv,
-	    int join);
+	    int join, struct sandbox_end *end);
 
 /*
  * The writable roots of r as a list for a person (cmd_exec.c), devices

@@ -678,7 +678,8 @@ cmd_label(char **cmd, char *buf, size_t len)
 }
 
 int
-dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd, int join)
+dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd, int join,
+    struct sandbox_end *end)
 {
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
@@ -694,7 +695,7 @@ dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd, int join)
 		return EXIT_OWN;
 	}
 	/* the command runs as with --dry-run, in a session of its own */
-	rc = dryrun_exec_as(p, cmd, "exec --checkpoint", &ran);
+	rc = dryrun_exec_as(p, cmd, "exec --checkpoint", end, &ran);
 	if (!ran)
 		return rc;
 	dryrun_init(&x);

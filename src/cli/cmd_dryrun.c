@@ -683,13 +683,14 @@ record(struct dryrun *x, const struct session_run *run)
  * created and the command does not run (125).
  */
 int
-dryrun_exec(struct policy *p, char **cmd)
+dryrun_exec(struct policy *p, char **cmd, struct sandbox_end *end)
 {
-	return dryrun_exec_as(p, cmd, "exec --dry-run", NULL);
+	return dryrun_exec_as(p, cmd, "exec --dry-run", end, NULL);
 }
 
 int
-dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
+dryrun_exec_as(struct policy *p, char **cmd, const char *what,
+    struct sandbox_end *end, int *ran)
 {
 	struct session_run run;
 	struct dryrun_err e = { .status = EXIT_OWN };
@@ -699,6 +700,8 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	int rc, changed, recorded = 1, full;
 	long fixed;
 
+	memset(end, 0, sizeof *end);
+	end->status = EXIT_OWN;
 	if (ran != NULL)
 		*ran = 0;
 	if (!sandbox_overlay_available(p, err, sizeof err)) {
@@ -751,7 +754,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what, int *ran)
 	if ((rc = sandbox_overlay_start(&x.p, upper, work, x.s.lockfd, cmd,
 	    &ov, err, sizeof err)) == 0) {
 		session_run_sweep(&x.s);
-		rc = sandbox_overlay_wait(ov, err, sizeof err);
+		rc = sandbox_overlay_wait(ov, end, err, sizeof err);
 	}
 	changed = session_run_changed(&x.s, x.rootfd, &run);
 	if (rc < 0) {

@@ -172,11 +172,12 @@ int	dryrun_stdout(const void *buf, size_t len, void *arg);
 
 /*
  * exec --dry-run as dryrun_exec (cmd.h) does it, what naming the command
- * in messages; *ran (may be NULL) is set when the command ran and what it
- * wrote is recorded in the session (p->session names it).
+ * in messages, how it ended in *end; *ran (may be NULL) is set when the
+ * command ran and what it wrote is recorded in the session (p->session
+ * names it).
  */
 int	dryrun_exec_as(struct policy *p, char **cmd, const char *what,
-	    int *ran);
+	    struct sandbox_end *end, int *ran);
 
 /*
  * A question before acting on n things (cmd_discard.c), and what follows

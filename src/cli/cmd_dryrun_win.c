@@ -4,9 +4,11 @@
  * is not built for Windows yet; each command says so plainly.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cmd.h"
 #include "policy/config.h"
+#include "sandbox/sandbox.h"
 
 #define NOT_ON_WINDOWS(fn, name) int fn(struct cli *c) {		\
 	fprintf(stderr, "arcturn: %s: not available on Windows yet "	\
@@ -26,9 +28,11 @@ NOT_ON_WINDOWS(cmd_undo, "undo")
 NOT_ON_WINDOWS(cmd_checkpoints, "checkpoints")
 
 int
-dryrun_exec(struct policy *p, char **argv)
+dryrun_exec(struct policy *p, char **argv, struct sandbox_end *end)
 {
 	(void)argv;
+	memset(end, 0, sizeof *end);
+	end->status = EXIT_OWN;
 	policy_free(p);
 	fprintf(stderr, "arcturn: exec --dry-run: not available on Windows yet "
 	    "(needs the POSIX overlay); not running the command\n");
@@ -37,9 +41,11 @@ dryrun_exec(struct policy *p, char **argv)
 
 int
 dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **argv,
-    int join)
+    int join, struct sandbox_end *end)
 {
 	(void)c;
+	memset(end, 0, sizeof *end);
+	end->status = EXIT_OWN;
 	(void)argv;
 	policy_free(p);
 	fprintf(stderr, "arcturn: exec --checkpoint: not available on Windows "

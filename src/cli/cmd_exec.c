@@ -350,9 +350,8 @@ exec_dry(struct policy *p, struct cli *c, char **argv, int checkpoint,
 		explain_text(&q, why, sizeof why);
 	}
 	if (!c->json) {
-		rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv, join) :
-		    dryrun_exec(p, argv);
-		sandbox_last_end(&end);
+		rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv, join,
+		    &end) : dryrun_exec(p, argv, &end);
 		explain(why, &end);
 		return rc;
 	}
@@ -365,9 +364,8 @@ exec_dry(struct policy *p, struct cli *c, char **argv, int checkpoint,
 		policy_free(p);
 		return EXIT_OWN;
 	}
-	rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv, join) :
-	    dryrun_exec(p, argv);
-	sandbox_last_end(&end);
+	rc = checkpoint ? dryrun_exec_checkpoint(p, c, argv, join, &end) :
+	    dryrun_exec(p, argv, &end);
 	explain(why, &end);
 #ifndef _WIN32
 	if (!checkpoint && d->session[0] == '\0' &&
@@ -596,7 +594,7 @@ cmd_exec(struct cli *c)
 	 */
 	expl = expl && ch.verdict == SANDBOX_CONFINE;
 	if (!c->json && !expl)
-		rc = sandbox_run(&p, &ch, argv, err, sizeof err);
+		rc = sandbox_run(&p, &ch, argv, &end, err, sizeof err);
 	else {
 		sandbox_label(&p, &ch, d.backend, sizeof d.backend);
 		d.confined = ch.verdict == SANDBOX_CONFINE;

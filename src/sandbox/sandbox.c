@@ -92,13 +92,21 @@ sandbox_decide(const struct policy *p, const struct sandbox_platform *pf,
 
 int
 sandbox_start(const struct sandbox_platform *pf, const struct policy *p,
-    const struct sandbox_choice *ch, char **argv, char *err, size_t errlen)
+    const struct sandbox_choice *ch, char **argv, struct sandbox_end *end,
+    char *err, size_t errlen)
 {
+	int rc;
+
+	memset(end, 0, sizeof *end);
+	end->status = EXIT_OWN;
 	if (ch->verdict == SANDBOX_BAD) {
 		snprintf(err, errlen, "%s", ch->why);
 		return EXIT_OWN;
 	}
-	return pf->run(p, ch, argv, err, errlen);
+	rc = pf->run(p, ch, argv, end, err, errlen);
+	if (!end->ran)
+		end->status = rc;
+	return rc;
 }
 
 void
@@ -109,9 +117,9 @@ sandbox_choose(const struct policy *p, struct sandbox_choice *ch)
 
 int
 sandbox_run(const struct policy *p, const struct sandbox_choice *ch,
-    char **argv, char *err, size_t errlen)
+    char **argv, struct sandbox_end *end, char *err, size_t errlen)
 {
-	return sandbox_start(&sandbox_platform, p, ch, argv, err, errlen);
+	return sandbox_start(&sandbox_platform, p, ch, argv, end, err, errlen);
 }
 
 int
@@ -123,22 +131,6 @@ sandbox_setenv(const char *v)
 	return v != NULL ? setenv("ARCTURN_SANDBOX", v, 1) :
 	    unsetenv("ARCTURN_SANDBOX");
 #endif
-}
-
-static struct sandbox_end last_end;
-
-void
-sandbox_end_set(int status, int sig)
-{
-	last_end.ran = 1;
-	last_end.status = status;
-	last_end.sig = sig;
-}
-
-void
-sandbox_last_end(struct sandbox_end *e)
-{
-	*e = last_end;
 }
 
 void

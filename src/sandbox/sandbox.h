@@ -15,10 +15,13 @@
  *	case SANDBOX_NONE:	p->require_sandbox ? print, EXIT_OWN :
  *				print the unavailable note, go on
  *	}
- *	rc = sandbox_run(p, &ch, argv, err, errlen);	returns on failure
+ *	rc = sandbox_run(p, &ch, argv, &end, err, errlen);
+ *					returns on failure, or after a wait
  *
  * Nothing here prints or exits. Every failure comes back as an exit status
- * (exitcode.h) with one line in err, `what: path: reason`.
+ * (exitcode.h) with one line in err, `what: path: reason`; how a command
+ * ended comes back as one value, struct sandbox_end, from the wait that
+ * saw it end, and from nowhere else.
  */
 #ifndef ARCTURN_SANDBOX_H
 #define ARCTURN_SANDBOX_H
@@ -52,23 +55,21 @@ struct sandbox_choice {
 void	sandbox_choose(const struct policy *p, struct sandbox_choice *ch);
 
 /*
- * Run argv[0] with argv under p as ch says (SANDBOX_OFF and SANDBOX_NONE:
- * unconfined, the front end has said so; SANDBOX_BAD: EXIT_OWN with
- * ch->why), replacing this process where the backend allows (exec-only
- * chain). Returns only when the command did not start, with EXIT_OWN,
- * EXIT_NOEXEC or EXIT_NOTFOUND and one line in err; or, where the backend
- * must wait (Windows), with the command's status and err empty.
- */
-int	sandbox_run(const struct policy *p, const struct sandbox_choice *ch,
-	    char **argv, char *err, size_t errlen);
-
-/*
- * How the last command that arcturn waited for ended (sandbox_run_wait,
- * sandbox_overlay_wait, and a Linux backend that sweeps after it): its
- * status as exec reports it cannot tell exit code 143 from SIGTERM.
- * ran: it was started and waited for; status: its exit code, or 128+N;
- * sig: N when signal N ended it, else 0. sandbox_last_end copies the
- * last one (all zero before any); sandbox_end_set is for the backends.
+ * How a command ended: the value that every wait of this layer returns
+ * (a backend that waits, sandbox_run_wait, sandbox_overlay_wait), and the
+ * only way a caller learns it. Where the wait is in another process (the
+ * child that runs the backend for sandbox_run_wait or for the sweep), that
+ * child's wait status and the one line it wrote before its exec become
+ * this value in one place, posix_child (sandbox_posix.h).
+ *
+ *	ran	it was started and waited for; clear: it never started (the
+ *		sandbox failed, or the command cannot be found or run), and
+ *		err says why
+ *	status	as exec reports it: its exit code, 128+N for signal N; when
+ *		it never started, EXIT_OWN (125: the sandbox failed),
+ *		EXIT_NOEXEC (126) or EXIT_NOTFOUND (127)
+ *	sig	N when signal N ended it, else 0 (status alone cannot tell
+ *		exit code 143 from SIGTERM)
  */
 struct sandbox_end {
 	int	ran;
@@ -76,8 +77,19 @@ struct sandbox_end {
 	int	sig;
 };
 
-void	sandbox_last_end(struct sandbox_end *);
-void	sandbox_end_set(int status, int sig);
+/*
+ * Run argv[0] with argv under p as ch says (SANDBOX_OFF and SANDBOX_NONE:
+ * unconfined, the front end has said so; SANDBOX_BAD: EXIT_OWN with
+ * ch->why), replacing this process where the backend allows (exec-only
+ * chain). Returns only when the command did not start (end->ran clear),
+ * with EXIT_OWN, EXIT_NOEXEC or EXIT_NOTFOUND and one line in err; or
+ * where the backend must wait (Windows; on Linux, a sweep after the
+ * command, or bwrap), with how the command ended in *end and the status
+ * exec exits with: end->status, or EXIT_OWN when the sweep after it
+ * failed (err says what it found either way, or is empty).
+ */
+int	sandbox_run(const struct policy *p, const struct sandbox_choice *ch,
+	    char **argv, struct sandbox_end *end, char *err, size_t errlen);
 
 /*
  * sandbox_run, waited for (exec --json, which speaks after the command):
@@ -85,7 +97,8 @@ void	sandbox_end_set(int status, int sig);
  * on the signals a process sends it (a terminal's reach the command
  * directly); the child dies with it. Returns the status sandbox_run's
  * caller would exit with, and fills *end (end->ran clear: the command
- * never started, and err says why). Windows: sandbox_run, which waits.
+ * never started, and err says why; a sweep that failed after the command
+ * counts as that too). Windows: sandbox_run, which waits.
  */
 int	sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
 	    char **argv, struct sandbox_end *end, char *err, size_t errlen);
@@ -175,9 +188,10 @@ void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
  * (lower: the workspace itself; upper and work: the session's dirs), so
  * that every change the command makes lands in upper: 0 with *run set
  * while the command runs (the caller may work meanwhile, the session's
- * sweep), then sandbox_overlay_wait waits for it, frees run and returns
- * its status as exec reports it (its exit code, 128+N for signal N,
- * 126/127). Fails closed: start returns -1 with one line in err when the
+ * sweep), then sandbox_overlay_wait waits for it, frees run, fills *end
+ * and returns end->status (its exit code, 128+N for signal N, 126/127;
+ * EXIT_OWN with end->ran clear and one line in err when the wait
+ * failed). Fails closed: start returns -1 with one line in err when the
  * overlay cannot be had here, and then the command did not run (status
  * 125 from the helper means the same).
  * SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 sent to arcturn
@@ -206,8 +220,8 @@ struct sandbox_overlay_run;
 int	sandbox_overlay_start(const struct policy *p, const char *upper,
 	    const char *work, int lockfd, char **argv,
 	    struct sandbox_overlay_run **run, char *err, size_t errlen);
-int	sandbox_overlay_wait(struct sandbox_overlay_run *run, char *err,
-	    size_t errlen);
+int	sandbox_overlay_wait(struct sandbox_overlay_run *run,
+	    struct sandbox_end *end, char *err, size_t errlen);
 
 /*
  * Set ARCTURN_SANDBOX, which every confined command inherits, to value
@@ -244,7 +258,9 @@ int	sandbox_unstamp(const struct policy *p, const char *path, char *err,
  * demote it to none (appending ", but ..." to ch->why) when this machine
  * cannot run it; or with ch->forced clear, to set ch->backend to the
  * first one this machine can run (none when there is none) and say why.
- * run is sandbox_run for every verdict but SANDBOX_BAD. label, when not
+ * run is sandbox_run for every verdict but SANDBOX_BAD: it fills *end
+ * only when it waited for the command (sandbox_start has set it to "never
+ * started" and makes end->status its status then). label, when not
  * NULL, names a confining choice as sandbox_label says it (the Linux
  * helper with or without its mount layer); NULL: the backend's name.
  *
@@ -261,7 +277,7 @@ struct sandbox_platform {
 	const char *const *names;
 	void	(*pick)(const struct policy *, struct sandbox_choice *);
 	int	(*run)(const struct policy *, const struct sandbox_choice *,
-		    char **, char *, size_t);
+		    char **, struct sandbox_end *, char *, size_t);
 	const char *(*label)(const struct sandbox_choice *);
 };
 
@@ -277,7 +293,7 @@ void	sandbox_decide(const struct policy *p,
 	    const struct sandbox_platform *pf, struct sandbox_choice *ch);
 int	sandbox_start(const struct sandbox_platform *pf,
 	    const struct policy *p, const struct sandbox_choice *ch,
-	    char **argv, char *err, size_t errlen);
+	    char **argv, struct sandbox_end *end, char *err, size_t errlen);
 void	sandbox_report_start(struct sandbox_report *r, const struct policy *p,
 	    const struct sandbox_choice *ch);
 void	sandbox_fact(struct sandbox_report *, const char *key,

@@ -14,14 +14,12 @@
  * to that init (its pid comes from bwrap --info-fd), and arcturn ends as
  * the command did (its wait status comes back on a pipe).
  */
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,26 +84,6 @@ read_int(int fd, int *v)
 	while ((r = read(fd, v, sizeof *v)) < 0 && errno == EINTR)
 		;
 	return r == (ssize_t)sizeof *v ? 0 : -1;
-}
-
-/* End as the command did (we are its stand-in for our caller). */
-static int
-mirror(int st)
-{
-	struct rlimit none = { 0, 0 };
-	sigset_t s;
-	int sig;
-
-	if (!WIFSIGNALED(st))
-		return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_OWN;
-	sig = WTERMSIG(st);
-	(void)setrlimit(RLIMIT_CORE, &none);
-	signal(sig, SIG_DFL);
-	sigemptyset(&s);
-	sigaddset(&s, sig);
-	sigprocmask(SIG_UNBLOCK, &s, NULL);
-	kill(getpid(), sig);
-	return 128 + sig;
 }
 
 char **
@@ -175,7 +153,7 @@ bwrap_argv(const struct policy *p, const struct roots *r, char **cmd,
 
 int
 bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
-    char *err, size_t errlen)
+    struct sandbox_end *end, char *err, size_t errlen)
 {
 	struct sigfwd sf;
 	struct bwrap_fds bf;
@@ -261,9 +239,12 @@ bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
 	if ((w = sigfwd_wait(&sf, pid, &st)) < 0) {
 		snprintf(err, errlen, "bwrap: wait: %s", strerror(errno));
 		rc = EXIT_OWN;
-	} else if (read_int(stat[0], &cst) == 0)
-		rc = mirror(cst);
-	else {
+	} else if (read_int(stat[0], &cst) == 0) {
+		/* we are the command's stand-in for our caller */
+		posix_end(end, cst);
+		posix_end_as(end);
+		rc = end->status;
+	} else {
 		/* the command never ran: bwrap (or the helper) said why */
 		rc = WIFEXITED(st) && WEXITSTATUS(st) >= 125 ?
 		    WEXITSTATUS(st) : EXIT_OWN;

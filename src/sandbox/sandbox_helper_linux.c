@@ -7,7 +7,6 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -395,21 +394,18 @@ spawn_helper(struct spawn *sp)
 }
 
 /*
- * Wait for pid (sf passing signals on to it): its status as exec reports
- * it, or -1 with errno; with ran, how it ended is sandbox_last_end's.
+ * Wait for pid (sf passing signals on to it): 0 with *end how it ended,
+ * or -1 with errno.
  */
 static int
-wait_status(struct sigfwd *sf, pid_t pid, int ran)
+wait_end(struct sigfwd *sf, pid_t pid, struct sandbox_end *end)
 {
-	int st, rc;
+	int st;
 
 	if (sigfwd_wait(sf, pid, &st) < 0)
 		return -1;
-	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
-	    128 + WTERMSIG(st) : EXIT_OWN;
-	if (ran)
-		sandbox_end_set(rc, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-	return rc;
+	posix_end(end, st);
+	return 0;
 }
 
 /* A dry run's command between sandbox_overlay_start and _wait. */
@@ -424,6 +420,7 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
     struct sandbox_overlay_run **runp, char *err, size_t errlen)
 {
 	struct sandbox_overlay_run *run;
+	struct sandbox_end gone;
 	struct spawn sp;
 	struct policy q = *p;
 	char lockarg[16];
@@ -478,7 +475,7 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 	} else if (sp.err[0] != '\0') {
 		/* the helper never started: the command did not run */
 		sigfwd_to(&sp.sf, 0);
-		(void)wait_status(&sp.sf, pid, 0);
+		(void)wait_end(&sp.sf, pid, &gone);
 		snprintf(err, errlen, "%s", sp.err);
 	} else {
 		sigfwd_to(&sp.sf, pid);
@@ -492,15 +489,14 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 }
 
 int
-sandbox_overlay_wait(struct sandbox_overlay_run *run, char *err,
-    size_t errlen)
+sandbox_overlay_wait(struct sandbox_overlay_run *run, struct sandbox_end *end,
+    char *err, size_t errlen)
 {
-	int rc;
-
-	if ((rc = wait_status(&run->sf, run->pid, 1)) < 0) {
+	if (wait_end(&run->sf, run->pid, end) < 0) {
 		snprintf(err, errlen, "exec: wait: %s", strerror(errno));
-		rc = EXIT_OWN;
+		memset(end, 0, sizeof *end);
+		end->status = EXIT_OWN;
 	}
 	mem_free(run);
-	return rc;
+	return end->status;
 }

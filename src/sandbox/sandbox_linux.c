@@ -227,7 +227,7 @@ pick(const struct policy *p, struct sandbox_choice *ch)
 
 static int
 backend_run(const struct policy *p, const struct sandbox_choice *ch,
-    char **cmd, char *err, size_t errlen)
+    char **cmd, struct sandbox_end *end, char *err, size_t errlen)
 {
 	struct roots r;
 	int b = ch->backend, rc, flags;
@@ -254,9 +254,9 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
 		return EXIT_OWN;
 	}
 	if (b != LB_HELPER_LANDLOCK && (r.absent.n > 0 || r.watch.n > 0))
-		rc = sweep_run(p, &r, b, cmd, err, errlen);
+		rc = sweep_run(p, &r, b, cmd, end, err, errlen);
 	else if (b == LB_BWRAP)
-		rc = bwrap_run(p, &r, cmd, err, errlen);
+		rc = bwrap_run(p, &r, cmd, end, err, errlen);
 	else
 		rc = helper_run(p, &r, b == LB_HELPER, cmd, err, errlen);
 	roots_free(&r);

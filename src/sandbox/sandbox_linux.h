@@ -27,6 +27,7 @@
 
 #include "policy/policy.h"
 #include "policy/roots.h"
+#include "sandbox/sandbox.h"
 
 /* sandbox_choice.backend on Linux */
 enum { LB_HELPER, LB_HELPER_LANDLOCK, LB_BWRAP, LB_NONE };
@@ -146,27 +147,28 @@ char	**bwrap_argv(const struct policy *p, const struct roots *r,
 
 /*
  * sandbox_bwrap_linux.c: run cmd under bwrap with r, the helper as the
- * init of bwrap's pid namespace (the gate, signals, lifetime). Waits and
- * ends as the command did; returns only when it did not start (an exit
- * status and one line in err).
+ * init of bwrap's pid namespace (the gate, signals, lifetime). Waits, and
+ * ends as the command did (posix_end_as) or returns its status with *end
+ * filled; returns an exit status and one line in err, *end untouched,
+ * when it did not start.
  */
 int	bwrap_run(const struct policy *p, const struct roots *r, char **cmd,
-	    char *err, size_t errlen);
+	    struct sandbox_end *end, char *err, size_t errlen);
 
 /*
  * sandbox_sweep_linux.c. sweep_run runs backend b (LB_HELPER with its
- * mount layer, or LB_BWRAP) in a child, waits, and then deals with what
- * no mount could cover (r->absent, r->watch): what the command created
- * at a protected path that did not exist is moved aside to a fresh name,
- * a watched file it changed is put back. Returns the command's status
- * with the findings in err (one line), or EXIT_OWN with the line of what
- * could not be dealt with: then a marker in the state dir holds the
- * workspace. sweep_held, before any run: 0, or -1 with the line in err
+ * mount layer, or LB_BWRAP) in a child, waits (*end: how the command
+ * ended), and then deals with what no mount could cover (r->absent,
+ * r->watch): what the command created at a protected path that did not
+ * exist is moved aside to a fresh name, a watched file it changed is put
+ * back. Returns the command's status with the findings in err (one line),
+ * or EXIT_OWN with the line of what could not be dealt with: then a
+ * marker in the state dir holds the workspace. sweep_held, before any run: 0, or -1 with the line in err
  * while a marker holds the workspace (it is cleared once every path it
  * names is gone).
  */
 int	sweep_run(const struct policy *p, const struct roots *r, int b,
-	    char **cmd, char *err, size_t errlen);
+	    char **cmd, struct sandbox_end *end, char *err, size_t errlen);
 int	sweep_held(const struct policy *p, char *err, size_t errlen);
 
 #endif

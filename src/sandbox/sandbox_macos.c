@@ -54,7 +54,7 @@ pick(const struct policy *p, struct sandbox_choice *ch)
 
 static int
 backend_run(const struct policy *p, const struct sandbox_choice *ch,
-    char **cmd, char *err, size_t errlen)
+    char **cmd, struct sandbox_end *end, char *err, size_t errlen)
 {
 	struct roots r;
 	char **argv;
@@ -108,10 +108,12 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 }
 
 int
-sandbox_overlay_wait(struct sandbox_overlay_run *run, char *err,
-    size_t errlen)
+sandbox_overlay_wait(struct sandbox_overlay_run *run, struct sandbox_end *end,
+    char *err, size_t errlen)
 {
 	(void)run;
+	memset(end, 0, sizeof *end);
+	end->status = EXIT_OWN;
 	snprintf(err, errlen, "exec --dry-run: no such run");
 	errno = EINVAL;
 	return EXIT_OWN;

@@ -135,14 +135,40 @@ child_main(void *arg)
 	return c->fn(c->arg, c->pfd[1]);
 }
 
+void
+posix_end(struct sandbox_end *end, int st)
+{
+	end->ran = 1;
+	end->sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	end->status = WIFEXITED(st) ? WEXITSTATUS(st) : end->sig > 0 ?
+	    128 + end->sig : EXIT_OWN;
+}
+
+void
+posix_end_as(const struct sandbox_end *end)
+{
+	struct rlimit none = { 0, 0 };
+	sigset_t s;
+
+	if (!end->ran || end->sig <= 0)
+		return;
+	(void)setrlimit(RLIMIT_CORE, &none);
+	signal(end->sig, SIG_DFL);
+	sigemptyset(&s);
+	sigaddset(&s, end->sig);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	kill(getpid(), end->sig);
+}
+
 int
-posix_child(int (*fn)(void *, int), void *arg, int flags, int *st,
-    char *line, size_t size, char *err, size_t errlen)
+posix_child(int (*fn)(void *, int), void *arg, int flags,
+    struct sandbox_end *end, char *line, size_t size, char *err,
+    size_t errlen)
 {
 	struct child c;
 	size_t len = 0;
 	ssize_t n;
-	int *pfd = c.pfd;
+	int *pfd = c.pfd, st;
 	pid_t pid;
 
 	line[0] = '\0';
@@ -176,10 +202,15 @@ posix_child(int (*fn)(void *, int), void *arg, int flags, int *st,
 			len += (size_t)n;
 	line[len] = '\0';
 	close(pfd[0]);
-	if (sigfwd_wait(&c.sf, pid, st) < 0) {
+	if (sigfwd_wait(&c.sf, pid, &st) < 0) {
 		snprintf(err, errlen, "exec: wait: %s", strerror(errno));
 		return -1;
 	}
+	posix_end(end, st);
+	/* a line and 125 to 127: the command never started */
+	if (line[0] != '\0' && end->sig == 0 && end->status >= EXIT_OWN &&
+	    end->status <= EXIT_NOTFOUND)
+		end->ran = 0;
 	return 0;
 }
 
@@ -200,10 +231,8 @@ static int
 wait_run(void *arg, int fd)
 {
 	struct wait_job *j = arg;
-	struct sandbox_end end;
-	struct rlimit none = { 0, 0 };
+	struct sandbox_end end = { 0, 0, 0 };
 	char err[1024];
-	sigset_t s;
 	int rc;
 
 #ifdef __linux__
@@ -215,18 +244,10 @@ wait_run(void *arg, int fd)
 	err[0] = '\0';
 	/* not found or not runnable is arcturn's to say, whatever the backend */
 	if ((rc = posix_check(j->argv, err, sizeof err)) == 0)
-		rc = sandbox_run(j->p, j->ch, j->argv, err, sizeof err);
+		rc = sandbox_run(j->p, j->ch, j->argv, &end, err, sizeof err);
 	if (err[0] != '\0')
 		(void)!write(fd, err, strlen(err));
-	sandbox_last_end(&end);
-	if (end.ran && end.sig > 0) {
-		(void)setrlimit(RLIMIT_CORE, &none);
-		signal(end.sig, SIG_DFL);
-		sigemptyset(&s);
-		sigaddset(&s, end.sig);
-		sigprocmask(SIG_UNBLOCK, &s, NULL);
-		kill(getpid(), end.sig);
-	}
+	posix_end_as(&end);
 	return rc;
 }
 
@@ -236,22 +257,13 @@ sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
 {
 	struct wait_job j = { p, ch, argv, getpid() };
 	char line[1024];
-	int st, rc;
 
 	memset(end, 0, sizeof *end);
-	if (posix_child(wait_run, &j, 0, &st, line, sizeof line, err,
+	end->status = EXIT_OWN;
+	if (posix_child(wait_run, &j, 0, end, line, sizeof line, err,
 	    errlen) < 0)
 		return EXIT_OWN;
-	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
-	    128 + WTERMSIG(st) : EXIT_OWN;
 	if (line[0] != '\0')
 		snprintf(err, errlen, "%s", line);
-	/* a line and 125 to 127: the command never started */
-	if (line[0] == '\0' || WIFSIGNALED(st) || rc < EXIT_OWN ||
-	    rc > EXIT_NOTFOUND) {
-		end->ran = 1;
-		end->status = rc;
-		end->sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-	}
-	return rc;
+	return end->status;
 }

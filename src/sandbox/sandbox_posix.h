@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "policy/roots.h"
+#include "sandbox/sandbox.h"
 
 /* execvp(cmd[0], cmd); returns only on failure (EXIT_NOTFOUND, ...). */
 int	posix_exec(char **cmd, char *err, size_t errlen);
@@ -32,17 +33,32 @@ int	posix_check(char **cmd, char *err, size_t errlen);
 
 /*
  * Run fn(arg, fd) in a child, which ends with the status fn returns (or
- * replaces itself). fd is the write end of a close-on-exec pipe: what the
- * child writes there before it execs (one line) comes back in line. While
- * arcturn waits, a signal a process sends it (not one the terminal sent
- * the whole group) is passed on to the child. 0 with *st the wait status,
- * or -1 with err filled (`exec: what: reason`). flags POSIX_CHILD_EXECS:
- * fn only execs (or writes its line and returns), so the child shares our
- * memory until then instead of copying it (os_spawn), while we wait.
+ * replaces itself, or dies as the command did: posix_end_as). fd is the
+ * write end of a close-on-exec pipe: what the child writes there before
+ * it execs (one line) comes back in line. While arcturn waits, a signal a
+ * process sends it (not one the terminal sent the whole group) is passed
+ * on to the child. 0 with *end how the child ended, the one place where a
+ * child's wait status and its line become a struct sandbox_end: the
+ * command ran unless the child exited 125 to 127 after writing a line
+ * (then the line says why it never started); or -1 with err filled
+ * (`exec: what: reason`). flags POSIX_CHILD_EXECS: fn only execs (or
+ * writes its line and returns), so the child shares our memory until then
+ * instead of copying it (os_spawn), while we wait.
  */
 #define POSIX_CHILD_EXECS	1
 int	posix_child(int (*fn)(void *arg, int fd), void *arg, int flags,
-	    int *st, char *line, size_t size, char *err, size_t errlen);
+	    struct sandbox_end *end, char *line, size_t size, char *err,
+	    size_t errlen);
+
+/*
+ * posix_end: *end for a command that ran and ended with wait status st
+ * (waitpid's). posix_end_as: end this process as end says the command
+ * ended, when a signal ended it (that signal, with no core dump), so that
+ * whoever waits for arcturn sees what it would have seen of the command;
+ * returns when no signal did (or its default is to be ignored).
+ */
+void	posix_end(struct sandbox_end *end, int st);
+void	posix_end_as(const struct sandbox_end *end);
 
 /* realpath(3) and mkdir(2). */
 extern const struct roots_ops posix_roots_ops;

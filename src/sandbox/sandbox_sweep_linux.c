@@ -30,7 +30,6 @@
  */
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -688,6 +687,7 @@ static int
 sweep_child(void *arg, int fd)
 {
 	struct sweep_job *j = arg;
+	struct sandbox_end end;
 	char line[512];
 	int rc;
 
@@ -700,7 +700,7 @@ sweep_child(void *arg, int fd)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
 	    getppid() != j->parent)
 		return EXIT_OWN;
-	rc = j->b == LB_BWRAP ? bwrap_run(j->p, j->r, j->cmd, line,
+	rc = j->b == LB_BWRAP ? bwrap_run(j->p, j->r, j->cmd, &end, line,
 	    sizeof line) : helper_run(j->p, j->r, 1, j->cmd, line, sizeof line);
 	(void)fsx_write_full(fd, line, strlen(line));
 	return rc;
@@ -708,7 +708,7 @@ sweep_child(void *arg, int fd)
 
 int
 sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
-    char *err, size_t errlen)
+    struct sandbox_end *end, char *err, size_t errlen)
 {
 	struct sweep_job j = { p, r, b, cmd, getpid() };
 	struct findings f;
@@ -716,7 +716,7 @@ sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
 	struct snap *sn;
 	char line[512], name[64];
 	size_t i;
-	int st, rc;
+	int rc;
 
 	memset(&f, 0, sizeof f);
 	if ((ac = mem_calloc(r->absent.n + 1, sizeof *ac)) == NULL)
@@ -728,15 +728,12 @@ sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
 		goto oom;
 	/* the helper is exec'd; bwrap_run waits for bwrap */
 	if (posix_child(sweep_child, &j, b == LB_BWRAP ? 0 : POSIX_CHILD_EXECS,
-	    &st, line, sizeof line, err, errlen) < 0) {
+	    end, line, sizeof line, err, errlen) < 0) {
 		snap_restore(r, sn, &f);
 		rc = EXIT_OWN;
 		goto out;
 	}
-	rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
-	    128 + WTERMSIG(st) : EXIT_OWN;
-	if (line[0] == '\0')
-		sandbox_end_set(rc, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	rc = end->status;
 	sweep_absent(r, ac, &f);
 	snap_restore(r, sn, &f);
 	if (f.nhard > 0) {

@@ -449,11 +449,11 @@ env_block(const char *tmp)
 
 /*
  * Start app with the command line under token (NULL: our own), in a job
- * that dies with us, wait, and return its exit code.
+ * that dies with us, wait, and return its exit code (in *end too).
  */
 static int
 run(HANDLE token, const wchar_t *app, wchar_t *line, wchar_t *env,
-    char *err, size_t errlen)
+    struct sandbox_end *end, char *err, size_t errlen)
 {
 	JOBOBJECT_EXTENDED_LIMIT_INFORMATION lim;
 	PROCESS_INFORMATION pi;
@@ -503,12 +503,15 @@ run(HANDLE token, const wchar_t *app, wchar_t *line, wchar_t *env,
 	/* Not a failure: nothing for the caller to print. */
 	if (errlen > 0)
 		err[0] = '\0';
+	end->ran = 1;
+	end->status = (int)code;
+	end->sig = 0;
 	return (int)code;
 }
 
 static int
-exec_with(const struct policy *p, char **cmd, int confine, char *err,
-    size_t errlen)
+exec_with(const struct policy *p, char **cmd, int confine,
+    struct sandbox_end *end, char *err, size_t errlen)
 {
 	wchar_t app[32768], *w0, *line = NULL, *env = NULL;
 	char tmp[4096], *u, *cl;
@@ -558,7 +561,7 @@ exec_with(const struct policy *p, char **cmd, int confine, char *err,
 		if ((tok = low_token(err, errlen)) == NULL)
 			goto out;
 	}
-	rc = run(tok, app, line, env, err, errlen);
+	rc = run(tok, app, line, env, end, err, errlen);
 out:
 	if (tok != NULL)
 		CloseHandle(tok);
@@ -569,9 +572,10 @@ out:
 
 static int
 backend_run(const struct policy *p, const struct sandbox_choice *ch,
-    char **cmd, char *err, size_t errlen)
+    char **cmd, struct sandbox_end *end, char *err, size_t errlen)
 {
-	return exec_with(p, cmd, ch->verdict == SANDBOX_CONFINE, err, errlen);
+	return exec_with(p, cmd, ch->verdict == SANDBOX_CONFINE, end, err,
+	    errlen);
 }
 
 /*
@@ -612,21 +616,12 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
-/* The run waits here already: the same, with how it ended. */
+/* The run waits here already. */
 int
 sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
     char **argv, struct sandbox_end *end, char *err, size_t errlen)
 {
-	int rc;
-
-	memset(end, 0, sizeof *end);
-	err[0] = '\0';
-	rc = sandbox_run(p, ch, argv, err, errlen);
-	if (err[0] == '\0') {
-		end->ran = 1;
-		end->status = rc;
-	}
-	return rc;
+	return sandbox_run(p, ch, argv, end, err, errlen);
 }
 
 int

@@ -94,6 +94,7 @@ static struct sandbox_choice ch;
 static int
 run(const struct policy *p, char **cmd)
 {
+	struct sandbox_end end;
 	char err[512];
 	pid_t pid;
 	int st, fd, rc;
@@ -107,8 +108,8 @@ run(const struct policy *p, char **cmd)
 		fd = open(errout, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fd, 2);
 		err[0] = '\0';
-		rc = sandbox_start(&mac_sandbox_platform, p, &ch, cmd, err,
-		    sizeof err);
+		rc = sandbox_start(&mac_sandbox_platform, p, &ch, cmd, &end,
+		    err, sizeof err);
 		fprintf(stderr, "arcturn: %s\n", err);
 		_exit(rc);
 	}

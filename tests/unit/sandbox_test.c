@@ -63,9 +63,16 @@ static int ran;
 
 static int
 fake_run(const struct policy *p, const struct sandbox_choice *ch,
-    char **argv, char *err, size_t errlen)
+    char **argv, struct sandbox_end *end, char *err, size_t errlen)
 {
 	ran++;
+	if (ran == 2) {
+		/* a backend that waited says how the command ended */
+		end->ran = 1;
+		end->status = 128 + 15;
+		end->sig = 15;
+		return 125;
+	}
 	return 42;
 }
 
@@ -76,6 +83,7 @@ t_decide(void)
 	    fake_run, NULL };
 	char err[300], *argv[] = { "true", NULL };
 	struct sandbox_choice ch;
+	struct sandbox_end end;
 	struct policy p;
 
 	memset(&p, 0, sizeof p);
@@ -108,16 +116,23 @@ t_decide(void)
 	CHECK(ch.verdict == SANDBOX_BAD && picked == 0);
 	CHECK_STR(ch.why, "ARCTURN_BACKEND=c: unknown backend (a, b, none)");
 	/* which never runs: 125 and the reason */
-	CHECK(sandbox_start(&pf, &p, &ch, argv, err, sizeof err) == 125);
+	end.ran = 1;
+	CHECK(sandbox_start(&pf, &p, &ch, argv, &end, err, sizeof err) == 125);
 	CHECK(ran == 0);
+	CHECK(!end.ran && end.status == 125 && end.sig == 0);
 	CHECK_STR(err, ch.why);
 	/* mode off first: ARCTURN_BACKEND is not even looked at */
 	p.mode = MODE_OFF;
 	sandbox_decide(&p, &pf, &ch);
 	CHECK(ch.verdict == SANDBOX_OFF && picked == 0);
 	/* every other verdict is the platform's to run */
-	CHECK(sandbox_start(&pf, &p, &ch, argv, err, sizeof err) == 42);
+	CHECK(sandbox_start(&pf, &p, &ch, argv, &end, err, sizeof err) == 42);
 	CHECK(ran == 1);
+	/* a backend that returns without waiting: it never started */
+	CHECK(!end.ran && end.status == 42 && end.sig == 0);
+	/* one that waited: its end stands beside exec's own status */
+	CHECK(sandbox_start(&pf, &p, &ch, argv, &end, err, sizeof err) == 125);
+	CHECK(end.ran && end.status == 143 && end.sig == 15);
 	p.backend = NULL;
 }
 
