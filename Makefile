@@ -70,7 +70,8 @@ FRONT_MODS = cli/cli cli/cmd_apply cli/cmd_checkpoint cli/cmd_diff \
 # The MCP server (mcp.h): a front end over the others.
 MCP_MODS   = mcp/mcp mcp/mcp_args mcp/mcp_cmds mcp/mcp_jobs mcp/mcp_json mcp/mcp_lines mcp/mcp_nav mcp/mcp_find mcp/mcp_run mcp/mcp_schema mcp/mcp_tools mcp/mcp_turns
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) lib/os_linux \
-             sandbox/sandbox_bwrap_linux sandbox/sandbox_helper_linux \
+             sandbox/kernel_linux sandbox/sandbox_bwrap_linux \
+             sandbox/sandbox_helper_linux \
              sandbox/sandbox_limits_linux sandbox/sandbox_linux \
              sandbox/sandbox_posix sandbox/sandbox_probe_linux \
              sandbox/sandbox_sweep_linux sandbox/sigfwd mcp/mcp_linux

@@ -207,21 +207,26 @@ meminfo(const char *buf, const char *key)
 	return p != NULL ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
-/* Linux 5.8 or later: syncfs says when writeback failed. */
+/* Linux 5.8 or later: syncfs says when writeback failed (asked once). */
 static int
 syncfs_reports_errors(void)
 {
+	static int yes = -1;
 	struct utsname u;
 	unsigned long maj, min;
 	char *end;
 
+	if (yes >= 0)
+		return yes;
+	yes = 0;
 	if (uname(&u) < 0)
-		return 0;
+		return yes;
 	maj = strtoul(u.release, &end, 10);
 	if (*end != '.')
-		return 0;
+		return yes;
 	min = strtoul(end + 1, NULL, 10);
-	return maj > 5 || (maj == 5 && min >= 8);
+	yes = maj > 5 || (maj == 5 && min >= 8);
+	return yes;
 }
 
 int

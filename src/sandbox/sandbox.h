@@ -1,9 +1,10 @@
 /*
  * sandbox: the platform backend behind `arcturn exec` and `arcturn sandbox
  * status`. One implementation per platform, in whole files:
- * sandbox_linux.c (with sandbox_helper_linux.c, sandbox_bwrap_linux.c and
- * sandbox_probe_linux.c: the Landlock helper, bubblewrap, the status
- * probe), sandbox_macos.c (Seatbelt), sandbox_win.c (Low integrity).
+ * sandbox_linux.c (with sandbox_helper_linux.c, sandbox_bwrap_linux.c,
+ * sandbox_probe_linux.c and kernel_linux.c: the Landlock helper,
+ * bubblewrap, the status probe, the kernel's answers and the fd guards),
+ * sandbox_macos.c (Seatbelt), sandbox_win.c (Low integrity).
  * cmd_exec.c is the front end and the only caller.
  *
  * Calling sequence, as doas's main does around permit(): the backend

@@ -26,6 +26,7 @@
 #include "lib/mem.h"
 #include "lib/os.h"
 #include "lib/path.h"
+#include "sandbox/kernel_linux.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_linux.h"
 #include "sandbox/sandbox_posix.h"

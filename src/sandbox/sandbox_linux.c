@@ -1,31 +1,22 @@
 /*
- * sandbox_linux: choosing and running a Linux backend, and the kernel
- * probes the backend files share (sandbox_linux.h).
+ * sandbox_linux: choosing and running a Linux backend (sandbox_linux.h),
+ * on what the kernel offers (kernel_linux.h).
  */
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lib/exitcode.h"
-#include "lib/fsx.h"
+#include "sandbox/kernel_linux.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_linux.h"
 #include "sandbox/sandbox_posix.h"
-#include "uapi/landlock_uapi.h"
 
 static const char *const names[] = {
 	[LB_HELPER] = "helper",
@@ -34,119 +25,6 @@ static const char *const names[] = {
 	[LB_NONE] = "none",
 	NULL
 };
-
-int
-linux_landlock_abi(void)
-{
-	static int abi, asked;	/* the kernel is asked once a run */
-	long v;
-
-	if (!asked) {
-		v = syscall(__NR_landlock_create_ruleset, NULL, 0,
-		    LANDLOCK_CREATE_RULESET_VERSION);
-		abi = v < 0 ? -errno : (int)v;
-		asked = 1;
-	}
-	return abi;
-}
-
-int
-linux_userns(int mounts)
-{
-	pid_t pid;
-	int st;
-
-	pid = fork();
-	if (pid < 0)
-		return errno;
-	if (pid == 0) {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS | (mounts ?
-		    CLONE_NEWIPC | CLONE_NEWPID : 0)) < 0)
-			_exit(errno & 0xff);
-		if (mounts && syscall(SYS_mount, NULL, "/", NULL,
-		    MS_REC | MS_PRIVATE, NULL) < 0)
-			_exit(errno & 0xff);
-		_exit(0);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return errno;
-	if (!WIFEXITED(st))
-		return EIO;
-	return WEXITSTATUS(st);
-}
-
-/*
- * The mount layer's init mounts a /proc of its pid namespace. The kernel
- * refuses that where the /proc it has is not fully visible (a container
- * that hides parts of it): 0 when it can, else an errno.
- */
-int
-linux_fresh_proc(void)
-{
-	char map[64];
-	pid_t pid, gpid;
-	int st, fd;
-
-	if ((pid = fork()) < 0)
-		return errno;
-	if (pid == 0) {
-		uid_t uid = getuid();
-
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) < 0)
-			_exit(errno & 0xff);
-		/* our own id, as an unprivileged user may map */
-		if ((fd = open("/proc/self/uid_map", O_WRONLY)) < 0)
-			_exit(errno & 0xff);
-		snprintf(map, sizeof map, "%u %u 1", (unsigned)uid,
-		    (unsigned)uid);
-		if (write(fd, map, strlen(map)) < 0)
-			_exit(errno & 0xff);
-		close(fd);
-		if (syscall(SYS_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE,
-		    NULL) < 0 || (gpid = fork()) < 0)
-			_exit(errno & 0xff);
-		if (gpid == 0)
-			_exit(syscall(SYS_mount, "proc", "/proc", "proc",
-			    MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
-			    NULL) < 0 ? errno & 0xff : 0);
-		while (waitpid(gpid, &st, 0) < 0)
-			if (errno != EINTR)
-				_exit(EIO);
-		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : EIO);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return errno;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
-}
-
-/* The helper refuses its mount layer where it cannot write an id map. */
-int
-linux_idmap_writable(void)
-{
-	static int w = -1;	/* asked once a run */
-	int fd;
-
-	if (w < 0) {
-		fd = openat(AT_FDCWD, "/proc/self/uid_map", O_WRONLY |
-		    O_CLOEXEC);
-		if ((w = fd >= 0))
-			close(fd);
-	}
-	return w;
-}
-
-static int
-has_sys_admin(void)
-{
-	struct { uint32_t version; int pid; } hdr = { 0x20080522, 0 };
-	struct { uint32_t eff, perm, inh; } data[2];
-
-	if (syscall(SYS_capget, &hdr, data) < 0)
-		return 0;
-	return (data[0].eff & (1U << 21)) != 0;
-}
 
 int
 linux_bwrap_path(char *buf, size_t len)
@@ -167,7 +45,7 @@ linux_bwrap_unusable(const char *path)
 	if (stat(path, &st) == 0 && (st.st_mode & S_ISUID))
 		return 0;
 	if (geteuid() == 0)	/* privileged bwrap: needs CAP_SYS_ADMIN */
-		return has_sys_admin() ? 0 : EPERM;
+		return linux_cap_sys_admin() ? 0 : EPERM;
 	if ((e = linux_userns(0)) != 0)
 		return e;
 	return linux_idmap_writable() ? 0 : EROFS;
@@ -301,132 +179,4 @@ sandbox_nested(char *mode, size_t len)
 		return 0;
 	snprintf(mode, len, "%s", v);
 	return 1;
-}
-
-/*
- * The command's standard descriptors. A directory there is a handle on
- * the tree as it was before the sandbox (a descriptor keeps its mount,
- * which is not read-only): chmod, utimes or xattrs through
- * /proc/self/fd/1/... would reach the real files. It is refused. A
- * regular file open read-only on 1 or 2 could be reopened for writing the
- * same way, though the caller never gave write access: it becomes
- * /dev/null (read-only, as it was). A file open for writing there gets
- * a Landlock rule of its own in the helper, so `echo x > /dev/stderr`
- * works (the caller chose that file).
- */
-int
-linux_std_fds(char *err, size_t errlen)
-{
-	struct stat st;
-	char path[PATH_MAX], link[32];
-	ssize_t n;
-	int fd, fl, nul;
-
-	for (fd = 0; fd <= 2; fd++) {
-		if (fstat(fd, &st) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-			if ((n = readlink(link, path, sizeof path - 1)) < 0)
-				n = 0;
-			path[n] = '\0';
-			snprintf(err, errlen, "exec: %s is a directory%s%s%s: "
-			    "refused (a handle on the real files around the "
-			    "sandbox)", fd == 0 ? "stdin" : fd == 1 ? "stdout" :
-			    "stderr", n > 0 ? " (" : "", path, n > 0 ? ")" : "");
-			return -1;
-		}
-		if (fd == 0 || !S_ISREG(st.st_mode) ||
-		    (fl = fcntl(fd, F_GETFL)) < 0 ||
-		    (fl & O_ACCMODE) != O_RDONLY)
-			continue;
-		if ((nul = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
-		    dup2(nul, fd) < 0) {
-			snprintf(err, errlen, "exec: /dev/null: %s",
-			    strerror(errno));
-			if (nul >= 0)
-				close(nul);
-			return -1;
-		}
-		close(nul);
-	}
-	return 0;
-}
-
-/*
- * A regular file on stdin would let the command reopen it for writing
- * through /proc/self/fd/0 (bubblewrap's read-only binds do not cover the
- * host mount that fd lives on). Hand the command a pipe fed from the file
- * instead.
- */
-static int
-stdin_pipe(char *err, size_t errlen)
-{
-	struct stat st;
-	char buf[65536];
-	int pfd[2];
-	ssize_t n;
-	pid_t pid;
-
-	if (fstat(0, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		goto fail;
-	if ((pid = fork()) < 0)
-		goto fail;
-	if (pid == 0) {
-		signal(SIGPIPE, SIG_DFL);
-		close(pfd[0]);
-		while ((n = read(0, buf, sizeof buf)) > 0)
-			if (fsx_write_full(pfd[1], buf, (size_t)n) < 0)
-				_exit(1);
-		_exit(n < 0);
-	}
-	close(pfd[1]);
-	if (dup2(pfd[0], 0) < 0)
-		goto fail;
-	close(pfd[0]);
-	return 0;
-fail:
-	snprintf(err, errlen, "stdin pipe: %s", strerror(errno));
-	return -1;
-}
-
-/*
- * Inherited descriptors of files and directories outside the roots would
- * be handles the confinement does not see (fchmod, openat, reopening
- * through /proc/self/fd). Descriptors above 2 that refer to a regular file
- * or a directory are not passed on (close-on-exec); pipes, sockets, ttys
- * and the like are (a make jobserver keeps working). A regular file on
- * stdin becomes a pipe fed from it.
- */
-int
-linux_fds_guard(char *err, size_t errlen)
-{
-	union { struct dirent d; char b[2048]; } buf;
-	struct dirent *e;
-	struct stat st;
-	long n, off;
-	int fd, dfd, flags;
-
-	if (stdin_pipe(err, errlen) < 0)
-		return -1;
-	/* getdents64 itself: opendir's buffer is a mapping of its own */
-	if ((dfd = openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return 0;	/* no /proc: nothing inherited can be listed */
-	while ((n = syscall(SYS_getdents64, dfd, buf.b, sizeof buf.b)) > 0)
-		for (off = 0; off < n; off += e->d_reclen) {
-			e = (struct dirent *)(buf.b + off);
-			fd = atoi(e->d_name);
-			if (fd <= 2 || fd == dfd || e->d_name[0] == '.')
-				continue;
-			if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) ||
-			    S_ISDIR(st.st_mode)))
-				continue;
-			if ((flags = fcntl(fd, F_GETFD)) >= 0)
-				(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-		}
-	close(dfd);
-	return 0;
 }

@@ -1,16 +1,19 @@
 /*
- * sandbox_linux: the Linux implementation of sandbox.h, in five files that
+ * sandbox_linux: the Linux implementation of sandbox.h, in six files that
  * share this header (nothing outside them includes it):
  *
- *	sandbox_linux.c		choosing and running (sandbox_platform), and
- *				what the others share: the kernel probes and
- *				the inherited-fd guard
+ *	sandbox_linux.c		choosing and running (sandbox_platform)
  *	sandbox_helper_linux.c	the embedded Landlock helper: exec, and
  *				exec --dry-run with its overlay
  *	sandbox_bwrap_linux.c	bubblewrap, when the kernel has no Landlock
+ *	sandbox_limits_linux.c	a keyring of its own, no core dumps, and
+ *				root's filter against setuid bits
  *	sandbox_probe_linux.c	`arcturn sandbox status`
  *	sandbox_sweep_linux.c	after the command: protected paths no
  *				mount could cover
+ *
+ * What they ask of the kernel, and the guards on the descriptors the
+ * command inherits, are kernel_linux.h's (each probe once a process).
  *
  * Backends in the order sandbox_choose tries them: the helper (with its
  * mount layer where user namespaces allow), bubblewrap, none.
@@ -32,24 +35,6 @@
 /* sandbox_choice.backend on Linux */
 enum { LB_HELPER, LB_HELPER_LANDLOCK, LB_BWRAP, LB_NONE };
 
-/* The kernel's Landlock ABI version, or -errno (asked once a process). */
-int	linux_landlock_abi(void);
-
-/*
- * 0 when this process can create a user namespace (with mounts: with
- * mount, IPC and pid namespaces, and make its mount tree private in it),
- * else an errno. Forks to find out. linux_fresh_proc: 0 when the init of
- * such a pid namespace can mount a /proc of its own, else an errno.
- */
-int	linux_userns(int mounts);
-int	linux_fresh_proc(void);
-
-/*
- * 1 when our uid_map can be written (not so inside another arcturn);
- * asked once a process.
- */
-int	linux_idmap_writable(void);
-
 /*
  * bwrap on PATH (absolute entries only: a bwrap planted in the workspace
  * must not become the sandbox): 0 with its path in buf, or -1. And 0 when
@@ -57,13 +42,6 @@ int	linux_idmap_writable(void);
  */
 int	linux_bwrap_path(char *buf, size_t len);
 int	linux_bwrap_unusable(const char *path);
-
-/*
- * Descriptors of files and directories outside the roots are not passed
- * on, and a regular file on stdin becomes a pipe fed from it (see the .c).
- * 0, or -1 with one line in err.
- */
-int	linux_fds_guard(char *err, size_t errlen);
 
 /*
  * sandbox_limits_linux.c: for every confined command, called in the
@@ -89,13 +67,6 @@ int	linux_limits(char *err, size_t errlen);
  * with one line in err (exit 125).
  */
 int	linux_nosuid(char *err, size_t errlen);
-
-/*
- * Standard descriptors, for every confined backend: a directory on 0, 1
- * or 2 is refused (-1 with one line in err: exit 125), a regular file
- * open read-only on 1 or 2 becomes /dev/null (see the .c).
- */
-int	linux_std_fds(char *err, size_t errlen);
 
 /*
  * sandbox_helper_linux.c. helper_run execs the helper with r and cmd,

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "landlock-helper/userns_why.h"
-#include "lib/fsx.h"
+#include "sandbox/kernel_linux.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_linux.h"
 #include "uapi/landlock_uapi.h"
@@ -102,7 +102,7 @@ facts(struct sandbox_report *r, const struct sandbox_choice *ch, int *abi,
     int *mount, char *nowhy, size_t nowhylen)
 {
 	struct utsname u;
-	char buf[PATH_MAX], ver[128], sys[64];
+	char buf[PATH_MAX], ver[128];
 	int ue, me, idmap, fd, e = -1;
 
 	if (uname(&u) == 0)
@@ -161,8 +161,7 @@ facts(struct sandbox_report *r, const struct sandbox_choice *ch, int *abi,
 		sandbox_fact(r, "bwrap", "not found on PATH");
 		sandbox_fact_as(r, SF_NULL, 0, NULL);
 	}
-	if (fsx_read_line("/proc/sys/vm/memfd_noexec", sys, sizeof sys) == 0 &&
-	    strcmp(sys, "2") == 0)
+	if (linux_memfd_noexec() == 2)
 		sandbox_fact(r, "helper_start", "cache file (vm.memfd_noexec=2)");
 	else if ((fd = helper_memfd()) >= 0) {
 		close(fd);
@@ -336,9 +335,9 @@ void
 sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
     struct sandbox_report *r)
 {
-	char buf[PATH_MAX], sys[64], nowhy[320];
+	char buf[PATH_MAX], nowhy[320];
 	const char *dwhy;
-	int abi, mount, confine = ch->verdict == SANDBOX_CONFINE;
+	int abi, mount, tiocsti, confine = ch->verdict == SANDBOX_CONFINE;
 
 	sandbox_report_start(r, p, ch);
 	facts(r, ch, &abi, &mount, nowhy, sizeof nowhy);
@@ -357,11 +356,13 @@ sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
 	sandbox_guarantee(r, SG_LABELS, 1, "nothing is stamped: the "
 	    "confinement ends with the command");
 	if (!confine) {
-		if (fsx_read_line("/proc/sys/dev/tty/legacy_tiocsti", sys,
-		    sizeof sys) < 0)
-			snprintf(sys, sizeof sys, "?");
-		sandbox_guarantee(r, SG_TIOCSTI, sys[0] == '0',
-		    "dev.tty.legacy_tiocsti=%s", sys);
+		tiocsti = linux_legacy_tiocsti();
+		if (tiocsti < 0)
+			sandbox_guarantee(r, SG_TIOCSTI, 0,
+			    "dev.tty.legacy_tiocsti=?");
+		else
+			sandbox_guarantee(r, SG_TIOCSTI, tiocsti == 0,
+			    "dev.tty.legacy_tiocsti=%d", tiocsti);
 	} else if (ch->backend == LB_BWRAP) {
 		bwrap_guarantees(r, p);
 		sandbox_claims(r, mounted, sizeof mounted / sizeof mounted[0]);
