@@ -44,6 +44,24 @@ const struct sandbox_gdef sandbox_guarantees[SANDBOX_NKEYS] = {
 				  "arcturn's sessions and helper cache" },
 };
 
+/* pick for a platform with one backend (0) besides none (1). */
+static void
+pick_one(const struct sandbox_platform *pf, struct sandbox_choice *ch)
+{
+	char why[sizeof ch->why];
+	size_t n = strlen(ch->why);
+
+	if (pf->usable(why, sizeof why)) {
+		if (!ch->forced)
+			snprintf(ch->why, sizeof ch->why, "%s", why);
+		ch->backend = 0;
+		return;
+	}
+	snprintf(ch->why + n, sizeof ch->why - n, "%s%s", ch->forced ?
+	    ", but " : "", why);
+	ch->backend = 1;
+}
+
 void
 sandbox_decide(const struct policy *p, const struct sandbox_platform *pf,
     struct sandbox_choice *ch)
@@ -84,8 +102,13 @@ sandbox_decide(const struct policy *p, const struct sandbox_platform *pf,
 		snprintf(ch->why, sizeof ch->why, "forced by ARCTURN_BACKEND=%s",
 		    env);
 	}
-	if (ch->backend != none || !ch->forced)
-		pf->pick(p, ch);
+	/* a forced none needs no asking */
+	if (ch->backend != none || !ch->forced) {
+		if (pf->pick != NULL)
+			pf->pick(p, ch);
+		else
+			pick_one(pf, ch);
+	}
 	ch->name = pf->names[ch->backend];
 	ch->verdict = ch->backend == none ? SANDBOX_NONE : SANDBOX_CONFINE;
 }
@@ -131,6 +154,15 @@ sandbox_setenv(const char *v)
 	return v != NULL ? setenv("ARCTURN_SANDBOX", v, 1) :
 	    unsetenv("ARCTURN_SANDBOX");
 #endif
+}
+
+int
+sandbox_nested(char *mode, size_t len)
+{
+	if (len > 0)
+		mode[0] = '\0';
+	return sandbox_platform.nested != NULL ?
+	    sandbox_platform.nested(mode, len) : 0;
 }
 
 void

@@ -259,11 +259,16 @@ int	sandbox_unstamp(const struct policy *p, const char *path, char *err,
  * demote it to none (appending ", but ..." to ch->why) when this machine
  * cannot run it; or with ch->forced clear, to set ch->backend to the
  * first one this machine can run (none when there is none) and say why.
+ * A platform with one backend besides none (macOS, Windows) leaves pick
+ * NULL and says in usable whether that one can run here: 1 with why it
+ * is chosen, else 0 with what is missing; sandbox_decide picks from that.
  * run is sandbox_run for every verdict but SANDBOX_BAD: it fills *end
  * only when it waited for the command (sandbox_start has set it to "never
  * started" and makes end->status its status then). label, when not
  * NULL, names a confining choice as sandbox_label says it (the Linux
  * helper with or without its mount layer); NULL: the backend's name.
+ * nested, when not NULL, is sandbox_nested; NULL: this platform cannot
+ * tell (0).
  *
  * sandbox_choose and sandbox_run are sandbox_decide and sandbox_start on
  * this platform's sandbox_platform (a test may hand in another).
@@ -277,9 +282,11 @@ int	sandbox_unstamp(const struct policy *p, const char *path, char *err,
 struct sandbox_platform {
 	const char *const *names;
 	void	(*pick)(const struct policy *, struct sandbox_choice *);
+	int	(*usable)(char *why, size_t len);
 	int	(*run)(const struct policy *, const struct sandbox_choice *,
 		    char **, struct sandbox_end *, char *, size_t);
 	const char *(*label)(const struct sandbox_choice *);
+	int	(*nested)(char *mode, size_t len);
 };
 
 struct sandbox_claim {

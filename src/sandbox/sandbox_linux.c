@@ -151,8 +151,30 @@ label(const struct sandbox_choice *ch)
 	    linux_idmap_writable() ? "helper+mount" : "helper";
 }
 
-const struct sandbox_platform sandbox_platform = { names, pick,
-    backend_run, label };
+/*
+ * Inside another arcturn's sandbox: ARCTURN_SANDBOX, and no_new_privs,
+ * which every arcturn backend sets and nothing can clear (a variable
+ * alone, set by anyone, proves nothing).
+ */
+static int
+nested(char *mode, size_t len)
+{
+	const char *v = getenv("ARCTURN_SANDBOX");
+
+	if (v == NULL || *v == '\0' || strspn(v, "abcdefghijklmnopqrstuvwxyz-,")
+	    != strlen(v) || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		return 0;
+	snprintf(mode, len, "%s", v);
+	return 1;
+}
+
+const struct sandbox_platform sandbox_platform = {
+	.names = names,
+	.pick = pick,
+	.run = backend_run,
+	.label = label,
+	.nested = nested,
+};
 
 int
 sandbox_unstamp(const struct policy *p, const char *path, char *err,
@@ -161,22 +183,4 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	snprintf(err, errlen, "sandbox unstamp: only Windows stamps labels");
 	errno = ENOTSUP;
 	return -1;
-}
-
-int
-sandbox_nested(char *mode, size_t len)
-{
-	const char *v = getenv("ARCTURN_SANDBOX");
-
-	if (len > 0)
-		mode[0] = '\0';
-	/*
-	 * Every arcturn backend sets no_new_privs, and nothing can clear
-	 * it: a variable alone (set by anyone) proves nothing.
-	 */
-	if (v == NULL || *v == '\0' || strspn(v, "abcdefghijklmnopqrstuvwxyz-,")
-	    != strlen(v) || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
-		return 0;
-	snprintf(mode, len, "%s", v);
-	return 1;
 }

@@ -31,25 +31,18 @@
 #define NEVER_RUN	"never run on a real Mac: the profile text and argv " \
 	"are unit-tested on Linux, this binary was cross-compiled there"
 
-enum { B_SEATBELT, B_NONE };
-
 static const char *const names[] = { "seatbelt", "none", NULL };
 
-static void
-pick(const struct policy *p, struct sandbox_choice *ch)
+/* Seatbelt where sandbox-exec is. */
+static int
+usable(char *why, size_t len)
 {
-	size_t n = strlen(ch->why);
-
 	if (access(SANDBOX_EXEC_PATH, X_OK) == 0) {
-		if (!ch->forced)
-			snprintf(ch->why, sizeof ch->why, "%s is present",
-			    SANDBOX_EXEC_PATH);
-		ch->backend = B_SEATBELT;
-		return;
+		snprintf(why, len, "%s is present", SANDBOX_EXEC_PATH);
+		return 1;
 	}
-	snprintf(ch->why + n, sizeof ch->why - n, "%s%s: %s", ch->forced ?
-	    ", but " : "", SANDBOX_EXEC_PATH, strerror(errno));
-	ch->backend = B_NONE;
+	snprintf(why, len, "%s: %s", SANDBOX_EXEC_PATH, strerror(errno));
+	return 0;
 }
 
 static int
@@ -83,8 +76,11 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
 	return EXIT_OWN;
 }
 
-const struct sandbox_platform sandbox_platform = { names, pick,
-    backend_run, NULL };
+const struct sandbox_platform sandbox_platform = {
+	.names = names,
+	.usable = usable,
+	.run = backend_run,
+};
 
 int
 sandbox_overlay_available(const struct policy *p, char *why, size_t len)
@@ -127,14 +123,6 @@ sandbox_unstamp(const struct policy *p, const char *path, char *err,
 	    "stamps labels; nothing to do on macOS");
 	errno = ENOTSUP;
 	return -1;
-}
-
-int
-sandbox_nested(char *mode, size_t len)
-{
-	if (len > 0)
-		mode[0] = '\0';
-	return 0;
 }
 
 static const struct sandbox_claim always[] = {

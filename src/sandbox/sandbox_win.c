@@ -43,18 +43,15 @@
 #define NEVER_RUN	"never run on a real Windows machine: argv quoting " \
 	"is tested under Wine, the label journal with the OS calls faked"
 
-enum { B_LOW, B_NONE };
-
 static const char *const names[] = { "low-integrity", "none", NULL };
 
 /* Every Windows since Vista has integrity levels: nothing to probe. */
-static void
-pick(const struct policy *p, struct sandbox_choice *ch)
+static int
+usable(char *why, size_t len)
 {
-	if (!ch->forced)
-		snprintf(ch->why, sizeof ch->why, "Windows: Low integrity "
-		    "level, writable roots stamped Low");
-	ch->backend = B_LOW;
+	snprintf(why, len, "Windows: Low integrity level, writable roots "
+	    "stamped Low");
+	return 1;
 }
 
 static void
@@ -582,8 +579,11 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
  * exec --dry-run: cmd_dryrun_win.c refuses it before it gets here, so
  * sandbox_overlay_available and sandbox_overlay_start/_wait are not built.
  */
-const struct sandbox_platform sandbox_platform = { names, pick,
-    backend_run, NULL };
+const struct sandbox_platform sandbox_platform = {
+	.names = names,
+	.usable = usable,
+	.run = backend_run,
+};
 
 int
 sandbox_unstamp(const struct policy *p, const char *path, char *err,
@@ -622,14 +622,6 @@ sandbox_run_wait(const struct policy *p, const struct sandbox_choice *ch,
     char **argv, struct sandbox_end *end, char *err, size_t errlen)
 {
 	return sandbox_run(p, ch, argv, end, err, errlen);
-}
-
-int
-sandbox_nested(char *mode, size_t len)
-{
-	if (len > 0)
-		mode[0] = '\0';
-	return 0;
 }
 
 /* whether or not the command runs at Low */

@@ -79,8 +79,8 @@ fake_run(const struct policy *p, const struct sandbox_choice *ch,
 static void
 t_decide(void)
 {
-	static const struct sandbox_platform pf = { fake_names, fake_pick,
-	    fake_run, NULL };
+	static const struct sandbox_platform pf = { .names = fake_names,
+	    .pick = fake_pick, .run = fake_run };
 	char err[300], *argv[] = { "true", NULL };
 	struct sandbox_choice ch;
 	struct sandbox_end end;
