@@ -40,6 +40,7 @@
 #include "lib/path.h"
 #include "policy/config.h"
 #include "policy/roots.h"
+#include "sandbox/sandbox.h"
 #include "session/changes.h"
 #include "session/conflict.h"
 #include "session/keep.h"
@@ -688,6 +689,8 @@ dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd, int join,
 	const char *named;
 	int *sel = NULL, rc, ran, r;
 
+	memset(end, 0, sizeof *end);
+	end->status = EXIT_OWN;
 	if (session_new_id(id) < 0 || (mem_free(p->session),
 	    (p->session = mem_strdup(id)) == NULL)) {
 		say_errno("exec --checkpoint");
