@@ -16,6 +16,7 @@
 #include "mcp/mcp.h"
 #include "mcp/mcp_nav.h"
 #include "mcp/mcp_tools.h"
+#include "sandbox/sandbox.h"
 #include "session/keep.h"
 
 /* What `arcturn sandbox status --json` said, once per server. */
@@ -137,6 +138,7 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	char *w[7] = { "exec" };
 	char line[PATH_MAX + 512];
 	const char *at;
+	struct sandbox_end end;
 	struct mcp_run r;
 	cJSON *o;
 	size_t nw = 1;
@@ -181,8 +183,9 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	 * arcturn itself failed, or the command could not run or be found,
 	 * and exec said so (a command's own 125 to 127 is its result)
 	 */
-	if (r.status >= EXIT_OWN && r.status <= EXIT_NOTFOUND &&
-	    mcp_child_line("exec", &r, line, sizeof line) == 1) {
+	sandbox_end_from(&end, r.status, r.sig, mcp_child_line("exec", &r,
+	    line, sizeof line));
+	if (!end.ran) {
 		mcp_run_free(&r);
 		return mcp_result(NULL, line, 1);
 	}
@@ -193,9 +196,9 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	    cJSON_AddBoolToObject(o, "checkpointed", ckpt) == NULL ||
 	    (turn > 0 ? cJSON_AddNumberToObject(o, "turn", (double)turn) :
 	    cJSON_AddNullToObject(o, "turn")) == NULL ||
-	    (r.status >= 0 ? cJSON_AddNumberToObject(o, "exitCode", r.status) :
-	    cJSON_AddNullToObject(o, "exitCode")) == NULL ||
-	    (r.sig != 0 ? cJSON_AddNumberToObject(o, "signal", r.sig) :
+	    (end.sig == 0 ? cJSON_AddNumberToObject(o, "exitCode",
+	    end.status) : cJSON_AddNullToObject(o, "exitCode")) == NULL ||
+	    (end.sig != 0 ? cJSON_AddNumberToObject(o, "signal", end.sig) :
 	    cJSON_AddNullToObject(o, "signal")) == NULL ||
 	    cJSON_AddBoolToObject(o, "timedOut", r.timed_out) == NULL ||
 	    add_stream(o, "stdout", r.out, r.outlen, r.out_total,

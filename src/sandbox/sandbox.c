@@ -156,6 +156,16 @@ sandbox_setenv(const char *v)
 #endif
 }
 
+void
+sandbox_end_from(struct sandbox_end *end, int code, int sig, int said)
+{
+	end->sig = sig > 0 ? sig : 0;
+	end->status = end->sig > 0 ? 128 + end->sig : code >= 0 ? code :
+	    EXIT_OWN;
+	end->ran = !said || end->sig > 0 || end->status < EXIT_OWN ||
+	    end->status > EXIT_NOTFOUND;
+}
+
 int
 sandbox_nested(char *mode, size_t len)
 {

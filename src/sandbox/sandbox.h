@@ -59,9 +59,9 @@ void	sandbox_choose(const struct policy *p, struct sandbox_choice *ch);
  * How a command ended: the value that every wait of this layer returns
  * (a backend that waits, sandbox_run_wait, sandbox_overlay_wait), and the
  * only way a caller learns it. Where the wait is in another process (the
- * child that runs the backend for sandbox_run_wait or for the sweep), that
- * child's wait status and the one line it wrote before its exec become
- * this value in one place, posix_child (sandbox_posix.h).
+ * child that runs the backend for sandbox_run_wait or for the sweep, or
+ * MCP's `arcturn exec`), how that child ended and whether it said why
+ * first become this value in one place, sandbox_end_from.
  *
  *	ran	it was started and waited for; clear: it never started (the
  *		sandbox failed, or the command cannot be found or run), and
@@ -77,6 +77,16 @@ struct sandbox_end {
 	int	status;
 	int	sig;
 };
+
+/*
+ * *end for a child of ours that ran a command (or arcturn exec): its exit
+ * code (-1 when a signal ended it), sig (0 when none did), and said: it
+ * wrote a line of its own before it ended (why the command did not
+ * start). The command ran unless the child exited 125 to 127 having said
+ * why; a command's own 125 to 127 is its result.
+ */
+void	sandbox_end_from(struct sandbox_end *end, int code, int sig,
+	    int said);
 
 /*
  * Run argv[0] with argv under p as ch says (SANDBOX_OFF and SANDBOX_NONE:

@@ -138,10 +138,8 @@ child_main(void *arg)
 void
 posix_end(struct sandbox_end *end, int st)
 {
-	end->ran = 1;
-	end->sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-	end->status = WIFEXITED(st) ? WEXITSTATUS(st) : end->sig > 0 ?
-	    128 + end->sig : EXIT_OWN;
+	sandbox_end_from(end, WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+	    WIFSIGNALED(st) ? WTERMSIG(st) : 0, 0);
 }
 
 void
@@ -206,11 +204,8 @@ posix_child(int (*fn)(void *, int), void *arg, int flags,
 		snprintf(err, errlen, "exec: wait: %s", strerror(errno));
 		return -1;
 	}
-	posix_end(end, st);
-	/* a line and 125 to 127: the command never started */
-	if (line[0] != '\0' && end->sig == 0 && end->status >= EXIT_OWN &&
-	    end->status <= EXIT_NOTFOUND)
-		end->ran = 0;
+	sandbox_end_from(end, WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+	    WIFSIGNALED(st) ? WTERMSIG(st) : 0, line[0] != '\0');
 	return 0;
 }
 

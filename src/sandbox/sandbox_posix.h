@@ -37,11 +37,10 @@ int	posix_check(char **cmd, char *err, size_t errlen);
  * write end of a close-on-exec pipe: what the child writes there before
  * it execs (one line) comes back in line. While arcturn waits, a signal a
  * process sends it (not one the terminal sent the whole group) is passed
- * on to the child. 0 with *end how the child ended, the one place where a
- * child's wait status and its line become a struct sandbox_end: the
- * command ran unless the child exited 125 to 127 after writing a line
- * (then the line says why it never started); or -1 with err filled
- * (`exec: what: reason`). flags POSIX_CHILD_EXECS: fn only execs (or
+ * on to the child. 0 with *end how the child ended, with its line
+ * (sandbox_end_from: the command ran unless the child exited 125 to 127
+ * after writing a line, which then says why it never started); or -1
+ * with err filled (`exec: what: reason`). flags POSIX_CHILD_EXECS: fn only execs (or
  * writes its line and returns), so the child shares our memory until then
  * instead of copying it (os_spawn), while we wait.
  */

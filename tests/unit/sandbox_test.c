@@ -136,6 +136,42 @@ t_decide(void)
 	p.backend = NULL;
 }
 
+/*
+ * How a child's end becomes the command's: a line and 125 to 127 mean it
+ * never started; anything else, a signal included, is the command's.
+ */
+static void
+t_end_from(void)
+{
+	static const struct {
+		int	code, sig, said;
+		int	ran, status, esig;
+	} t[] = {
+		{ 0, 0, 0,		1, 0, 0 },
+		{ 3, 0, 1,		1, 3, 0 },	/* a finding, and 3 */
+		{ 124, 0, 1,		1, 124, 0 },
+		{ 125, 0, 1,		0, 125, 0 },
+		{ 126, 0, 1,		0, 126, 0 },
+		{ 127, 0, 1,		0, 127, 0 },
+		{ 128, 0, 1,		1, 128, 0 },
+		{ 125, 0, 0,		1, 125, 0 },	/* the command's own */
+		{ 127, 0, 0,		1, 127, 0 },
+		{ 143, 0, 0,		1, 143, 0 },	/* exit 143 ... */
+		{ -1, 15, 0,		1, 143, 15 },	/* ... is no SIGTERM */
+		{ -1, 9, 1,		1, 137, 9 },
+		{ -1, 0, 0,		1, 125, 0 },	/* neither: ours */
+	};
+	struct sandbox_end e;
+	size_t k;
+
+	for (k = 0; k < sizeof t / sizeof t[0]; k++) {
+		memset(&e, 0xff, sizeof e);
+		sandbox_end_from(&e, t[k].code, t[k].sig, t[k].said);
+		CHECK(e.ran == t[k].ran && e.status == t[k].status &&
+		    e.sig == t[k].esig);
+	}
+}
+
 /* Every guarantee reported on by this platform's probe, any backend. */
 static void
 t_probe_fills_all(void)
@@ -300,6 +336,7 @@ main(void)
 {
 	TEST(t_table);
 	TEST(t_decide);
+	TEST(t_end_from);
 	TEST(t_probe_fills_all);
 	TEST(t_readme);
 	TEST(t_status_json);
