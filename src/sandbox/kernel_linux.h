@@ -37,7 +37,7 @@
  *				(`sandbox status` without a backend)
  *
  * Not here: seccomp is not probed; the helper installs its filters and
- * fails closed, and linux_nosuid (sandbox_linux.h) falls back on its own.
+ * fails closed, and so does linux_nosuid (sandbox_linux.h).
  * openat2, renameat2 and syncfs are asked by lib/os_linux.c, which the
  * portable core below this layer needs; it remembers the answers too.
  */
