@@ -32,7 +32,7 @@
 #include "checkpoint/checkpoint.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "cli/cmd_json.h"
 #include "cli/say.h"
 #include "lib/hash.h"

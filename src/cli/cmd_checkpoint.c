@@ -24,7 +24,7 @@
 #include "checkpoint/rewind.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "cli/say.h"
 #include "lib/fsx.h"
 #include "lib/mem.h"

@@ -34,7 +34,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "cli/say.h"
 #include "diff/udiff.h"
 #include "lib/fsx.h"

@@ -20,7 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "cli/cmd_json.h"
 #include "cli/say.h"
 #include "lib/mem.h"

@@ -35,7 +35,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "cli/cmd_json.h"
 #include "cli/say.h"
 #include "lib/fsx.h"

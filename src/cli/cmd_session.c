@@ -29,7 +29,7 @@
 #include "apply/apply.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "cli/cmd_json.h"
 #include "cli/say.h"
 #include "lib/mem.h"

@@ -16,7 +16,7 @@
 #include "checkpoint/checkpoint.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "cli/say.h"
 #include "lib/mem.h"
 #include "lib/utc.h"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "cli/say.h"
 #include "lib/mem.h"
 #include "mcp/mcp.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "lib/mem.h"
 #include "lib/utf8.h"
 #include "mcp/mcp.h"

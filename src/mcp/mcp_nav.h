@@ -23,7 +23,7 @@
 
 #include <cJSON.h>
 
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "mcp/mcp.h"
 #include "mcp/mcp_args.h"
 

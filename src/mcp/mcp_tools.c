@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "diff/udiff.h"
 #include "lib/hash.h"
 #include "lib/mem.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "cli/cmd_dryrun.h"
+#include "session/workspace.h"
 #include "cli/say.h"
 #include "lib/fsx.h"
 #include "lib/mem.h"
