@@ -61,12 +61,12 @@ CORE_MODS  = lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem lib/path \
              session/keep session/plan session/review session/session \
              session/session_apply session/session_base \
              session/session_rmtree session/session_run session/shadow \
-             session/shadow_base session/wsview \
+             session/shadow_base session/workspace session/wsview \
              sandbox/sandbox
 FRONT_MODS = cli/cli cli/cmd_apply cli/cmd_checkpoint cli/cmd_diff \
-             cli/cmd_discard cli/cmd_exec cli/cmd_file \
+             cli/cmd_discard cli/cmd_dryrun cli/cmd_exec cli/cmd_file \
              cli/cmd_json cli/cmd_sandbox cli/cmd_session cli/cmd_turn \
-             cli/say session/workspace
+             cli/say
 # The MCP server (mcp.h): a front end over the others.
 MCP_MODS   = mcp/mcp mcp/mcp_args mcp/mcp_cmds mcp/mcp_jobs mcp/mcp_json mcp/mcp_lines mcp/mcp_nav mcp/mcp_find mcp/mcp_run mcp/mcp_schema mcp/mcp_tools mcp/mcp_turns
 LINUX_MODS = $(CORE_MODS) $(FRONT_MODS) $(MCP_MODS) lib/os_linux \

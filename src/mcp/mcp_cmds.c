@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session/workspace.h"
+#include "cli/cmd_dryrun.h"
 #include "lib/mem.h"
 #include "lib/utf8.h"
 #include "mcp/mcp.h"
 #include "mcp/mcp_nav.h"
 #include "mcp/mcp_tools.h"
 #include "session/keep.h"
+#include "session/workspace.h"
 
 /* What `arcturn sandbox status --json` said, once per server. */
 static char backend[64];
@@ -52,15 +53,15 @@ static int
 policy(const struct mcp_server *srv, int *mode, int *dry, char *why,
     size_t len)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct cli c;
-	struct dryrun x;
+	struct workspace x;
 	int rc;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
 	c.session = srv->session;
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	*mode = MODE_WORKSPACE_WRITE;
 	*dry = srv->dry_run;
 	if ((rc = dryrun_load(&x, &c, srv->dry_run, &e)) == 0) {
@@ -68,7 +69,7 @@ policy(const struct mcp_server *srv, int *mode, int *dry, char *why,
 		*dry = x.p.dry_run;
 	} else
 		dryrun_line("exec", &e, why, len);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return rc;
 }
 
