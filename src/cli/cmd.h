@@ -60,8 +60,8 @@ void	checkpoint_after(struct ckpt_hold *h, struct workspace *,
  * 0, or -1 with e filled.
  */
 struct ckpt;
-int	checkpoint_store(struct workspace *, struct cli *, int create, int lockop,
-	    struct ckpt **ck, struct workspace_err *e);
+int	checkpoint_store(struct workspace *, struct cli *, int create,
+	    int lockop, struct ckpt **ck, struct workspace_err *e);
 /*
  * Why the checkpoint store failed with err, in words, into buf: the
  * store item that is wrong and what to do (ckpt_diagnose), else err's.

@@ -67,8 +67,8 @@ check_expect(struct workspace *x, struct changes *c, const char *expect,
 	    dryrun_list_warn, "apply") < 0)
 		return workspace_fail(e, EXIT_USAGE, errno, "", NULL);
 	if (strcasecmp(expect, hex) != 0)
-		return workspace_fail(e, EXIT_REFUSED, 0, "", "pending changes do "
-		    "not match --expect %s (pending: %s); refused", expect,
+		return workspace_fail(e, EXIT_REFUSED, 0, "", "pending changes "
+		    "do not match --expect %s (pending: %s); refused", expect,
 		    hex);
 	return 0;
 }
@@ -506,8 +506,8 @@ take_conflicts(struct workspace *x, struct changes *c, const int *sel,
 		if ((k = conflict_of(&x->s, x->rootfd, c, i, &now)) < 0 ||
 		    (take && k != CONFLICT_NONE &&
 		    conflict_take(&x->s, c->v[i].path, &now) < 0))
-			return workspace_fail(e, EXIT_USAGE, errno, c->v[i].path,
-			    NULL);
+			return workspace_fail(e, EXIT_USAGE, errno,
+			    c->v[i].path, NULL);
 		if (k != CONFLICT_NONE && !take && !quiet)
 			printf("%s: %s; --force lands over it (your version "
 			    "goes into the apply's turn)\n", c->v[i].path,
@@ -597,11 +597,12 @@ cmd_apply(struct cli *c)
 		ajp = &aj;
 	}
 	if (dryrun_load(&x, c, 0, &e) < 0 ||
-	    (r = workspace_changes(&x, "apply", LOCK_EX, &ch, &e)) == WORKSPACE_ERR)
+	    (r = workspace_changes(&x, "apply", LOCK_EX, &ch, &e)) ==
+	    WORKSPACE_ERR)
 		goto out;
 	if (r == WORKSPACE_NONE && expect != NULL) {
-		workspace_fail(&e, EXIT_REFUSED, 0, "", "nothing pending; --expect "
-		    "%s refused", expect);
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "nothing pending; "
+		    "--expect %s refused", expect);
 		goto out;
 	}
 	if (r == WORKSPACE_GOT && expect != NULL &&
@@ -611,8 +612,8 @@ cmd_apply(struct cli *c)
 		if (!quiet)
 			printf("No pending changes.\n");
 		if (ajp != NULL)
-			aj.doc = apply_doc(r == WORKSPACE_GOT ? x.id : NULL, NULL,
-			    NULL, 0, &aj, NULL);
+			aj.doc = apply_doc(r == WORKSPACE_GOT ? x.id : NULL,
+			    NULL, NULL, 0, &aj, NULL);
 		if (r == WORKSPACE_GOT && optind == c->argc)
 			drop_empty(&x, quiet || ajp != NULL ? stderr : stdout);
 		e.status = 0;

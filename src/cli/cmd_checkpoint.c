@@ -216,8 +216,8 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 	if (checkpoint_store(&x, c, 0, LOCK_EX, &ck, &e) < 0)
 		goto out;
 	if (ck == NULL) {
-		workspace_fail(&e, EXIT_REFUSED, 0, "", "no checkpoints for this "
-		    "workspace");
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "no checkpoints for "
+		    "this workspace");
 		goto out;
 	}
 	if (workspace_root(&x, x.p.workspace, &e) < 0)
@@ -225,26 +225,28 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 	end = rewind_run(ck, x.rootfd, &x.p, &rw);
 	switch (end) {
 	case REWIND_NO_STORE:
-		workspace_fail(&e, EXIT_REFUSED, 0, "", "no checkpoints for this "
-		    "workspace");
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "no checkpoints for "
+		    "this workspace");
 		goto out;
 	case REWIND_NO_TURN:
 		workspace_fail(&e, EXIT_REFUSED, 0, "", "no turn to rewind");
 		goto out;
 	case REWIND_NO_SUCH:
-		workspace_fail(&e, EXIT_REFUSED, 0, "", "turn %lu: no such turn "
-		    "(arcturn checkpoints lists them)", rw.from);
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "turn %lu: no such "
+		    "turn (arcturn checkpoints lists them)", rw.from);
 		goto out;
 	case REWIND_ERROR:
 		if (rw.unrecorded)
-			workspace_fail(&e, EXIT_REFUSED, 0, "checkpoints", "its "
-			    "turn cannot be recorded (%s); nothing restored",
+			workspace_fail(&e, EXIT_REFUSED, 0, "checkpoints",
+			    "its turn cannot be recorded (%s); nothing "
+			    "restored",
 			    checkpoint_why(&x.p, rw.err, why, sizeof why));
 		else if (rw.err == 0 && rw.why[0] != '\0')
 			workspace_fail(&e, EXIT_USAGE, 0, "", "%s", rw.why);
 		else
-			workspace_fail(&e, rw.errpath[0] != '\0' ? EXIT_REFUSED :
-			    EXIT_USAGE, rw.err, rw.errpath, NULL);
+			workspace_fail(&e, rw.errpath[0] != '\0' ?
+			    EXIT_REFUSED : EXIT_USAGE, rw.err, rw.errpath,
+			    NULL);
 		goto out;
 	default:
 		break;
@@ -262,8 +264,8 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 			say_err("%s: %s: %s; refused", what, rw.p[i].path,
 			    rw.p[i].why);
 	if (end == REWIND_CONFLICT) {
-		workspace_fail(&e, EXIT_REFUSED, 0, "", "%d conflict%s; nothing "
-		    "restored (--force overwrites them)", rw.conflicts,
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "%d conflict%s; "
+		    "nothing restored (--force overwrites them)", rw.conflicts,
 		    rw.conflicts == 1 ? "" : "s");
 		/* a result: the conflicts, in the document */
 		if (c->json && rewind_json(0, rw.from, rw.p, rw.n, 0, NULL,

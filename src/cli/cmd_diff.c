@@ -363,7 +363,8 @@ cmd_diff(struct cli *c)
 		v = V_JSON;
 	tty = isatty(STDOUT_FILENO);	/* before stdout goes to the spool */
 	if (dryrun_load(&x, c, 0, &e) < 0 ||
-	    (r = workspace_changes(&x, "diff", LOCK_SH, &ch, &e)) == WORKSPACE_ERR)
+	    (r = workspace_changes(&x, "diff", LOCK_SH, &ch, &e)) ==
+	    WORKSPACE_ERR)
 		goto out;
 	/* Nothing pending: like git diff, print nothing (JSON: no files). */
 	if (r == WORKSPACE_NONE)

@@ -193,18 +193,20 @@ holds_unselected(const struct changes *c, const int *sel, const char *dir)
  * directory that still holds other pending changes stays.
  */
 static void
-discard_paths(struct workspace *x, struct cli *c, int yes, struct workspace_err *e)
+discard_paths(struct workspace *x, struct cli *c, int yes,
+    struct workspace_err *e)
 {
 	struct changes ch = { NULL, 0, 0 }, after = { NULL, 0, 0 };
 	char **names = c->argv + optind;
 	size_t nn = (size_t)(c->argc - optind), i, n;
 	int *sel = NULL, r, left, quiet = c->quiet || c->json;
 
-	if ((r = workspace_changes(x, "discard", LOCK_EX, &ch, e)) == WORKSPACE_ERR)
+	if ((r = workspace_changes(x, "discard", LOCK_EX, &ch, e)) ==
+	    WORKSPACE_ERR)
 		goto out;
 	if (r == WORKSPACE_NONE || ch.n == 0) {
-		workspace_fail(e, EXIT_REFUSED, 0, names[0], "no pending change "
-		    "there");
+		workspace_fail(e, EXIT_REFUSED, 0, names[0], "no pending "
+		    "change there");
 		goto out;
 	}
 	if ((sel = mem_calloc(ch.n, sizeof *sel)) == NULL) {

@@ -66,7 +66,8 @@ view_open(struct workspace *x, const char *what, int inside, int want,
 
 	v->s = NULL;
 	v->rootfd = -1;
-	if (want && (r = workspace_open(x, what, create, lockop, e)) == WORKSPACE_ERR)
+	if (want && (r = workspace_open(x, what, create, lockop, e)) ==
+	    WORKSPACE_ERR)
 		return -1;
 	if (r == WORKSPACE_GOT) {
 		if (workspace_same(x, e) < 0 ||
@@ -216,8 +217,8 @@ begin(struct workspace *x, struct cli *c, int dry, int writes, char **rel,
 		    "arcturn -C DIR %s ...", c->argv[0]);
 		return -1;
 	}
-	return workspace_resolve(x, c->argv[optind], writes && x->p.dry_run, rel,
-	    e);
+	return workspace_resolve(x, c->argv[optind], writes && x->p.dry_run,
+	    rel, e);
 }
 
 /*
@@ -333,7 +334,8 @@ check_target(const struct wsview *v, const char *rel, const char *path,
 	switch ((*kind = wsview_kind(v, rel))) {
 	case -1:
 		if (errno == EMFILE || errno == ENFILE)
-			return workspace_fail(e, EXIT_REFUSED, errno, path, NULL);
+			return workspace_fail(e, EXIT_REFUSED, errno, path,
+			    NULL);
 		return 0;	/* the write itself will say what is wrong */
 	case S_IFDIR:
 		return workspace_fail(e, EXIT_REFUSED, EISDIR, path, NULL);
@@ -350,8 +352,8 @@ check_target(const struct wsview *v, const char *rel, const char *path,
 	default:
 		return 0;
 	}
-	return workspace_fail(e, EXIT_REFUSED, 0, path, "%s, not a regular file; "
-	    "refused", what);
+	return workspace_fail(e, EXIT_REFUSED, 0, path, "%s, not a regular "
+	    "file; refused", what);
 }
 
 int
@@ -381,7 +383,8 @@ cmd_write(struct cli *c)
 		goto out;
 	/* limits first: a refused write leaves nothing behind */
 	if (x.p.dry_run && (why = shadow_path_problem(rel)) != NULL) {
-		workspace_fail(&e, EXIT_REFUSED, 0, path, "path %s; refused", why);
+		workspace_fail(&e, EXIT_REFUSED, 0, path, "path %s; refused",
+		    why);
 		goto out;
 	}
 	if (view_open(&x, "write", r == 0, x.p.dry_run, 1, LOCK_EX, &v,
@@ -482,8 +485,8 @@ edit_text(const char *buf, size_t len, const char *old, const char *new,
 		return workspace_fail(e, EXIT_REFUSED, 0, path,
 		    "old text not found");
 	if (n > 1 && !all)
-		return workspace_fail(e, EXIT_REFUSED, 0, path, "old text found "
-		    "%zu times; use --all or more context", n);
+		return workspace_fail(e, EXIT_REFUSED, 0, path, "old text "
+		    "found %zu times; use --all or more context", n);
 	*out = replace_all(buf, len, old, olen, new, strlen(new), n, outlen);
 	if (*out == NULL)
 		return workspace_fail(e, EXIT_USAGE, errno, path, NULL);
@@ -684,8 +687,8 @@ read_doc(const struct workspace *x, const struct wsview *v, const char *rel,
 
 	if (slurp(fd, READ_JSON_MAX, &buf, &len) < 0) {
 		if (errno == EFBIG)
-			workspace_fail(e, EXIT_REFUSED, 0, path, "larger than %zu "
-			    "MiB; --json refuses it", READ_JSON_MAX >> 20);
+			workspace_fail(e, EXIT_REFUSED, 0, path, "larger than "
+			    "%zu MiB; --json refuses it", READ_JSON_MAX >> 20);
 		else
 			workspace_fail(e, EXIT_REFUSED, errno, path, NULL);
 		return;

@@ -236,8 +236,9 @@ prune_damaged(struct ckpt *ck, struct ckpt_turn *t, size_t *n, int quiet,
 			continue;
 		}
 		if (ckpt_drop(ck, t[i].id) < 0 && errno != ENOENT)
-			return workspace_fail(e, EXIT_USAGE, errno, "checkpoints",
-			    "turn %lu: removing its damaged record: %s",
+			return workspace_fail(e, EXIT_USAGE, errno,
+			    "checkpoints", "turn %lu: removing its damaged "
+			    "record: %s",
 			    t[i].id, dryrun_strerror(errno));
 		/* on stderr: stdout is the listing */
 		if (!quiet)

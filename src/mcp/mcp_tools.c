@@ -65,11 +65,13 @@ view_read(const struct mcp_server *srv, const char *what, const char *path,
 	c.session = srv->session;
 	workspace_init(&x, &dryrun_notes);
 	if (dryrun_load(&x, &c, srv->dry_run, &e) < 0 ||
-	    (r = workspace_resolve(&x, path, edit && x.p.dry_run, &rel, &e)) < 0)
+	    (r = workspace_resolve(&x, path, edit && x.p.dry_run, &rel,
+	    &e)) < 0)
 		goto out;
 	*dry = x.p.dry_run;
 	want = r == 0 && (x.p.dry_run || (!edit && x.named));
-	if (want && (g = workspace_open(&x, what, 0, LOCK_SH, &e)) == WORKSPACE_ERR)
+	if (want && (g = workspace_open(&x, what, 0, LOCK_SH, &e)) ==
+	    WORKSPACE_ERR)
 		goto out;
 	if (g == WORKSPACE_GOT) {
 		if (workspace_same(&x, &e) < 0 ||
