@@ -42,6 +42,7 @@ note_waiting(const char *what, const char *id)
 	    id);
 }
 
+/* A swap name the sweep leaves in place (workspace_sweep). */
 static void
 note_left(const char *what, const char *dir, size_t len, int cut,
     const char *name)
@@ -52,7 +53,10 @@ note_left(const char *what, const char *dir, size_t len, int cut,
 }
 
 const struct workspace_notes dryrun_notes = {
-	note_waiting, note_cut, note_left, dryrun_list_warn
+	.waiting = note_waiting,
+	.cut = note_cut,
+	.left = note_left,
+	.list = dryrun_list_warn
 };
 
 const char *
