@@ -3,8 +3,8 @@
  * cmd_session.c, ..., and mcp/) say about the workspace they opened
  * (session/workspace.h): the failure in a struct workspace_err as one
  * line, the notes on the way, and the policy loaded from their flags.
- * And exec --dry-run, which runs the command in the sandbox (below cli/,
- * the sandbox may not call into the session).
+ * And exec --dry-run, which calls both the sandbox and the session (the
+ * sandbox never includes the session), so it lives above both.
  */
 #ifndef ARCTURN_CMD_DRYRUN_H
 #define ARCTURN_CMD_DRYRUN_H
