@@ -61,7 +61,7 @@ CORE_MODS  = lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem lib/path \
              session/keep session/plan session/review session/session \
              session/session_apply session/session_base \
              session/session_rmtree session/session_run session/shadow \
-             session/shadow_base session/wsview \
+             session/shadow_base session/workspace session/wsview \
              sandbox/sandbox
 FRONT_MODS = cli/cli cli/cmd_apply cli/cmd_checkpoint cli/cmd_diff \
              cli/cmd_discard cli/cmd_dryrun cli/cmd_exec cli/cmd_file \

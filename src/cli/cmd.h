@@ -48,11 +48,11 @@ int	cmd_checkpoints(struct cli *);
  * sweeps away another's temp file.
  */
 struct ckpt_hold;
-struct dryrun;
-struct dryrun_err;
-int	checkpoint_before(struct dryrun *, const char *rel, const char *path,
-	    struct ckpt_hold **h, struct dryrun_err *e);
-void	checkpoint_after(struct ckpt_hold *h, struct dryrun *,
+struct workspace;
+struct workspace_err;
+int	checkpoint_before(struct workspace *, const char *rel, const char *path,
+	    struct ckpt_hold **h, struct workspace_err *e);
+void	checkpoint_after(struct ckpt_hold *h, struct workspace *,
 	    const char *what, const char *rel, const char *path);
 /*
  * turn, rewind, undo, checkpoints: the policy, and the workspace's
@@ -60,8 +60,8 @@ void	checkpoint_after(struct ckpt_hold *h, struct dryrun *,
  * 0, or -1 with e filled.
  */
 struct ckpt;
-int	checkpoint_store(struct dryrun *, struct cli *, int create, int lockop,
-	    struct ckpt **ck, struct dryrun_err *e);
+int	checkpoint_store(struct workspace *, struct cli *, int create,
+	    int lockop, struct ckpt **ck, struct workspace_err *e);
 /*
  * Why the checkpoint store failed with err, in words, into buf: the
  * store item that is wrong and what to do (ckpt_diagnose), else err's.

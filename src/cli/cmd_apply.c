@@ -48,6 +48,7 @@
 #include "session/review.h"
 #include "session/session.h"
 #include "session/session_apply.h"
+#include "session/workspace.h"
 
 static const struct dryrun_question apply_q = {
 	"Apply %zu file(s) to the workspace?", "[a]pply/[k]eep pending", "ay",
@@ -58,17 +59,17 @@ static const struct dryrun_question apply_q = {
 
 /* --expect: the pending set must be the one whose digest was reviewed. */
 static int
-check_expect(struct dryrun *x, struct changes *c, const char *expect,
-    struct dryrun_err *e)
+check_expect(struct workspace *x, struct changes *c, const char *expect,
+    struct workspace_err *e)
 {
 	char hex[HASH_HEXLEN + 1];
 
 	if (review_diff(&x->s, x->rootfd, c, NULL, NULL, NULL, hex,
 	    dryrun_list_warn, "apply") < 0)
-		return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+		return workspace_fail(e, EXIT_USAGE, errno, "", NULL);
 	if (strcasecmp(expect, hex) != 0)
-		return dryrun_fail(e, EXIT_REFUSED, 0, "", "pending changes do "
-		    "not match --expect %s (pending: %s); refused", expect,
+		return workspace_fail(e, EXIT_REFUSED, 0, "", "pending changes "
+		    "do not match --expect %s (pending: %s); refused", expect,
 		    hex);
 	return 0;
 }
@@ -230,8 +231,8 @@ canon_to_file(const char *abs, char **out)
  * pending and says why. Sandbox mode off is no policy.
  */
 static int
-veto(struct dryrun *x, struct changes *c, const int *sel, struct roots *rp,
-    struct dryrun_err *e)
+veto(struct workspace *x, struct changes *c, const int *sel, struct roots *rp,
+    struct workspace_err *e)
 {
 	struct policy q = x->p;
 	struct roots r;
@@ -245,7 +246,7 @@ veto(struct dryrun *x, struct changes *c, const int *sel, struct roots *rp,
 	/* apply writes the workspace: the protected paths are what it asks */
 	q.mode = MODE_WORKSPACE_WRITE;
 	if (roots_build(&q, ROOTS_PROTECT | ROOTS_MISSING, NULL, &r) < 0)
-		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", r.why);
+		return workspace_fail(e, EXIT_USAGE, 0, "", "%s", r.why);
 	if (rp != NULL)
 		*rp = r;
 	for (i = 0; i < c->n; i++) {
@@ -262,7 +263,7 @@ veto(struct dryrun *x, struct changes *c, const int *sel, struct roots *rp,
 			roots_free(&r);
 			if (rp != NULL)
 				memset(rp, 0, sizeof *rp);
-			return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+			return workspace_fail(e, EXIT_USAGE, errno, "", NULL);
 		}
 		if (canon_to_file(abs, &canon) < 0) {
 			mem_free(abs);
@@ -270,7 +271,7 @@ veto(struct dryrun *x, struct changes *c, const int *sel, struct roots *rp,
 				roots_free(&r);
 				if (rp != NULL)
 					memset(rp, 0, sizeof *rp);
-				return dryrun_fail(e, EXIT_USAGE, errno, "",
+				return workspace_fail(e, EXIT_USAGE, errno, "",
 				    NULL);
 			}
 			c->v[i].refuse = "cannot be checked against the "
@@ -305,7 +306,7 @@ veto(struct dryrun *x, struct changes *c, const int *sel, struct roots *rp,
 
 /* The checkpoint store of the session's workspace, made if need be. */
 static int
-open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
+open_store(struct workspace *x, struct ckpt **ck, struct workspace_err *e)
 {
 	struct ckpt_limits lim;
 	char why[PATH_MAX + 128];
@@ -313,7 +314,7 @@ open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
 	lim.keep = x->p.ckpt_keep ? x->p.ckpt_keep : CKPT_KEEP_DEFAULT;
 	lim.maxbytes = x->p.ckpt_maxbytes;
 	if (ckpt_open(x->p.state, x->s.workspace, 1, LOCK_EX, &lim, ck) < 0)
-		return dryrun_fail(e, EXIT_REFUSED, 0, "", "checkpoint: %s; "
+		return workspace_fail(e, EXIT_REFUSED, 0, "", "checkpoint: %s; "
 		    "nothing applied", checkpoint_why(&x->p, errno, why,
 		    sizeof why));
 	return 0;
@@ -321,7 +322,7 @@ open_store(struct dryrun *x, struct ckpt **ck, struct dryrun_err *e)
 
 /* Where the session keeps what apply replaced under name. */
 static void
-kept_path(char *buf, size_t len, const struct dryrun *x, const char *name)
+kept_path(char *buf, size_t len, const struct workspace *x, const char *name)
 {
 	char part[KEEP_NAMELEN + 16];
 
@@ -335,7 +336,7 @@ kept_path(char *buf, size_t len, const struct dryrun *x, const char *name)
  * (or when the session cannot tell), else 0.
  */
 static int
-kept_earlier(struct dryrun *x, FILE *out)
+kept_earlier(struct workspace *x, FILE *out)
 {
 	char n[KEEP_NAMELEN], where[PATH_MAX];
 	int r;
@@ -357,9 +358,9 @@ kept_earlier(struct dryrun *x, FILE *out)
  * how it went (e: the exit status).
  */
 static void
-run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
+run_apply(struct workspace *x, struct changes *c, const int *sel, int quiet,
     const char *label, int join, FILE *out, struct apply_json *aj,
-    struct dryrun_err *e)
+    struct workspace_err *e)
 {
 	struct plan_result res;
 	struct apply_env env;
@@ -381,7 +382,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		return;
 	}
 	/* what a killed apply left, also beside paths it finished */
-	dryrun_sweep(x, "apply");
+	workspace_sweep(x, "apply");
 	/* what a killed apply replaced becomes a turn: undo reaches it */
 	if (keep_recover(&x->s, ck, x->rootfd, "apply (cut short)",
 	    &i) < 0)
@@ -392,7 +393,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		fprintf(out, "An earlier apply was cut short: what it "
 		    "replaced is a turn now (arcturn checkpoints).\n");
 	if (keep_open(&x->s, ck, &k) < 0) {
-		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+		workspace_fail(e, EXIT_USAGE, errno, sn, NULL);
 		roots_free(&r);
 		ckpt_close(ck);
 		return;
@@ -425,7 +426,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 	    &res);
 	roots_free(&r);
 	if (rc < 0) {
-		dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+		workspace_fail(e, EXIT_USAGE, errno, sn, NULL);
 		keep_close(k);
 		ckpt_close(ck);
 		return;
@@ -477,7 +478,7 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
 		if (!quiet && id > 0)
 			fprintf(out, "The applied changes are turn %lu "
 			    "(arcturn undo takes them back).\n", id);
-		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
+		workspace_fail(e, EXIT_REFUSED, 0, "", NULL);
 		return;
 	}
 	if (!quiet)
@@ -493,8 +494,8 @@ run_apply(struct dryrun *x, struct changes *c, const int *sel, int quiet,
  * turn (keep.h), where undo finds it.
  */
 static int
-take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
-    int take, int quiet, struct dryrun_err *e)
+take_conflicts(struct workspace *x, struct changes *c, const int *sel,
+    int take, int quiet, struct workspace_err *e)
 {
 	struct apply_base now;
 	size_t i;
@@ -506,8 +507,8 @@ take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
 		if ((k = conflict_of(&x->s, x->rootfd, c, i, &now)) < 0 ||
 		    (take && k != CONFLICT_NONE &&
 		    conflict_take(&x->s, c->v[i].path, &now) < 0))
-			return dryrun_fail(e, EXIT_USAGE, errno, c->v[i].path,
-			    NULL);
+			return workspace_fail(e, EXIT_USAGE, errno,
+			    c->v[i].path, NULL);
 		if (k != CONFLICT_NONE && !take && !quiet)
 			printf("%s: %s; --force lands over it (your version "
 			    "goes into the apply's turn)\n", c->v[i].path,
@@ -522,16 +523,16 @@ take_conflicts(struct dryrun *x, struct changes *c, const int *sel,
  * drop it unless it keeps what an earlier apply replaced (said on out).
  */
 static void
-drop_empty(struct dryrun *x, FILE *out)
+drop_empty(struct workspace *x, FILE *out)
 {
-	struct dryrun_err e = { .status = 0 };
+	struct workspace_err e = { .status = 0 };
 	struct ckpt *ck;
 	size_t n;
 
-	dryrun_sweep(x, "apply");
+	workspace_sweep(x, "apply");
 	/* what a cut-short apply replaced becomes a turn (run_apply) */
 	if (keep_unrecorded(&x->s, (char [KEEP_NAMELEN]){ 0 }) > 0 &&
-	    dryrun_root(x, x->p.workspace, &e) == 0 &&
+	    workspace_root(x, x->p.workspace, &e) == 0 &&
 	    open_store(x, &ck, &e) == 0) {
 		if (keep_recover(&x->s, ck, x->rootfd, "apply (cut short)",
 		    &n) == 0 && n > 0)
@@ -554,15 +555,15 @@ cmd_apply(struct cli *c)
 		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
 	struct apply_json aj = { NULL, NULL, 0, NULL }, *ajp = NULL;
-	struct dryrun x;
+	struct workspace x;
 	const char *expect = NULL;
 	int *sel = NULL, yes = 0, force = 0, r, opt, quiet;
 	size_t nsel;
 
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	while ((opt = cli_getopt(c, "y", opts)) != -1) {
 		switch (opt) {
 		case 'y':
@@ -597,32 +598,33 @@ cmd_apply(struct cli *c)
 		ajp = &aj;
 	}
 	if (dryrun_load(&x, c, 0, &e) < 0 ||
-	    (r = dryrun_changes(&x, "apply", LOCK_EX, &ch, &e)) == DRYRUN_ERR)
+	    (r = workspace_changes(&x, "apply", LOCK_EX, &ch, &e)) ==
+	    WORKSPACE_ERR)
 		goto out;
-	if (r == DRYRUN_NONE && expect != NULL) {
-		dryrun_fail(&e, EXIT_REFUSED, 0, "", "nothing pending; --expect "
-		    "%s refused", expect);
+	if (r == WORKSPACE_NONE && expect != NULL) {
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "nothing pending; "
+		    "--expect %s refused", expect);
 		goto out;
 	}
-	if (r == DRYRUN_GOT && expect != NULL &&
+	if (r == WORKSPACE_GOT && expect != NULL &&
 	    check_expect(&x, &ch, expect, &e) != 0)
 		goto out;
 	if (ch.n == 0) {
 		if (!quiet)
 			printf("No pending changes.\n");
 		if (ajp != NULL)
-			aj.doc = apply_doc(r == DRYRUN_GOT ? x.id : NULL, NULL,
-			    NULL, 0, &aj, NULL);
-		if (r == DRYRUN_GOT && optind == c->argc)
+			aj.doc = apply_doc(r == WORKSPACE_GOT ? x.id : NULL,
+			    NULL, NULL, 0, &aj, NULL);
+		if (r == WORKSPACE_GOT && optind == c->argc)
 			drop_empty(&x, quiet || ajp != NULL ? stderr : stdout);
 		e.status = 0;
 		goto out;
 	}
 	if ((sel = mem_calloc(ch.n, sizeof *sel)) == NULL) {
-		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		workspace_fail(&e, EXIT_USAGE, errno, "", NULL);
 		goto out;
 	}
-	if (dryrun_select(&x, &ch, c->argv + optind,
+	if (workspace_select(&x, &ch, c->argv + optind,
 	    (size_t)(c->argc - optind), sel, &e) != 0)
 		goto out;
 	nsel = plan_count(&ch, sel);
@@ -634,7 +636,7 @@ cmd_apply(struct cli *c)
 	 * digest it reviewed (--expect, checked above) says go.
 	 */
 	if (c->json && !yes && expect == NULL) {
-		dryrun_fail(&e, EXIT_USAGE, 0, "", "--json needs --yes or "
+		workspace_fail(&e, EXIT_USAGE, 0, "", "--json needs --yes or "
 		    "--expect DIGEST (a program cannot answer the question)");
 		say_is(SAY_USAGE, NULL);
 		goto out;
@@ -653,7 +655,7 @@ out:
 	cJSON_Delete(aj.failed);
 	changes_free(&ch);
 	mem_free(sel);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status;
 }
 
@@ -682,9 +684,9 @@ int
 dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd, int join,
     struct sandbox_end *end)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
-	struct dryrun x;
+	struct workspace x;
 	char id[SESSION_IDMAX + 1], label[84];
 	const char *named;
 	int *sel = NULL, rc, ran, r;
@@ -701,25 +703,25 @@ dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd, int join,
 	rc = dryrun_exec_as(p, cmd, "exec --checkpoint", end, &ran);
 	if (!ran)
 		return rc;
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	named = c->session;
 	c->session = id;
 	r = dryrun_load(&x, c, 0, &e);
 	c->session = named;
-	if (r < 0 || (r = dryrun_changes(&x, "exec --checkpoint", LOCK_EX,
-	    &ch, &e)) == DRYRUN_ERR)
+	if (r < 0 || (r = workspace_changes(&x, "exec --checkpoint", LOCK_EX,
+	    &ch, &e)) == WORKSPACE_ERR)
 		goto out;
-	if (r == DRYRUN_NONE || ch.n == 0) {
-		if (r == DRYRUN_GOT)
+	if (r == WORKSPACE_NONE || ch.n == 0) {
+		if (r == WORKSPACE_GOT)
 			drop_empty(&x, stderr);
 		e.status = 0;
 		goto out;
 	}
 	if ((sel = mem_calloc(ch.n, sizeof *sel)) == NULL) {
-		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		workspace_fail(&e, EXIT_USAGE, errno, "", NULL);
 		goto out;
 	}
-	if (dryrun_select(&x, &ch, NULL, 0, sel, &e) != 0)
+	if (workspace_select(&x, &ch, NULL, 0, sel, &e) != 0)
 		goto out;
 	cmd_label(cmd, label, sizeof label);
 	/* on stderr: stdout is the command's */
@@ -731,6 +733,6 @@ out:
 	dryrun_report("exec --checkpoint", &e);
 	changes_free(&ch);
 	mem_free(sel);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status != 0 ? e.status : rc;
 }

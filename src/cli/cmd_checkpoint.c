@@ -28,6 +28,7 @@
 #include "cli/say.h"
 #include "lib/fsx.h"
 #include "lib/mem.h"
+#include "session/workspace.h"
 
 struct ckpt_hold {
 	struct ckpt	*c;
@@ -51,8 +52,8 @@ checkpoint_why(const struct policy *p, int err, char *buf, size_t len)
 }
 
 int
-checkpoint_before(struct dryrun *x, const char *rel, const char *path,
-    struct ckpt_hold **hp, struct dryrun_err *e)
+checkpoint_before(struct workspace *x, const char *rel, const char *path,
+    struct ckpt_hold **hp, struct workspace_err *e)
 {
 	struct ckpt_limits lim;
 	struct ckpt_hold *h;
@@ -64,7 +65,7 @@ checkpoint_before(struct dryrun *x, const char *rel, const char *path,
 		return 0;	/* the session, not the store, records it */
 	limits(&x->p, &lim);
 	if ((h = mem_calloc(1, sizeof *h)) == NULL) {
-		dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+		workspace_fail(e, EXIT_REFUSED, errno, path, NULL);
 		return -1;
 	}
 	if (ckpt_open(x->p.state, x->p.workspace, 1, LOCK_EX, &lim,
@@ -75,7 +76,7 @@ checkpoint_before(struct dryrun *x, const char *rel, const char *path,
 		ckpt_turn_clear(&h->t);
 		ckpt_close(h->c);
 		mem_free(h);
-		dryrun_fail(e, EXIT_REFUSED, 0, path, "checkpoint: %s; not "
+		workspace_fail(e, EXIT_REFUSED, 0, path, "checkpoint: %s; not "
 		    "written", checkpoint_why(&x->p, r, why, sizeof why));
 		return -1;
 	}
@@ -84,7 +85,7 @@ checkpoint_before(struct dryrun *x, const char *rel, const char *path,
 }
 
 void
-checkpoint_after(struct ckpt_hold *h, struct dryrun *x, const char *what,
+checkpoint_after(struct ckpt_hold *h, struct workspace *x, const char *what,
     const char *rel, const char *path)
 {
 
@@ -107,8 +108,8 @@ checkpoint_turn(const struct ckpt_hold *h)
 }
 
 int
-checkpoint_store(struct dryrun *x, struct cli *c, int create, int lockop,
-    struct ckpt **ck, struct dryrun_err *e)
+checkpoint_store(struct workspace *x, struct cli *c, int create, int lockop,
+    struct ckpt **ck, struct workspace_err *e)
 {
 	struct ckpt_limits lim;
 	char why[PATH_MAX + 128];
@@ -122,7 +123,7 @@ checkpoint_store(struct dryrun *x, struct cli *c, int create, int lockop,
 		if (errno == ENOENT && !create &&
 		    !ckpt_diagnose(x->p.state, x->p.workspace, why, sizeof why))
 			return 0;
-		dryrun_fail(e, EXIT_USAGE, 0, "checkpoints", "%s",
+		workspace_fail(e, EXIT_USAGE, 0, "checkpoints", "%s",
 		    checkpoint_why(&x->p, errno, why, sizeof why));
 		return -1;
 	}
@@ -198,15 +199,15 @@ fail:
 static int
 rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct rewind rw;
 	struct ckpt *ck = NULL;
-	struct dryrun x;
+	struct workspace x;
 	char why[PATH_MAX + 128];
 	size_t i;
 	enum rewind_end end;
 
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	memset(&rw, 0, sizeof rw);
 	rw.from = from;
 	rw.force = force;
@@ -215,35 +216,37 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 	if (checkpoint_store(&x, c, 0, LOCK_EX, &ck, &e) < 0)
 		goto out;
 	if (ck == NULL) {
-		dryrun_fail(&e, EXIT_REFUSED, 0, "", "no checkpoints for this "
-		    "workspace");
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "no checkpoints for "
+		    "this workspace");
 		goto out;
 	}
-	if (dryrun_root(&x, x.p.workspace, &e) < 0)
+	if (workspace_root(&x, x.p.workspace, &e) < 0)
 		goto out;
 	end = rewind_run(ck, x.rootfd, &x.p, &rw);
 	switch (end) {
 	case REWIND_NO_STORE:
-		dryrun_fail(&e, EXIT_REFUSED, 0, "", "no checkpoints for this "
-		    "workspace");
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "no checkpoints for "
+		    "this workspace");
 		goto out;
 	case REWIND_NO_TURN:
-		dryrun_fail(&e, EXIT_REFUSED, 0, "", "no turn to rewind");
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "no turn to rewind");
 		goto out;
 	case REWIND_NO_SUCH:
-		dryrun_fail(&e, EXIT_REFUSED, 0, "", "turn %lu: no such turn "
-		    "(arcturn checkpoints lists them)", rw.from);
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "turn %lu: no such "
+		    "turn (arcturn checkpoints lists them)", rw.from);
 		goto out;
 	case REWIND_ERROR:
 		if (rw.unrecorded)
-			dryrun_fail(&e, EXIT_REFUSED, 0, "checkpoints", "its "
-			    "turn cannot be recorded (%s); nothing restored",
+			workspace_fail(&e, EXIT_REFUSED, 0, "checkpoints",
+			    "its turn cannot be recorded (%s); nothing "
+			    "restored",
 			    checkpoint_why(&x.p, rw.err, why, sizeof why));
 		else if (rw.err == 0 && rw.why[0] != '\0')
-			dryrun_fail(&e, EXIT_USAGE, 0, "", "%s", rw.why);
+			workspace_fail(&e, EXIT_USAGE, 0, "", "%s", rw.why);
 		else
-			dryrun_fail(&e, rw.errpath[0] != '\0' ? EXIT_REFUSED :
-			    EXIT_USAGE, rw.err, rw.errpath, NULL);
+			workspace_fail(&e, rw.errpath[0] != '\0' ?
+			    EXIT_REFUSED : EXIT_USAGE, rw.err, rw.errpath,
+			    NULL);
 		goto out;
 	default:
 		break;
@@ -261,8 +264,8 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 			say_err("%s: %s: %s; refused", what, rw.p[i].path,
 			    rw.p[i].why);
 	if (end == REWIND_CONFLICT) {
-		dryrun_fail(&e, EXIT_REFUSED, 0, "", "%d conflict%s; nothing "
-		    "restored (--force overwrites them)", rw.conflicts,
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "%d conflict%s; "
+		    "nothing restored (--force overwrites them)", rw.conflicts,
 		    rw.conflicts == 1 ? "" : "s");
 		/* a result: the conflicts, in the document */
 		if (c->json && rewind_json(0, rw.from, rw.p, rw.n, 0, NULL,
@@ -291,7 +294,7 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 		    "finished it: %zu path%s as it restores them\n", what,
 		    rw.finished, rw.restored, rw.restored == 1 ? "" :
 		    "s") < 0)
-			dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+			workspace_fail(&e, EXIT_USAGE, errno, "", NULL);
 		goto out;
 	}
 	if (c->json) {
@@ -301,15 +304,15 @@ rewind_cmd(struct cli *c, const char *what, unsigned long from, int force)
 	} else if (!c->quiet && printf("%s: restored %zu path%s to before turn "
 	    "%lu%s", what, rw.restored, rw.restored == 1 ? "" : "s", rw.from,
 	    rw.id ? "" : "\n") < 0)
-		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		workspace_fail(&e, EXIT_USAGE, errno, "", NULL);
 	if (!c->json && !c->quiet && rw.id && printf(" (as turn %lu)\n",
 	    rw.id) < 0)
-		dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+		workspace_fail(&e, EXIT_USAGE, errno, "", NULL);
 out:
 	dryrun_report(what, &e);
 	rewind_free(&rw);
 	ckpt_close(ck);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status;
 }
 

@@ -43,6 +43,7 @@
 #include "session/changes.h"
 #include "session/plan.h"
 #include "session/review.h"
+#include "session/workspace.h"
 
 #define CAP_DEFAULT	200
 
@@ -71,15 +72,15 @@ enum view { V_DIFF, V_STAT, V_JSON, V_NAMES, V_STATUS };
  * nothing is refused (EXIT_REFUSED).
  */
 static int
-limit(struct dryrun *x, struct changes *c, char **argv, size_t np,
-    struct dryrun_err *e)
+limit(struct workspace *x, struct changes *c, char **argv, size_t np,
+    struct workspace_err *e)
 {
 	size_t i, j;
 	int *sel, r;
 
 	if ((sel = mem_calloc(c->n + 1, sizeof *sel)) == NULL)
-		return dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
-	r = dryrun_select(x, c, argv, np, sel, e);
+		return workspace_fail(e, EXIT_USAGE, errno, "", NULL);
+	r = workspace_select(x, c, argv, np, sel, e);
 	if (r == 0) {
 		c->count = 0;
 		for (i = j = 0; i < c->n; i++) {
@@ -124,7 +125,7 @@ names(const struct changes *c, int status)
 
 /* The document of --json: digest NULL for a part of the set. */
 static int
-json(struct dryrun *x, const struct changes *c, const char *digest)
+json(struct workspace *x, const struct changes *c, const char *digest)
 {
 	cJSON *doc;
 
@@ -143,7 +144,7 @@ json(struct dryrun *x, const struct changes *c, const char *digest)
  * errno; -2 said already (the JSON document could not go out).
  */
 static int
-render(struct dryrun *x, struct changes *c, enum view v, int full,
+render(struct workspace *x, struct changes *c, enum view v, int full,
     int color, int tty, int part)
 {
 	struct udiff_opts o;
@@ -320,14 +321,14 @@ cmd_diff(struct cli *c)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct spool sp = { -1, -1 };
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
-	struct dryrun x;
+	struct workspace x;
 	const char *when = NULL;
 	enum view v = V_DIFF;
 	int full = 0, color, r, opt, paging = 1, tty;
 
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	while ((opt = cli_getopt(c, "", opts)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -362,15 +363,16 @@ cmd_diff(struct cli *c)
 		v = V_JSON;
 	tty = isatty(STDOUT_FILENO);	/* before stdout goes to the spool */
 	if (dryrun_load(&x, c, 0, &e) < 0 ||
-	    (r = dryrun_changes(&x, "diff", LOCK_SH, &ch, &e)) == DRYRUN_ERR)
+	    (r = workspace_changes(&x, "diff", LOCK_SH, &ch, &e)) ==
+	    WORKSPACE_ERR)
 		goto out;
 	/* Nothing pending: like git diff, print nothing (JSON: no files). */
-	if (r == DRYRUN_NONE)
+	if (r == WORKSPACE_NONE)
 		x.id[0] = '\0';
-	if (r == DRYRUN_NONE && optind < c->argc)
-		dryrun_fail(&e, EXIT_REFUSED, 0, c->argv[optind],
+	if (r == WORKSPACE_NONE && optind < c->argc)
+		workspace_fail(&e, EXIT_REFUSED, 0, c->argv[optind],
 		    "no pending change there");
-	else if (r == DRYRUN_NONE && v != V_JSON)
+	else if (r == WORKSPACE_NONE && v != V_JSON)
 		e.status = 0;
 	else if (optind < c->argc && limit(&x, &ch, c->argv + optind,
 	    (size_t)(c->argc - optind), &e) < 0)
@@ -391,7 +393,7 @@ cmd_diff(struct cli *c)
 		if (r == -2)
 			e.status = EXIT_USAGE;
 		else if (r < 0)
-			dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+			workspace_fail(&e, EXIT_USAGE, errno, "", NULL);
 		else {
 			e.status = 0;
 			session_unlock(&x.s);
@@ -402,6 +404,6 @@ cmd_diff(struct cli *c)
 out:
 	dryrun_report("diff", &e);
 	changes_free(&ch);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status;
 }

@@ -27,6 +27,7 @@
 #include "session/changes.h"
 #include "session/plan.h"
 #include "session/session.h"
+#include "session/workspace.h"
 
 /*
  * Ask on the terminal: /dev/tty, else stdin when it is one. Returns 1
@@ -80,21 +81,21 @@ static const struct dryrun_question discard_q = {
 
 int
 dryrun_ask(const struct dryrun_question *q, size_t n, int quiet,
-    struct dryrun_err *e)
+    struct workspace_err *e)
 {
 	char line[128];
 	int r;
 
 	snprintf(line, sizeof line, q->ask, n);
 	if ((r = confirm(line, q->choices, q->yes)) < 0) {
-		dryrun_fail(e, EXIT_USAGE, 0, "", q->noterm, n);
+		workspace_fail(e, EXIT_USAGE, 0, "", q->noterm, n);
 		e->code = SAY_USAGE;
 		return -1;
 	}
 	if (r == 0) {
 		if (!quiet)
 			printf(q->kept, n);
-		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
+		workspace_fail(e, EXIT_REFUSED, 0, "", NULL);
 	}
 	return r;
 }
@@ -154,19 +155,19 @@ discard_doc(const char *session, const struct changes *c, const int *sel,
 
 /* discard of a session that cannot be opened: by its id, asked first. */
 static int
-discard_damaged(struct dryrun *x, int yes, int quiet, int json,
-    struct dryrun_err *e)
+discard_damaged(struct workspace *x, int yes, int quiet, int json,
+    struct workspace_err *e)
 {
 	char sn[SESSION_IDMAX + 16];
 
 	snprintf(sn, sizeof sn, "session %s", x->id);
 	/* what is damaged, said once; then the discard itself */
 	dryrun_report("discard", e);
-	dryrun_fail(e, EXIT_USAGE, 0, "", NULL);
+	workspace_fail(e, EXIT_USAGE, 0, "", NULL);
 	if (!yes && dryrun_ask(&damaged_q, 1, quiet, e) <= 0)
 		return e->status;
 	if (session_remove_id(x->storefd, x->id, say_waiting, x->id) < 0)
-		return dryrun_fail(e, EXIT_USAGE, errno, sn, NULL);
+		return workspace_fail(e, EXIT_USAGE, errno, sn, NULL);
 	if (!quiet)
 		printf("Discarded damaged session %s.\n", x->id);
 	e->status = json ? discard_doc(x->id, NULL, NULL, 1) : 0;
@@ -192,25 +193,27 @@ holds_unselected(const struct changes *c, const int *sel, const char *dir)
  * directory that still holds other pending changes stays.
  */
 static void
-discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
+discard_paths(struct workspace *x, struct cli *c, int yes,
+    struct workspace_err *e)
 {
 	struct changes ch = { NULL, 0, 0 }, after = { NULL, 0, 0 };
 	char **names = c->argv + optind;
 	size_t nn = (size_t)(c->argc - optind), i, n;
 	int *sel = NULL, r, left, quiet = c->quiet || c->json;
 
-	if ((r = dryrun_changes(x, "discard", LOCK_EX, &ch, e)) == DRYRUN_ERR)
+	if ((r = workspace_changes(x, "discard", LOCK_EX, &ch, e)) ==
+	    WORKSPACE_ERR)
 		goto out;
-	if (r == DRYRUN_NONE || ch.n == 0) {
-		dryrun_fail(e, EXIT_REFUSED, 0, names[0], "no pending change "
-		    "there");
+	if (r == WORKSPACE_NONE || ch.n == 0) {
+		workspace_fail(e, EXIT_REFUSED, 0, names[0], "no pending "
+		    "change there");
 		goto out;
 	}
 	if ((sel = mem_calloc(ch.n, sizeof *sel)) == NULL) {
-		dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+		workspace_fail(e, EXIT_USAGE, errno, "", NULL);
 		goto out;
 	}
-	if (dryrun_select(x, &ch, names, nn, sel, e) != 0)
+	if (workspace_select(x, &ch, names, nn, sel, e) != 0)
 		goto out;
 	for (i = 0; i < ch.n; i++)
 		if (sel[i] && ch.v[i].status == CHANGE_MKDIR &&
@@ -222,7 +225,7 @@ discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
 	for (i = 0; i < ch.n; i++)
 		ch.v[i].applied = sel[i] != 0;
 	if ((left = plan_settle(&x->s, &ch)) < 0) {
-		dryrun_fail(e, EXIT_USAGE, errno, "", NULL);
+		workspace_fail(e, EXIT_USAGE, errno, "", NULL);
 		goto out;
 	}
 	/* what still stands (part of a removed directory, say) is named */
@@ -237,7 +240,7 @@ discard_paths(struct dryrun *x, struct cli *c, int yes, struct dryrun_err *e)
 				left++;
 			}
 	if (left > 0) {
-		dryrun_fail(e, EXIT_REFUSED, 0, "", NULL);
+		workspace_fail(e, EXIT_REFUSED, 0, "", NULL);
 		goto out;
 	}
 	if (!quiet)
@@ -257,14 +260,14 @@ cmd_discard(struct cli *c)
 		{ "yes", no_argument, NULL, 'y' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct changes ch = { NULL, 0, 0 };
-	struct dryrun x;
+	struct workspace x;
 	char sn[SESSION_IDMAX + 16];
 	size_t n = 0;
 	int yes = 0, r, opt, listed = 0, quiet, lerr = EIO;
 
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	while ((opt = cli_getopt(c, "y", opts)) != -1) {
 		if (opt == 'y')
 			yes = 1;
@@ -281,21 +284,21 @@ cmd_discard(struct cli *c)
 		discard_paths(&x, c, yes, &e);
 		goto out;
 	}
-	r = dryrun_open(&x, "discard", 0, LOCK_EX, &e);
-	if (r == DRYRUN_ERR && x.damaged) {
+	r = workspace_open(&x, "discard", 0, LOCK_EX, &e);
+	if (r == WORKSPACE_ERR && x.damaged) {
 		discard_damaged(&x, yes, quiet, c->json, &e);
 		goto out;
 	}
-	if (r == DRYRUN_ERR)
+	if (r == WORKSPACE_ERR)
 		goto out;
-	if (r == DRYRUN_NONE) {
+	if (r == WORKSPACE_NONE) {
 		if (!quiet)
 			printf("No pending changes.\n");
 		e.status = c->json ? discard_doc(NULL, NULL, NULL, 0) : 0;
 		goto out;
 	}
 	/* Count against the session's own workspace, wherever we run. */
-	if (dryrun_root(&x, x.s.workspace, &e) < 0) {
+	if (workspace_root(&x, x.s.workspace, &e) < 0) {
 		lerr = e.err;
 		dryrun_report("discard", &e);
 	} else if (changes_list(&x.s, x.rootfd, &ch, NULL, NULL) == 0) {
@@ -305,7 +308,7 @@ cmd_discard(struct cli *c)
 		lerr = errno;
 	/* what cannot be counted is not discarded unasked */
 	if (!listed && !yes) {
-		dryrun_fail(&e, EXIT_REFUSED, 0, "", "session %s: its "
+		workspace_fail(&e, EXIT_REFUSED, 0, "", "session %s: its "
 		    "changes cannot be listed (%s); `discard --yes` discards "
 		    "them unseen", x.id, dryrun_strerror(lerr));
 		goto out;
@@ -314,11 +317,11 @@ cmd_discard(struct cli *c)
 		goto out;
 	/* what a killed apply of these changes left in the workspace */
 	if (listed)
-		dryrun_sweep(&x, "discard");
+		workspace_sweep(&x, "discard");
 	x.open = 0;
 	snprintf(sn, sizeof sn, "session %s", x.id);
 	if (session_remove(&x.s) < 0) {
-		dryrun_fail(&e, EXIT_USAGE, errno, sn, NULL);
+		workspace_fail(&e, EXIT_USAGE, errno, sn, NULL);
 		goto out;
 	}
 	if (!quiet) {
@@ -335,6 +338,6 @@ cmd_discard(struct cli *c)
 out:
 	dryrun_report("discard", &e);
 	changes_free(&ch);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status;
 }

@@ -47,6 +47,7 @@
 #include "policy/roots.h"
 #include "policy/writecheck.h"
 #include "session/shadow.h"
+#include "session/workspace.h"
 #include "session/wsview.h"
 
 #define EDIT_MAX	((size_t)256 << 20)
@@ -58,21 +59,22 @@
  * real tree, whose root is opened only for a path inside the workspace.
  */
 static int
-view_open(struct dryrun *x, const char *what, int inside, int want,
-    int create, int lockop, struct wsview *v, struct dryrun_err *e)
+view_open(struct workspace *x, const char *what, int inside, int want,
+    int create, int lockop, struct wsview *v, struct workspace_err *e)
 {
-	int r = DRYRUN_NONE;
+	int r = WORKSPACE_NONE;
 
 	v->s = NULL;
 	v->rootfd = -1;
-	if (want && (r = dryrun_open(x, what, create, lockop, e)) == DRYRUN_ERR)
+	if (want && (r = workspace_open(x, what, create, lockop, e)) ==
+	    WORKSPACE_ERR)
 		return -1;
-	if (r == DRYRUN_GOT) {
-		if (dryrun_same_ws(x, e) < 0 ||
-		    dryrun_root(x, x->p.workspace, e) < 0)
+	if (r == WORKSPACE_GOT) {
+		if (workspace_same(x, e) < 0 ||
+		    workspace_root(x, x->p.workspace, e) < 0)
 			return -1;
 		v->s = &x->s;
-	} else if (inside && dryrun_root(x, x->p.workspace, e) < 0) {
+	} else if (inside && workspace_root(x, x->p.workspace, e) < 0) {
 		e->status = EXIT_REFUSED;
 		return -1;
 	}
@@ -83,7 +85,7 @@ view_open(struct dryrun *x, const char *what, int inside, int want,
 /* The policy on one path (roots.h, writecheck.h): what put asks. */
 struct guard {
 	int		 on;		/* a policy applies (mode not off) */
-	struct dryrun	*x;
+	struct workspace	*x;
 	struct roots	 r;		/* built when on */
 	char		*abs;		/* the path as named, absolute */
 	int		 refused;	/* policy_may_write said no: v */
@@ -108,8 +110,8 @@ guard_free(struct guard *g)
  * on the path; the decision is guard_dir's, on the folder opened.
  */
 static int
-guard_check(struct dryrun *x, const char *path, const char *rel,
-    int inside, struct guard *g, struct dryrun_err *e)
+guard_check(struct workspace *x, const char *path, const char *rel,
+    int inside, struct guard *g, struct workspace_err *e)
 {
 	struct roots_denial d;
 	char *abs;
@@ -120,11 +122,11 @@ guard_check(struct dryrun *x, const char *path, const char *rel,
 	g->x = x;
 	if ((abs = inside ? path_join(x->p.workspace, rel) :
 	    mem_strdup(rel)) == NULL)
-		return dryrun_fail(e, EXIT_USAGE, errno, path, NULL);
+		return workspace_fail(e, EXIT_USAGE, errno, path, NULL);
 	if (roots_build(&x->p, ROOTS_PROTECT | ROOTS_MISSING | ROOTS_DEVICES |
 	    ROOTS_GIT, NULL, &g->r) < 0) {
 		mem_free(abs);
-		return dryrun_fail(e, EXIT_USAGE, 0, "", "%s", g->r.why);
+		return workspace_fail(e, EXIT_USAGE, 0, "", "%s", g->r.why);
 	}
 	g->on = 1;
 	g->abs = abs;
@@ -154,15 +156,15 @@ guard_dir(int dirfd, const char *name, void *arg)
 
 /* Word guard_dir's no: roots' refusals as guard_check words them. */
 static void
-guard_say(struct guard *g, const char *path, struct dryrun_err *e)
+guard_say(struct guard *g, const char *path, struct workspace_err *e)
 {
 	if (g->v.why == POLICY_DENIED)
 		dryrun_denied(e, &g->x->p, &g->r, &g->v.d, path, g->abs);
 	else if (g->v.why == POLICY_MOVED)
-		dryrun_fail(e, EXIT_REFUSED, 0, path, "a folder on its way "
+		workspace_fail(e, EXIT_REFUSED, 0, path, "a folder on its way "
 		    "changed while it was written; refused");
 	else
-		dryrun_fail(e, EXIT_REFUSED, g->v.err, path, "%s; refused",
+		workspace_fail(e, EXIT_REFUSED, g->v.err, path, "%s; refused",
 		    policy_reason(&g->v));
 }
 
@@ -173,7 +175,7 @@ guard_say(struct guard *g, const char *path, struct dryrun_err *e)
 static void
 put(const struct wsview *v, const char *rel, const void *buf, size_t len,
     int fd, const unsigned char *want, const char *path, struct guard *g,
-    struct dryrun_err *e)
+    struct workspace_err *e)
 {
 	wsview_check_fn *chk = g->on ? guard_dir : NULL;
 	int rc;
@@ -186,11 +188,11 @@ put(const struct wsview *v, const char *rel, const void *buf, size_t len,
 		guard_say(g, path, e);
 	else if (errno == ECANCELED && want != NULL) {
 		/* not what --expect-sha256 names: changed since it was read */
-		dryrun_fail(e, EXIT_REFUSED, 0, path,
+		workspace_fail(e, EXIT_REFUSED, 0, path,
 		    "changed while editing; not written");
 		say_is(SAY_CONFLICT, rel);
 	} else
-		dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+		workspace_fail(e, EXIT_REFUSED, errno, path, NULL);
 }
 
 /*
@@ -201,22 +203,22 @@ put(const struct wsview *v, const char *rel, const void *buf, size_t len,
  * folder is no project), and under dry run a path outside it.
  */
 static int
-begin(struct dryrun *x, struct cli *c, int dry, int writes, char **rel,
-    struct dryrun_err *e)
+begin(struct workspace *x, struct cli *c, int dry, int writes, char **rel,
+    struct workspace_err *e)
 {
 	char err[2 * PATH_MAX];
 
 	if (dryrun_load(x, c, dry, e) < 0)
 		return -1;
 	if (writes && config_check_workspace(&x->p, err, sizeof err) < 0) {
-		dryrun_fail(e, EXIT_USAGE, 0, "", "%s", err);
+		workspace_fail(e, EXIT_USAGE, 0, "", "%s", err);
 		e->code = SAY_USAGE;
 		snprintf(e->hint, sizeof e->hint, "name the project's folder: "
 		    "arcturn -C DIR %s ...", c->argv[0]);
 		return -1;
 	}
-	return dryrun_resolve(x, c->argv[optind], writes && x->p.dry_run, rel,
-	    e);
+	return workspace_resolve(x, c->argv[optind], writes && x->p.dry_run,
+	    rel, e);
 }
 
 /*
@@ -225,12 +227,12 @@ begin(struct dryrun *x, struct cli *c, int dry, int writes, char **rel,
  * hint would not let them in. -1 (e filled) for r, begin's 1.
  */
 static int
-inside_only(const struct dryrun *x, const char *path, int r,
-    struct dryrun_err *e)
+inside_only(const struct workspace *x, const char *path, int r,
+    struct workspace_err *e)
 {
 	if (r == 0)
 		return 0;
-	dryrun_fail(e, EXIT_REFUSED, 0, path, "outside the workspace %s",
+	workspace_fail(e, EXIT_REFUSED, 0, path, "outside the workspace %s",
 	    x->p.workspace);
 	e->code = SAY_OUTSIDE_ROOTS;
 	snprintf(e->hint, sizeof e->hint, "write and edit take paths inside "
@@ -293,7 +295,7 @@ parse_dry(struct cli *c, int *dry, const char *name, unsigned char *buf,
  * view is, or null). NULL when out of memory.
  */
 static cJSON *
-doc_begin(const struct dryrun *x, const struct wsview *v, const char *rel)
+doc_begin(const struct workspace *x, const struct wsview *v, const char *rel)
 {
 	cJSON *o;
 
@@ -325,17 +327,18 @@ doc_end(cJSON *o, int ok)
  */
 static int
 check_target(const struct wsview *v, const char *rel, const char *path,
-    int *kind, struct dryrun_err *e)
+    int *kind, struct workspace_err *e)
 {
 	const char *what;
 
 	switch ((*kind = wsview_kind(v, rel))) {
 	case -1:
 		if (errno == EMFILE || errno == ENFILE)
-			return dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+			return workspace_fail(e, EXIT_REFUSED, errno, path,
+			    NULL);
 		return 0;	/* the write itself will say what is wrong */
 	case S_IFDIR:
-		return dryrun_fail(e, EXIT_REFUSED, EISDIR, path, NULL);
+		return workspace_fail(e, EXIT_REFUSED, EISDIR, path, NULL);
 	case S_IFIFO:
 		what = "a fifo (named pipe)";
 		break;
@@ -349,18 +352,18 @@ check_target(const struct wsview *v, const char *rel, const char *path,
 	default:
 		return 0;
 	}
-	return dryrun_fail(e, EXIT_REFUSED, 0, path, "%s, not a regular file; "
-	    "refused", what);
+	return workspace_fail(e, EXIT_REFUSED, 0, path, "%s, not a regular "
+	    "file; refused", what);
 }
 
 int
 cmd_write(struct cli *c)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct guard g = { 0 };
 	struct ckpt_hold *h = NULL;
 	struct wsview v;
-	struct dryrun x;
+	struct workspace x;
 	struct stat st;
 	const unsigned char *want = NULL;
 	unsigned char wbuf[HASH_LEN];
@@ -370,7 +373,7 @@ cmd_write(struct cli *c)
 	unsigned long turn = 0;
 	int dry = 0, r, kind, fd;
 
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	if (parse_dry(c, &dry, "write", wbuf, &want) < 0)
 		return EXIT_USAGE;
 	path = c->argv[optind];
@@ -380,7 +383,8 @@ cmd_write(struct cli *c)
 		goto out;
 	/* limits first: a refused write leaves nothing behind */
 	if (x.p.dry_run && (why = shadow_path_problem(rel)) != NULL) {
-		dryrun_fail(&e, EXIT_REFUSED, 0, path, "path %s; refused", why);
+		workspace_fail(&e, EXIT_REFUSED, 0, path, "path %s; refused",
+		    why);
 		goto out;
 	}
 	if (view_open(&x, "write", r == 0, x.p.dry_run, 1, LOCK_EX, &v,
@@ -417,7 +421,7 @@ out:
 	dryrun_report("write", &e);
 	guard_free(&g);
 	mem_free(rel);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status;
 }
 
@@ -472,20 +476,20 @@ replace_all(const char *buf, size_t len, const char *old, size_t olen,
 static int
 edit_text(const char *buf, size_t len, const char *old, const char *new,
     int all, const char *path, char **out, size_t *outlen, size_t *np,
-    struct dryrun_err *e)
+    struct workspace_err *e)
 {
 	size_t olen = strlen(old), n;
 
 	*np = n = count_occ(buf, len, old, olen);
 	if (n == 0)
-		return dryrun_fail(e, EXIT_REFUSED, 0, path,
+		return workspace_fail(e, EXIT_REFUSED, 0, path,
 		    "old text not found");
 	if (n > 1 && !all)
-		return dryrun_fail(e, EXIT_REFUSED, 0, path, "old text found "
-		    "%zu times; use --all or more context", n);
+		return workspace_fail(e, EXIT_REFUSED, 0, path, "old text "
+		    "found %zu times; use --all or more context", n);
 	*out = replace_all(buf, len, old, olen, new, strlen(new), n, outlen);
 	if (*out == NULL)
-		return dryrun_fail(e, EXIT_USAGE, errno, path, NULL);
+		return workspace_fail(e, EXIT_USAGE, errno, path, NULL);
 	return 0;
 }
 
@@ -499,11 +503,11 @@ cmd_edit(struct cli *c)
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct guard g = { 0 };
 	struct ckpt_hold *h = NULL;
 	struct wsview v;
-	struct dryrun x;
+	struct workspace x;
 	const char *old = NULL, *new = NULL, *path;
 	char *rel = NULL, *buf = NULL, *out = NULL;
 	size_t len, outlen = 0, nrep = 0;
@@ -511,7 +515,7 @@ cmd_edit(struct cli *c)
 	cJSON *o = NULL;
 	int ch, all = 0, dry = 0, r, kind, twice = 0;
 
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	/* a repeated --old or --new is said once all options are read */
 	while ((ch = cli_getopt(c, "", opts)) != -1) {
 		switch (ch) {
@@ -563,7 +567,7 @@ cmd_edit(struct cli *c)
 	    check_target(&v, rel, path, &kind, &e) != 0)
 		goto out;
 	if (wsview_read(&v, rel, EDIT_MAX, &buf, &len) < 0) {
-		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+		workspace_fail(&e, EXIT_REFUSED, errno, path, NULL);
 		goto out;
 	}
 	if (edit_text(buf, len, old, new, all, path, &out, &outlen, &nrep,
@@ -577,11 +581,11 @@ cmd_edit(struct cli *c)
 	else if (g.refused)
 		guard_say(&g, path, &e);
 	else if (errno == ECANCELED) {
-		dryrun_fail(&e, EXIT_REFUSED, 0, path,
+		workspace_fail(&e, EXIT_REFUSED, 0, path,
 		    "changed while editing; not written");
 		say_is(SAY_CONFLICT, rel);
 	} else
-		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+		workspace_fail(&e, EXIT_REFUSED, errno, path, NULL);
 	if (e.status == 0 && c->json) {
 		turn = checkpoint_turn(h);
 		o = doc_begin(&x, &v, rel);
@@ -598,7 +602,7 @@ out:
 	mem_free(rel);
 	mem_free(buf);
 	mem_free(out);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status;
 }
 
@@ -673,8 +677,8 @@ slurp(int fd, size_t max, char **buf, size_t *len)
  * without NUL, else as base64. Files over READ_JSON_MAX are refused.
  */
 static void
-read_doc(const struct dryrun *x, const struct wsview *v, const char *rel,
-    int fd, const char *path, struct dryrun_err *e)
+read_doc(const struct workspace *x, const struct wsview *v, const char *rel,
+    int fd, const char *path, struct workspace_err *e)
 {
 	char *buf = NULL, *txt = NULL;
 	size_t len = 0;
@@ -683,10 +687,10 @@ read_doc(const struct dryrun *x, const struct wsview *v, const char *rel,
 
 	if (slurp(fd, READ_JSON_MAX, &buf, &len) < 0) {
 		if (errno == EFBIG)
-			dryrun_fail(e, EXIT_REFUSED, 0, path, "larger than %zu "
-			    "MiB; --json refuses it", READ_JSON_MAX >> 20);
+			workspace_fail(e, EXIT_REFUSED, 0, path, "larger than "
+			    "%zu MiB; --json refuses it", READ_JSON_MAX >> 20);
 		else
-			dryrun_fail(e, EXIT_REFUSED, errno, path, NULL);
+			workspace_fail(e, EXIT_REFUSED, errno, path, NULL);
 		return;
 	}
 	if ((b64 = (txt = utf8_clean(buf, len, 0)) == NULL) &&
@@ -705,14 +709,14 @@ read_doc(const struct dryrun *x, const struct wsview *v, const char *rel,
 int
 cmd_read(struct cli *c)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct wsview v;
-	struct dryrun x;
+	struct workspace x;
 	const char *path;
 	char *rel = NULL;
 	int r, fd = -1, dry = 0;
 
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	if (parse_dry(c, &dry, "read", NULL, NULL) < 0)
 		return EXIT_USAGE;
 	path = c->argv[optind];
@@ -721,17 +725,17 @@ cmd_read(struct cli *c)
 	    0, LOCK_SH, &v, &e) < 0)
 		goto out;
 	if ((fd = wsview_open(&v, rel)) < 0)
-		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+		workspace_fail(&e, EXIT_REFUSED, errno, path, NULL);
 	else if (c->json)
 		read_doc(&x, &v, rel, fd, path, &e);
 	else if (copy_out(fd) < 0)
-		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+		workspace_fail(&e, EXIT_REFUSED, errno, path, NULL);
 	else
 		e.status = 0;
 out:
 	dryrun_report("read", &e);
 	fsx_close(fd);
 	mem_free(rel);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status;
 }

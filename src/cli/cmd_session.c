@@ -38,6 +38,7 @@
 #include "session/conflict.h"
 #include "session/session.h"
 #include "session/session_run.h"
+#include "session/workspace.h"
 
 static char
 status_letter(enum change_status s)
@@ -77,7 +78,7 @@ pending_of(struct session *s, struct changes *ch)
 }
 
 static int
-session_list_cmd(struct dryrun *x, struct cli *c)
+session_list_cmd(struct workspace *x, struct cli *c)
 {
 	struct changes ch;
 	struct session s;
@@ -208,9 +209,9 @@ conflicts(struct session *s, const struct changes *ch)
 }
 
 static int
-session_show_cmd(struct dryrun *x, struct cli *c)
+session_show_cmd(struct workspace *x, struct cli *c)
 {
-	struct dryrun_err err;
+	struct workspace_err err;
 	struct changes ch = { NULL, 0, 0 };
 	struct change *e;
 	cJSON *o = NULL, *files, *f;
@@ -220,12 +221,12 @@ session_show_cmd(struct dryrun *x, struct cli *c)
 	long pend;
 	int r, incomplete, un;
 
-	r = dryrun_open(x, "session", 0, 0, &err);
-	if (r == DRYRUN_ERR) {
+	r = workspace_open(x, "session", 0, 0, &err);
+	if (r == WORKSPACE_ERR) {
 		dryrun_report("session", &err);
 		return EXIT_USAGE;
 	}
-	if (r == DRYRUN_NONE) {
+	if (r == WORKSPACE_NONE) {
 		if (x->named)
 			say_err("session: %s: no such session", x->p.session);
 		else
@@ -341,7 +342,7 @@ static const struct dryrun_question rm_damaged_q = {
  * such session.
  */
 static long
-rm_pending(struct dryrun *x, const char *id)
+rm_pending(struct workspace *x, const char *id)
 {
 	struct changes ch;
 	struct session s;
@@ -363,7 +364,7 @@ rm_pending(struct dryrun *x, const char *id)
 static int
 rm_ask(struct cli *c, long pend, int yes)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	int r, quiet = c->quiet || c->json;
 
 	/* none: rm says there is no such session */
@@ -379,7 +380,7 @@ rm_ask(struct cli *c, long pend, int yes)
 
 /* Remove a session, however damaged (session_remove_id), asking first. */
 static int
-session_rm_cmd(struct dryrun *x, struct cli *c, const char *id, int yes)
+session_rm_cmd(struct workspace *x, struct cli *c, const char *id, int yes)
 {
 	long pend = -2;
 	cJSON *o;
@@ -427,8 +428,8 @@ cmd_session(struct cli *c)
 		{ "yes", no_argument, NULL, 'y' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct dryrun_err e;
-	struct dryrun x;
+	struct workspace_err e;
+	struct workspace x;
 	const char *sub, *id;
 	int rc, yes = 0, ch, n;
 
@@ -458,7 +459,7 @@ cmd_session(struct cli *c)
 		say_is(SAY_USAGE, NULL);
 		return EXIT_USAGE;
 	}
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	if (dryrun_load(&x, c, 0, &e) < 0) {
 		dryrun_report("session", &e);
 		return EXIT_USAGE;
@@ -474,6 +475,6 @@ cmd_session(struct cli *c)
 		rc = x.p.session != NULL ? session_show_cmd(&x, c) : EXIT_USAGE;
 	} else
 		rc = session_show_cmd(&x, c);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return rc;
 }

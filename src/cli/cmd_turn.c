@@ -20,6 +20,7 @@
 #include "cli/say.h"
 #include "lib/mem.h"
 #include "lib/utc.h"
+#include "session/workspace.h"
 
 /* A label, or null when there is none. */
 static cJSON *
@@ -51,8 +52,8 @@ cmd_turn(struct cli *c)
 		{ "label", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct dryrun_err e = { .status = EXIT_USAGE };
-	struct dryrun x;
+	struct workspace_err e = { .status = EXIT_USAGE };
+	struct workspace x;
 	struct ckpt *ck = NULL;
 	const char *label = "";
 	char why[PATH_MAX + 128];
@@ -73,22 +74,22 @@ cmd_turn(struct cli *c)
 	if (cli_no_dry_run(c, "a turn groups real writes, a dry run has "
 	    "none") < 0)
 		return EXIT_USAGE;
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	if (checkpoint_store(&x, c, 1, LOCK_EX, &ck, &e) == 0) {
 		if (ckpt_turn_start(ck, label, &id) < 0)
-			dryrun_fail(&e, EXIT_USAGE, 0, "checkpoints", "%s",
+			workspace_fail(&e, EXIT_USAGE, 0, "checkpoints", "%s",
 			    checkpoint_why(&x.p, errno, why, sizeof why));
 		else if (c->json) {
 			e.status = turn_json(id, label) < 0 ? EXIT_USAGE : 0;
 		} else {
 			e.status = 0;
 			if (!c->quiet && printf("turn %lu\n", id) < 0)
-				dryrun_fail(&e, EXIT_USAGE, errno, "", NULL);
+				workspace_fail(&e, EXIT_USAGE, errno, "", NULL);
 		}
 	}
 	dryrun_report("turn", &e);
 	ckpt_close(ck);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status;
 }
 
@@ -221,7 +222,7 @@ fail:
  */
 static int
 prune_damaged(struct ckpt *ck, struct ckpt_turn *t, size_t *n, int quiet,
-    struct dryrun_err *e)
+    struct workspace_err *e)
 {
 	size_t i, m = 0;
 
@@ -235,8 +236,9 @@ prune_damaged(struct ckpt *ck, struct ckpt_turn *t, size_t *n, int quiet,
 			continue;
 		}
 		if (ckpt_drop(ck, t[i].id) < 0 && errno != ENOENT)
-			return dryrun_fail(e, EXIT_USAGE, errno, "checkpoints",
-			    "turn %lu: removing its damaged record: %s",
+			return workspace_fail(e, EXIT_USAGE, errno,
+			    "checkpoints", "turn %lu: removing its damaged "
+			    "record: %s",
 			    t[i].id, dryrun_strerror(errno));
 		/* on stderr: stdout is the listing */
 		if (!quiet)
@@ -255,10 +257,10 @@ cmd_checkpoints(struct cli *c)
 		{ "prune-damaged", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct ckpt_turn *t = NULL;
 	struct ckpt *ck = NULL;
-	struct dryrun x;
+	struct workspace x;
 	size_t n = 0, listed = 0;
 	int ch, prune = 0;
 
@@ -277,12 +279,12 @@ cmd_checkpoints(struct cli *c)
 	if (prune && cli_no_dry_run(c, "it removes records from the real "
 	    "store") < 0)
 		return EXIT_USAGE;
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	if (checkpoint_store(&x, c, 0, prune ? LOCK_EX : LOCK_SH, &ck,
 	    &e) < 0)
 		goto out;
 	if (ck != NULL && ckpt_list(ck, &t, &n) < 0) {
-		dryrun_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
+		workspace_fail(&e, EXIT_USAGE, errno, "checkpoints", NULL);
 		goto out;
 	}
 	listed = n;
@@ -294,13 +296,13 @@ cmd_checkpoints(struct cli *c)
 		/* say_print said what failed */
 		e.status = list_json(x.p.workspace, t, n) < 0 ? EXIT_USAGE : 0;
 	} else if (list_text(t, n) < 0 || fflush(stdout) == EOF)
-		dryrun_fail(&e, EXIT_USAGE, errno ? errno : EIO, "", NULL);
+		workspace_fail(&e, EXIT_USAGE, errno ? errno : EIO, "", NULL);
 	else
 		e.status = 0;
 out:
 	dryrun_report("checkpoints", &e);
 	ckpt_turns_free(t, listed > n ? listed : n);
 	ckpt_close(ck);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status;
 }

@@ -17,25 +17,7 @@
 
 #include <cJSON.h>
 
-/* The fixed words of "error"."code". */
-enum say_code {
-	SAY_NONE,		/* derived from errno and the exit status */
-	SAY_USAGE,		/* "usage": the command line is wrong */
-	SAY_REFUSED,		/* "refused": the policy or a check said no */
-	SAY_CONFLICT,		/* "conflict": the file changed since capture */
-	SAY_NOT_FOUND,		/* "not_found" */
-	SAY_PERMISSION,		/* "permission": the OS said no */
-	SAY_NO_SPACE,		/* "no_space": disk or quota full */
-	SAY_BUSY,		/* "busy": another arcturn holds it */
-	SAY_DAMAGED,		/* "damaged": a session or record is broken */
-	SAY_CONFIG,		/* "config": a config file is wrong */
-	SAY_SANDBOX,		/* "sandbox": no sandbox, or setting it up failed */
-	SAY_CANNOT_RUN,		/* "cannot_run": exec found CMD, could not run it */
-	SAY_FAILED,		/* "failed": anything else */
-	SAY_OUTSIDE_ROOTS,	/* "outside_roots": the policy's writable
-				   roots do not hold the path */
-	SAY_PROTECTED		/* "protected": a protected path (roots.h) */
-};
+#include "lib/exitcode.h"
 
 /*
  * main.c, once the command is known ("" before); a command may name its

@@ -23,6 +23,7 @@
 #include "mcp/mcp_json.h"
 #include "mcp/mcp_lines.h"
 #include "policy/config_check.h"
+#include "session/workspace.h"
 
 /* A line kept for later: a tools/call while the roots are awaited. */
 struct qline {
@@ -190,8 +191,8 @@ unhold(struct state *st)
 static int
 set_workspace(struct mcp_server *srv, const char *dir, const char *from)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
-	struct dryrun x;
+	struct workspace_err e = { .status = EXIT_USAGE };
+	struct workspace x;
 	struct cli c;
 	char err[2 * PATH_MAX + 128], *real;
 	int rc = -1;
@@ -206,7 +207,7 @@ set_workspace(struct mcp_server *srv, const char *dir, const char *from)
 	memset(&c, 0, sizeof c);
 	c.dir = real;
 	c.session = srv->session;
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	if (dryrun_load(&x, &c, srv->dry_run, &e) < 0) {
 		dryrun_line("mcp", &e, err, sizeof err);
 		snprintf(srv->why, sizeof srv->why, "%s", strncmp(err,
@@ -223,7 +224,7 @@ set_workspace(struct mcp_server *srv, const char *dir, const char *from)
 		real = NULL;
 		rc = 0;
 	}
-	dryrun_done(&x);
+	workspace_done(&x);
 	free(real);
 	return rc;
 }
@@ -578,17 +579,17 @@ handle(struct state *st, const char *line, size_t len)
 static int
 check_workspace(struct cli *c, int dry, char *why, size_t size)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
-	struct dryrun x;
+	struct workspace_err e = { .status = EXIT_USAGE };
+	struct workspace x;
 	int rc;
 
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	rc = dryrun_load(&x, c, dry, &e);
 	if (rc < 0) {
 		dryrun_line("mcp", &e, why, size);
 		dryrun_report("mcp", &e);
 	}
-	dryrun_done(&x);
+	workspace_done(&x);
 	return rc < 0 ? -1 : 0;
 }
 

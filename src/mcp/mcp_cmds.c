@@ -18,6 +18,7 @@
 #include "mcp/mcp_tools.h"
 #include "sandbox/sandbox.h"
 #include "session/keep.h"
+#include "session/workspace.h"
 
 /* What `arcturn sandbox status --json` said, once per server. */
 static char backend[64];
@@ -53,15 +54,15 @@ static int
 policy(const struct mcp_server *srv, int *mode, int *dry, char *why,
     size_t len)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct cli c;
-	struct dryrun x;
+	struct workspace x;
 	int rc;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
 	c.session = srv->session;
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	*mode = MODE_WORKSPACE_WRITE;
 	*dry = srv->dry_run;
 	if ((rc = dryrun_load(&x, &c, srv->dry_run, &e)) == 0) {
@@ -69,7 +70,7 @@ policy(const struct mcp_server *srv, int *mode, int *dry, char *why,
 		*dry = x.p.dry_run;
 	} else
 		dryrun_line("exec", &e, why, len);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return rc;
 }
 

@@ -24,46 +24,46 @@ int
 nav_open(const struct mcp_server *srv, const char *what, struct nav *nv,
     char *line, size_t size)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct cli c;
-	int g = DRYRUN_NONE;
+	int g = WORKSPACE_NONE;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
 	c.session = srv->session;
 	nv->s = NULL;
 	nv->rootfd = -1;
-	dryrun_init(&nv->x);
+	workspace_init(&nv->x, &dryrun_notes);
 	if (dryrun_load(&nv->x, &c, srv->dry_run, &e) < 0)
 		goto fail;
-	if (nv->x.p.dry_run && (g = dryrun_open(&nv->x, what, 0, LOCK_SH,
-	    &e)) == DRYRUN_ERR)
+	if (nv->x.p.dry_run && (g = workspace_open(&nv->x, what, 0, LOCK_SH,
+	    &e)) == WORKSPACE_ERR)
 		goto fail;
-	if (g == DRYRUN_GOT && dryrun_same_ws(&nv->x, &e) < 0)
+	if (g == WORKSPACE_GOT && workspace_same(&nv->x, &e) < 0)
 		goto fail;
-	if (dryrun_root(&nv->x, nv->x.p.workspace, &e) < 0)
+	if (workspace_root(&nv->x, nv->x.p.workspace, &e) < 0)
 		goto fail;
-	if (g == DRYRUN_GOT)
+	if (g == WORKSPACE_GOT)
 		nv->s = &nv->x.s;
 	nv->rootfd = nv->x.rootfd;
 	return 0;
 fail:
 	dryrun_line(what, &e, line, size);
-	dryrun_done(&nv->x);
+	workspace_done(&nv->x);
 	return -1;
 }
 
 void
 nav_close(struct nav *nv)
 {
-	dryrun_done(&nv->x);
+	workspace_done(&nv->x);
 }
 
 int
 nav_rel(struct nav *nv, const char *what, const char *path, char **rel,
     char *line, size_t size)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	int r;
 
 	*rel = NULL;
@@ -75,7 +75,7 @@ nav_rel(struct nav *nv, const char *what, const char *path, char **rel,
 		}
 		return 0;
 	}
-	if ((r = dryrun_resolve(&nv->x, path, 0, rel, &e)) < 0) {
+	if ((r = workspace_resolve(&nv->x, path, 0, rel, &e)) < 0) {
 		if (errno == EISDIR && (*rel = mem_strdup("")) != NULL)
 			return 0;	/* the workspace itself */
 		dryrun_line(what, &e, line, size);

@@ -26,12 +26,13 @@
 #include "cli/cmd_dryrun.h"
 #include "mcp/mcp.h"
 #include "mcp/mcp_args.h"
+#include "session/workspace.h"
 
 enum { NAV_FILE, NAV_DIR, NAV_LINK, NAV_OTHER };
 
 /* The view: open it, resolve paths in it, list and stat, close it. */
 struct nav {
-	struct dryrun	 x;
+	struct workspace	 x;
 	struct session	*s;		/* the session's view, or NULL */
 	int		 rootfd;
 };

@@ -23,23 +23,24 @@
 #include "mcp/mcp_args.h"
 #include "mcp/mcp_json.h"
 #include "mcp/mcp_tools.h"
+#include "session/workspace.h"
 #include "session/wsview.h"
 
 int
 mcp_dry(const struct mcp_server *srv)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct cli c;
-	struct dryrun x;
+	struct workspace x;
 	int dry;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
 	c.session = srv->session;
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	dry = dryrun_load(&x, &c, srv->dry_run, &e) < 0 ? srv->dry_run :
 	    x.p.dry_run;
-	dryrun_done(&x);
+	workspace_done(&x);
 	return dry;
 }
 
@@ -52,43 +53,45 @@ static int
 view_read(const struct mcp_server *srv, const char *what, const char *path,
     int edit, char **buf, size_t *len, int *dry, char *line, size_t size)
 {
-	struct dryrun_err e = { .status = EXIT_USAGE };
+	struct workspace_err e = { .status = EXIT_USAGE };
 	struct cli c;
 	struct wsview v = { NULL, -1 };
-	struct dryrun x;
+	struct workspace x;
 	char *rel = NULL;
-	int r, g = DRYRUN_NONE, want;
+	int r, g = WORKSPACE_NONE, want;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
 	c.session = srv->session;
-	dryrun_init(&x);
+	workspace_init(&x, &dryrun_notes);
 	if (dryrun_load(&x, &c, srv->dry_run, &e) < 0 ||
-	    (r = dryrun_resolve(&x, path, edit && x.p.dry_run, &rel, &e)) < 0)
+	    (r = workspace_resolve(&x, path, edit && x.p.dry_run, &rel,
+	    &e)) < 0)
 		goto out;
 	*dry = x.p.dry_run;
 	want = r == 0 && (x.p.dry_run || (!edit && x.named));
-	if (want && (g = dryrun_open(&x, what, 0, LOCK_SH, &e)) == DRYRUN_ERR)
+	if (want && (g = workspace_open(&x, what, 0, LOCK_SH, &e)) ==
+	    WORKSPACE_ERR)
 		goto out;
-	if (g == DRYRUN_GOT) {
-		if (dryrun_same_ws(&x, &e) < 0 ||
-		    dryrun_root(&x, x.p.workspace, &e) < 0)
+	if (g == WORKSPACE_GOT) {
+		if (workspace_same(&x, &e) < 0 ||
+		    workspace_root(&x, x.p.workspace, &e) < 0)
 			goto out;
 		v.s = &x.s;
-	} else if (r == 0 && dryrun_root(&x, x.p.workspace, &e) < 0) {
+	} else if (r == 0 && workspace_root(&x, x.p.workspace, &e) < 0) {
 		e.status = EXIT_REFUSED;
 		goto out;
 	}
 	v.rootfd = x.rootfd;
 	if (wsview_read(&v, rel, MCP_READ_MAX, buf, len) < 0)
-		dryrun_fail(&e, EXIT_REFUSED, errno, path, NULL);
+		workspace_fail(&e, EXIT_REFUSED, errno, path, NULL);
 	else
 		e.status = 0;
 out:
 	if (e.status != 0)
 		dryrun_line(what, &e, line, size);
 	mem_free(rel);
-	dryrun_done(&x);
+	workspace_done(&x);
 	return e.status == 0 ? 0 : -1;
 }
 
