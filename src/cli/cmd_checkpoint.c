@@ -170,8 +170,8 @@ rewind_json(unsigned long id, unsigned long from, const struct rewind_path *p,
 	for (i = 0; tried && i < n; i++) {
 		if (p[i].how != 1)
 			continue;
-		act = p[i].target.kind == CKPT_ABSENT ? "removed" :
-		    p[i].now.kind == CKPT_ABSENT ? "created" : "restored";
+		act = p[i].target.kind == PSTATE_ABSENT ? "removed" :
+		    p[i].now.kind == PSTATE_ABSENT ? "created" : "restored";
 		if (pair(res, p[i].path, "action", act) == NULL)
 			goto fail;
 	}

@@ -19,6 +19,7 @@
 #include "cli/cmd_dryrun.h"
 #include "cli/say.h"
 #include "lib/mem.h"
+#include "lib/pstate.h"
 #include "lib/utc.h"
 
 /* A label, or null when there is none. */
@@ -116,9 +117,9 @@ put_shown(const char *s)
 static const char *
 change(const struct ckpt_entry *en)
 {
-	if (en->before.kind == CKPT_ABSENT)
-		return en->after.kind == CKPT_ABSENT ? "?" : "A";
-	return en->after.kind == CKPT_ABSENT ? "D" : "M";
+	if (en->before.kind == PSTATE_ABSENT)
+		return en->after.kind == PSTATE_ABSENT ? "?" : "A";
+	return en->after.kind == PSTATE_ABSENT ? "D" : "M";
 }
 
 /* How a record is damaged, in words: the kind, or why it is unreadable. */
@@ -172,6 +173,7 @@ list_text(struct ckpt_turn *t, size_t n)
 static int
 list_json(const char *ws, struct ckpt_turn *t, size_t n)
 {
+	const struct ckpt_entry *en;
 	cJSON *o, *arr, *turn, *paths, *pe;
 	char when[32];
 	size_t i, j;
@@ -200,12 +202,12 @@ list_json(const char *ws, struct ckpt_turn *t, size_t n)
 			if ((pe = cJSON_CreateObject()) == NULL)
 				goto fail;
 			cJSON_AddItemToArray(paths, pe);
-			if (cJSON_AddStringToObject(pe, "path",
-			    t[i - 1].e[j].path) == NULL ||
-			    cJSON_AddStringToObject(pe, "before", ckpt_kind_name(
-			    t[i - 1].e[j].before.kind)) == NULL ||
-			    cJSON_AddStringToObject(pe, "after", ckpt_kind_name(
-			    t[i - 1].e[j].after.kind)) == NULL)
+			en = &t[i - 1].e[j];
+			if (cJSON_AddStringToObject(pe, "path", en->path) ==
+			    NULL || cJSON_AddStringToObject(pe, "before",
+			    pstate_kind_name(en->before.kind)) == NULL ||
+			    cJSON_AddStringToObject(pe, "after",
+			    pstate_kind_name(en->after.kind)) == NULL)
 				goto fail;
 		}
 	}
