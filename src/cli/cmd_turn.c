@@ -34,15 +34,11 @@ add_label(cJSON *o, const char *label)
 static int
 turn_json(unsigned long id, const char *label)
 {
-	cJSON *o;
+	cJSON *o = say_doc(NULL);
 
-	if ((o = say_doc(NULL)) == NULL ||
-	    cJSON_AddNumberToObject(o, "turn", (double)id) == NULL ||
-	    add_label(o, label) == NULL) {
-		cJSON_Delete(o);
-		o = NULL;
-	}
-	return say_print(o);
+	return say_print_built(o, o != NULL &&
+	    cJSON_AddNumberToObject(o, "turn", (double)id) != NULL &&
+	    add_label(o, label) != NULL);
 }
 
 int
@@ -177,15 +173,16 @@ list_json(const char *ws, struct ckpt_turn *t, size_t n)
 	cJSON *o, *arr, *turn, *paths, *pe;
 	char when[32];
 	size_t i, j;
+	int built = 0;
 
 	if ((o = say_doc(NULL)) == NULL ||
 	    cJSON_AddStringToObject(o, "workspace", ws) == NULL ||
 	    (arr = cJSON_AddArrayToObject(o, "turns")) == NULL)
-		goto fail;
+		goto out;
 	for (i = n; i > 0; i--) {
 		iso(t[i - 1].time, when);
 		if ((turn = cJSON_CreateObject()) == NULL)
-			goto fail;
+			goto out;
 		cJSON_AddItemToArray(arr, turn);
 		if (cJSON_AddNumberToObject(turn, "id",
 		    (double)t[i - 1].id) == NULL ||
@@ -197,10 +194,10 @@ list_json(const char *ws, struct ckpt_turn *t, size_t n)
 		    damage(&t[i - 1])) == NULL) ||
 		    (t[i - 1].open &&
 		    cJSON_AddTrueToObject(turn, "open") == NULL))
-			goto fail;
+			goto out;
 		for (j = 0; j < t[i - 1].n; j++) {
 			if ((pe = cJSON_CreateObject()) == NULL)
-				goto fail;
+				goto out;
 			cJSON_AddItemToArray(paths, pe);
 			en = &t[i - 1].e[j];
 			if (cJSON_AddStringToObject(pe, "path", en->path) ==
@@ -208,13 +205,12 @@ list_json(const char *ws, struct ckpt_turn *t, size_t n)
 			    pstate_kind_name(en->before.kind)) == NULL ||
 			    cJSON_AddStringToObject(pe, "after",
 			    pstate_kind_name(en->after.kind)) == NULL)
-				goto fail;
+				goto out;
 		}
 	}
-	return say_print(o);
-fail:
-	cJSON_Delete(o);
-	return say_print(NULL);
+	built = 1;
+out:
+	return say_print_built(o, built);
 }
 
 /*
