@@ -103,10 +103,17 @@ chmod_one(struct apply_item *it, int pfd, const char *name,
 }
 
 
+/* The path was absent at capture (an unrecorded base says nothing). */
+static int
+base_absent(const struct apply_item *it)
+{
+	return !it->base.unrecorded && it->base.ps.kind == PSTATE_ABSENT;
+}
+
 static int
 creates(const struct apply_item *it)
 {
-	return it->base.absent && (it->kind == APPLY_FILE ||
+	return base_absent(it) && (it->kind == APPLY_FILE ||
 	    it->kind == APPLY_SYMLINK || it->kind == APPLY_MKDIR ||
 	    it->kind == APPLY_FIFO || it->kind == APPLY_LINK);
 }
@@ -168,7 +175,7 @@ unreachable(struct apply_item *it)
 
 	if (errno == EXDEV)
 		return apply_refuse(it, R_ESCAPE);
-	if (errno == ENOENT && !it->base.absent) {
+	if (errno == ENOENT && !base_absent(it)) {
 		/* Gone with its directory. */
 		if (it->kind == APPLY_DELETE || it->kind == APPLY_RMDIR)
 			return 0;
@@ -192,9 +199,9 @@ not_base(struct apply_item *it, const struct prep *p)
 	if (it->base.unrecorded)
 		apply_refuse(it, apply_unrecorded_reason(it->base.why, why,
 		    sizeof why));
-	else if (it->base.absent)
+	else if (base_absent(it))
 		apply_refuse(it, APPLY_R_CREATED);
-	else if (p->r.type == REAL_ABSENT)
+	else if (p->r.ps.kind == PSTATE_ABSENT)
 		apply_refuse(it, APPLY_R_DELETED);
 	else
 		apply_refuse(it, APPLY_R_CHANGED);
@@ -297,9 +304,9 @@ check_one(int rootfd, struct apply_item *it, struct swept *sw,
 		    DONE : READY;
 	if (!places(it))
 		return READY;
-	if (!it->base.absent) {
+	if (!base_absent(it)) {
 		/* never swap a directory out: a type change removes it first */
-		if (p->r.type == REAL_DIR) {
+		if (p->r.ps.kind == PSTATE_DIR) {
 			apply_fail(it, EISDIR);
 			return DONE;
 		}
@@ -471,11 +478,11 @@ swap(struct apply_item *it, const struct apply_env *env, struct prep *p)
 	case APPLY_FIFO:
 	case APPLY_LINK:
 		gv = given(it, p, &g, &upfd);
-		rc = it->base.absent ? apply_swap_create(it, p->pfd, p->name,
+		rc = base_absent(it) ? apply_swap_create(it, p->pfd, p->name,
 		    p->tmp, &p->r, p->srcfd, p->target) : apply_swap_in(it,
 		    env, p->pfd, p->name, p->tmp, &p->tst, &p->r, gv);
 		p->tmp[0] = '\0';	/* in place, or gone */
-		if (rc == 0 && it->base.absent)
+		if (rc == 0 && base_absent(it))
 			apply_given_drop(gv);
 		fsx_close(upfd);
 		return rc;
@@ -483,7 +490,7 @@ swap(struct apply_item *it, const struct apply_env *env, struct prep *p)
 		if (mkdirat(p->pfd, p->name, mode) < 0) {
 			if (errno == EEXIST &&
 			    apply_read_real(p->pfd, p->name, &p->r) == 0 &&
-			    p->r.type == REAL_DIR)
+			    p->r.ps.kind == PSTATE_DIR)
 				return 0;
 			if (errno == EEXIST)
 				return apply_refuse(it, APPLY_R_CREATED);

@@ -35,7 +35,7 @@
  * - Refusals have err 0 and one of these reasons, word for word:
  *   "resolves outside the workspace (symlink); refused" (an ancestor
  *   leads out: EXDEV from fsx), "changed since capture; refused",
- *   "created since capture; refused" (base.absent but something is
+ *   "created since capture; refused" (base absent but something is
  *   there), "deleted since capture; refused" (base present, real gone),
  *   "not empty: holds entries created since capture; kept" (APPLY_RMDIR),
  *   apply_damaged_reason (a source that does not hash to want: a damaged
@@ -63,7 +63,7 @@
  * - Missing parents are created (0755) only for items that create
  *   something on an absent base; they stay if the item then fails.
  * - Items run in array order. A type change (dir <-> file) needs the
- *   removal first (RMDIR or DELETE) and the new item with base.absent:
+ *   removal first (RMDIR or DELETE) and the new item with an absent base:
  *   a FILE over a directory fails with EISDIR.
  * - Every directory touched is swept once per run of FSX_TMP_PREFIX
  *   names (what a kill -9 can leave): what such a name holds is either a

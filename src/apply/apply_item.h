@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "lib/hash.h"
+#include "lib/pstate.h"
 
 struct roots;
 
@@ -26,21 +27,18 @@ enum apply_kind {
 	APPLY_LINK	/* create or replace a hard link to `link` */
 };
 
-/* The real path's state when the change was captured. */
+/*
+ * The real path's state when the change was captured (lib/pstate.h), or
+ * no record of it: with unrecorded set, every change of the path is
+ * refused and ps says nothing (its kind, zero, reads as absent: ask
+ * unrecorded first).
+ */
 struct apply_base {
-	int		 absent;	/* did not exist */
-	int		 is_link;
-	int		 is_dir;
-	unsigned int	 special;	/* S_IFIFO, S_IFSOCK, S_IFCHR or
-					   S_IFBLK; 0 for the kinds above
-					   and a regular file */
-	int		 unrecorded;	/* no record of the path at capture:
-					   every change of it is refused */
+	struct pstate	 ps;
+	int		 unrecorded;	/* no record of the path at capture */
 	int		 why;		/* with unrecorded: an errno value, or
 					   0 (the run that made the change
 					   never ended) */
-	unsigned int	 mode;		/* permission bits */
-	unsigned char	 sha[HASH_LEN];	/* content (or link target) */
 };
 
 /*

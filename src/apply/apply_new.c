@@ -152,7 +152,8 @@ apply_make_new(struct apply_item *it, const struct apply_env *env, int rootfd,
 		if ((lr = mem_alloc(sizeof *lr)) == NULL ||
 		    apply_read_real(lpfd, lname, lr) < 0)
 			goto out;
-		if (lr->type != REAL_REG || lr->mode != PERM(it->mode) ||
+		if (lr->ps.kind != PSTATE_FILE ||
+		    lr->ps.mode != PERM(it->mode) ||
 		    !apply_same_bytes(srcfd, lr)) {
 			errno = ESTALE;
 			goto out;
@@ -164,7 +165,8 @@ apply_make_new(struct apply_item *it, const struct apply_env *env, int rootfd,
 		    st.st_ino != lr->ino || st.st_dev != lr->dev ||
 		    (!apply_real_unchanged(&st, lr) &&
 		    (apply_read_real(pfd, tmp, lr) < 0 ||
-		    lr->type != REAL_REG || lr->mode != PERM(it->mode) ||
+		    lr->ps.kind != PSTATE_FILE ||
+		    lr->ps.mode != PERM(it->mode) ||
 		    !apply_same_bytes(srcfd, lr)))) {
 			unlinkat(pfd, tmp, 0);
 			errno = ESTALE;

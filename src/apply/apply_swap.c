@@ -61,83 +61,22 @@ apply_fail(struct apply_item *it, int err)
 	return -1;
 }
 
-static enum apply_real_type
-type_of(mode_t m)
-{
-	if (S_ISREG(m))
-		return REAL_REG;
-	if (S_ISLNK(m))
-		return REAL_LINK;
-	if (S_ISDIR(m))
-		return REAL_DIR;
-	if (S_ISFIFO(m))
-		return REAL_FIFO;
-	return REAL_OTHER;
-}
-
-static void
-real_from_st(struct apply_real *r, const struct stat *st)
-{
-	r->type = type_of(st->st_mode);
-	r->fmt = st->st_mode & S_IFMT;
-	r->mode = PERM(st->st_mode);
-	r->size = st->st_size;
-	r->dev = st->st_dev;
-	r->ino = st->st_ino;
-	r->ctime = os_ctime(st);
-}
-
-/* Look at dirfd/name: type, mode, identity, and content hash. */
+/* Look at dirfd/name: kind, mode, content hash, and identity. */
 int
 apply_read_real(int pfd, const char *name, struct apply_real *r)
 {
-	struct stat st;
-	ssize_t n;
-	int fd;
+	struct pstate_look lk;
 
 	clock_gettime(CLOCK_REALTIME, &r->at);
-	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno != ENOENT)
-			return -1;
-		r->type = REAL_ABSENT;
-		return 0;
-	}
-	real_from_st(r, &st);
-	if (r->type == REAL_LINK) {
-		n = readlinkat(pfd, name, r->link, sizeof r->link);
-		if (n < 0)
-			return -1;
-		if ((size_t)n >= sizeof r->link) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		r->link[n] = '\0';
-		hash_buf(r->link, (size_t)n, r->sha);
-	} else if (r->type == REAL_REG) {
-		if ((fd = openat(pfd, name, OFLAGS)) < 0)
-			return -1;
-		/* Judge what we hash, not what fstatat saw a moment ago. */
-		if (fstat(fd, &st) < 0 || (S_ISREG(st.st_mode) &&
-		    hash_fd(fd, r->sha) < 0)) {
-			fsx_close(fd);
-			return -1;
-		}
-		close(fd);
-		real_from_st(r, &st);
-	}
+	lk.target = r->link;
+	if (pstate_read(pfd, name, &r->ps, &lk) < 0)
+		return -1;
+	fsx_close(lk.fd);
+	r->size = lk.st.st_size;
+	r->dev = lk.st.st_dev;
+	r->ino = lk.st.st_ino;
+	r->ctime = os_ctime(&lk.st);
 	return 0;
-}
-
-static unsigned int
-base_fmt(const struct apply_base *b)
-{
-	if (b->is_link)
-		return S_IFLNK;
-	if (b->is_dir)
-		return S_IFDIR;
-	if (b->special)
-		return b->special;
-	return S_IFREG;
 }
 
 int
@@ -147,18 +86,11 @@ apply_base_matches(const struct apply_item *it, const struct apply_real *r)
 
 	if (b->unrecorded)
 		return 0;
-	if (b->absent)
-		return r->type == REAL_ABSENT;
-	if (r->type == REAL_ABSENT || r->fmt != base_fmt(b))
-		return 0;
-	if (b->is_link)
-		return memcmp(r->sha, b->sha, HASH_LEN) == 0;
-	if (b->is_dir)
-		return it->kind != APPLY_CHMOD || r->mode == PERM(b->mode);
-	if (b->special)
-		return r->mode == PERM(b->mode);
-	return r->mode == PERM(b->mode) &&
-	    memcmp(r->sha, b->sha, HASH_LEN) == 0;
+	/* a folder's mode counts only for a mode change */
+	if (b->ps.kind == PSTATE_DIR && r->ps.kind == PSTATE_DIR &&
+	    it->kind != APPLY_CHMOD)
+		return 1;
+	return pstate_same(&b->ps, &r->ps);
 }
 
 /* The hash of the regular file srcfd, and whether its size is size. */
@@ -171,7 +103,7 @@ apply_same_bytes(int srcfd, const struct apply_real *r)
 	if (fstat(srcfd, &st) < 0 || st.st_size != r->size ||
 	    hash_fd(srcfd, sha) < 0)
 		return 0;
-	return memcmp(sha, r->sha, HASH_LEN) == 0;
+	return memcmp(sha, r->ps.sha, HASH_LEN) == 0;
 }
 
 /* Does the real path already hold the new state (apply ran before)? */
@@ -182,21 +114,25 @@ apply_new_matches(const struct apply_item *it, const struct apply_real *r,
 	switch (it->kind) {
 	case APPLY_FILE:
 	case APPLY_LINK:
-		return r->type == REAL_REG && r->mode == PERM(it->mode) &&
+		return r->ps.kind == PSTATE_FILE &&
+		    r->ps.mode == PERM(it->mode) &&
 		    apply_same_bytes(srcfd, r);
 	case APPLY_SYMLINK:
-		return r->type == REAL_LINK && strcmp(r->link, target) == 0;
+		return r->ps.kind == PSTATE_LINK &&
+		    strcmp(r->link, target) == 0;
 	case APPLY_FIFO:
-		return r->type == REAL_FIFO && r->mode == PERM(it->mode);
+		return r->ps.kind == PSTATE_FIFO &&
+		    r->ps.mode == PERM(it->mode);
 	case APPLY_MKDIR:
-		return r->type == REAL_DIR;
+		return r->ps.kind == PSTATE_DIR;
 	case APPLY_DELETE:
 	case APPLY_RMDIR:
-		return r->type == REAL_ABSENT;
+		return r->ps.kind == PSTATE_ABSENT;
 	case APPLY_CHMOD:
-		return r->type != REAL_ABSENT && r->type != REAL_LINK &&
-		    r->mode == PERM(it->mode) &&
-		    (r->type == REAL_DIR) == (it->base.is_dir != 0);
+		return r->ps.kind != PSTATE_ABSENT &&
+		    r->ps.kind != PSTATE_LINK && r->ps.mode == PERM(it->mode) &&
+		    (r->ps.kind == PSTATE_DIR) ==
+		    (it->base.ps.kind == PSTATE_DIR);
 	}
 	return 0;
 }
@@ -292,7 +228,8 @@ apply_keep(struct apply_item *it, const struct apply_env *env, int pfd,
 	}
 	/* What got kept must be what was checked. */
 	if ((k.linked && (k.dev != r->dev || k.ino != r->ino)) ||
-	    (!k.linked && k.have_sha && memcmp(k.sha, r->sha, HASH_LEN) != 0)) {
+	    (!k.linked && k.have_sha &&
+	    memcmp(k.sha, r->ps.sha, HASH_LEN) != 0)) {
 		env->keep->drop(env->keep->arg, it->path);
 		return apply_refuse(it, APPLY_R_CHANGED);
 	}
@@ -391,7 +328,7 @@ apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
 	int same, err, back;
 
 	/* never swap a directory out: a type change removes it first */
-	if (r->type == REAL_DIR) {
+	if (r->ps.kind == PSTATE_DIR) {
 		apply_fail(it, EISDIR);
 		goto undo;
 	}

@@ -43,6 +43,7 @@
 
 #include "apply/apply_item.h"
 #include "lib/hash.h"
+#include "lib/pstate.h"
 
 /* For the engine's parts: permission bits; how a source is opened. */
 #define PERM(m)		((m) & 07777)
@@ -52,22 +53,18 @@
 #define APPLY_R_CREATED	"created since capture; refused"
 #define APPLY_R_DELETED	"deleted since capture; refused"
 
-enum apply_real_type {
-	REAL_ABSENT, REAL_REG, REAL_LINK, REAL_DIR, REAL_FIFO, REAL_OTHER
-};
-
-/* What is at the target path now. */
+/*
+ * What is at the target path now: its state (kind, mode, the hash of a
+ * regular file or link target) and the identity the race checks need.
+ */
 struct apply_real {
-	enum apply_real_type type;
-	mode_t		 mode;		/* permission bits */
-	mode_t		 fmt;		/* S_IFMT bits */
+	struct pstate	 ps;
 	off_t		 size;
 	dev_t		 dev;
 	ino_t		 ino;
 	struct timespec	 ctime;
 	struct timespec	 at;		/* when it was looked at */
-	unsigned char	 sha[HASH_LEN];	/* regular file or link target */
-	char		 link[PATH_MAX];
+	char		 link[PATH_MAX];	/* a link's target */
 };
 
 /* Fail the item: a refusal (err 0, reason why) or an errno. Return -1. */
@@ -78,7 +75,7 @@ int	apply_fail(struct apply_item *it, int err);
  * Look at pfd/name without following it: type, mode, identity, ctime,
  * and the content hash of a regular file (of the file opened, not of
  * what a stat saw a moment before) or of a link target. A missing name
- * is REAL_ABSENT.
+ * is PSTATE_ABSENT.
  */
 int	apply_read_real(int pfd, const char *name, struct apply_real *r);
 

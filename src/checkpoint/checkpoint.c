@@ -267,7 +267,7 @@ settled(struct ckpt_turn *t, const char *rel, struct ckpt_entry ***e,
 	while ((slash = strrchr(dir, '/')) != NULL) {
 		*slash = '\0';
 		if ((en = ckpt_find(t, dir)) == NULL ||
-		    en->before.kind != CKPT_ABSENT)
+		    en->before.kind != PSTATE_ABSENT)
 			break;
 		(*e)[(*n)++] = en;
 	}
@@ -620,11 +620,11 @@ ref_add(struct refs *r, const char *hex)
 
 /* The blob s names (none for a folder or an absent path). */
 static int
-ref_state(struct refs *r, const struct ckpt_state *s)
+ref_state(struct refs *r, const struct pstate *s)
 {
 	char hex[HASH_HEXLEN + 1];
 
-	if (s->kind != CKPT_FILE && s->kind != CKPT_LINK)
+	if (s->kind != PSTATE_FILE && s->kind != PSTATE_LINK)
 		return 0;
 	hash_hex(s->sha, hex);
 	return ref_add(r, hex);

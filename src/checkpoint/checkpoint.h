@@ -73,6 +73,7 @@
 #include <time.h>
 
 #include "lib/hash.h"
+#include "lib/pstate.h"
 
 #define CKPT_KEEP_DEFAULT	50	/* turns kept (checkpoints.keep) */
 
@@ -84,20 +85,15 @@
 enum ckpt_damage { CKPT_SOUND, CKPT_TRUNCATED, CKPT_CORRUPT, CKPT_NOT_FILE,
     CKPT_UNREADABLE };
 
-/* CKPT_DIR: a directory, by mode only (apply's and rewind's turns). */
-enum ckpt_kind { CKPT_ABSENT, CKPT_FILE, CKPT_LINK, CKPT_OTHER, CKPT_DIR };
-
-/* A path's state: kind, permission bits, hash of content or target. */
-struct ckpt_state {
-	enum ckpt_kind	 kind;
-	unsigned int	 mode;
-	unsigned char	 sha[HASH_LEN];
-};
-
+/*
+ * A path before and after a turn (lib/pstate.h: kind, mode, hash); a
+ * record holds the kinds absent, file, link and dir only (a directory by
+ * its mode alone: apply's and rewind's turns).
+ */
 struct ckpt_entry {
 	char		*path;		/* workspace-relative */
-	struct ckpt_state before;	/* its blob is in blobs/ */
-	struct ckpt_state after;	/* what the tool left there */
+	struct pstate	 before;	/* its blob is in blobs/ */
+	struct pstate	 after;		/* what the tool left there */
 };
 
 struct ckpt_turn {
@@ -179,13 +175,14 @@ int	ckpt_for_write(struct ckpt *, struct ckpt_turn *t);
 
 /*
  * The state of rel beneath rootfd, taken without following a link (a
- * final symlink is CKPT_LINK; a path beneath a symlink is CKPT_ABSENT,
- * as is a missing path or parent; a directory CKPT_DIR with its
- * mode; a fifo, socket or device CKPT_OTHER). With store, a regular file's
+ * final symlink is PSTATE_LINK; a path beneath a symlink is PSTATE_ABSENT,
+ * as is a missing path or parent; a directory PSTATE_DIR with its
+ * mode; a fifo, socket or device its kind and mode). A regular file
+ * replaced while it is read is EAGAIN. With store, a regular file's
  * bytes or a link's target go to blobs/ (once per content).
  */
 int	ckpt_state(struct ckpt *, int rootfd, const char *rel, int store,
-	    struct ckpt_state *st);
+	    struct pstate *st);
 
 /*
  * Whether the store holds what dirfd/name (one name, not followed) holds:
@@ -219,7 +216,7 @@ struct ckpt_entry *ckpt_find(struct ckpt_turn *t, const char *rel);
  * Add an entry (path copied) to t. Only for paths t has not got.
  */
 int	ckpt_add(struct ckpt_turn *t, const char *rel,
-	    const struct ckpt_state *before, const struct ckpt_state *after);
+	    const struct pstate *before, const struct pstate *after);
 
 /*
  * Write t's record (atomically, durable) and remove its .after log (t
@@ -259,8 +256,5 @@ int	ckpt_parse(const char *buf, size_t len, struct ckpt_turn *t);
 int	ckpt_format_after(struct ckpt_entry *const *e, size_t n, char **buf,
 	    size_t *len);
 size_t	ckpt_parse_after(const char *buf, size_t len, struct ckpt_turn *t);
-
-/* "absent", "file", "link", "other" or "dir". */
-const char *ckpt_kind_name(enum ckpt_kind);
 
 #endif

@@ -10,19 +10,18 @@
 
 #include "checkpoint/checkpoint.h"
 #include "lib/mem.h"
+#include "lib/pstate.h"
 
 #define TURN_MAGIC	"arcturn-turn 1\n"
 #define AFTER_KEY	"after"
 #define OPEN_KEY	"open"
 
-static const char *const kind_names[] = { "absent", "file", "link", "other",
-    "dir" };
-#define NKIND	(sizeof kind_names / sizeof kind_names[0])
-
-const char *
-ckpt_kind_name(enum ckpt_kind k)
+/* The kinds a record holds (lib/pstate.h's words). */
+static int
+recorded(int k)
 {
-	return (unsigned)k < NKIND ? kind_names[k] : "other";
+	return k == PSTATE_ABSENT || k == PSTATE_FILE || k == PSTATE_LINK ||
+	    k == PSTATE_DIR;
 }
 
 /* A buffer that grows, for a record being written. */
@@ -87,13 +86,14 @@ sb_printf(struct sbuf *b, const char *fmt, ...)
 }
 
 static void
-sb_state(struct sbuf *b, const struct ckpt_state *s)
+sb_state(struct sbuf *b, const struct pstate *s)
 {
 	char hex[HASH_HEXLEN + 1];
 
 	hash_hex(s->sha, hex);
-	sb_printf(b, "%s %o %s ", ckpt_kind_name(s->kind), s->mode & 07777,
-	    hex);
+	/* a special file is never recorded: "other" reads as corrupt */
+	sb_printf(b, "%s %o %s ", recorded(s->kind) ?
+	    pstate_kind_name(s->kind) : "other", s->mode & 07777, hex);
 }
 
 int
@@ -188,19 +188,15 @@ rd_bytes(struct rd *r, size_t n)
 }
 
 static void
-rd_state(struct rd *r, struct ckpt_state *s)
+rd_state(struct rd *r, struct pstate *s)
 {
 	char kind[16], hex[HASH_HEXLEN + 2];
 	int k;
 
-	rd_word(r, kind, sizeof kind);
-	for (k = 0; k < (int)NKIND; k++)
-		if (strcmp(kind, kind_names[k]) == 0)
-			break;
-	/* "other" is never recorded */
-	if (k == (int)NKIND || k == CKPT_OTHER)
+	k = pstate_kind_parse(rd_word(r, kind, sizeof kind));
+	if (!recorded(k))
 		r->bad = 1;
-	s->kind = (enum ckpt_kind)k;
+	s->kind = recorded(k) ? (enum pstate_kind)k : PSTATE_ABSENT;
 	s->mode = (unsigned int)rd_num(r, 8) & 07777;
 	if (hash_unhex(rd_word(r, hex, sizeof hex), s->sha) < 0)
 		r->bad = 1;
@@ -280,7 +276,7 @@ size_t
 ckpt_parse_after(const char *buf, size_t len, struct ckpt_turn *t)
 {
 	struct rd r = { buf, buf + len, 0 };
-	struct ckpt_state st;
+	struct pstate st;
 	struct ckpt_entry *en;
 	size_t plen, done = 0;
 	char *path;

@@ -18,6 +18,7 @@
 #include "lib/fsx.h"
 #include "lib/mem.h"
 #include "lib/os.h"
+#include "lib/pstate.h"
 
 /*
  * A blob of that name already, whole and sound: its size and its bytes'
@@ -103,13 +104,13 @@ blob_buf(struct ckpt *c, const void *buf, size_t len,
 int
 ckpt_holds(struct ckpt *c, int dirfd, const char *name)
 {
-	struct ckpt_state s;
+	struct pstate s;
 	char hex[HASH_HEXLEN + 1];
 	int fd, ok;
 
 	if (ckpt_state(c, dirfd, name, 0, &s) < 0)
 		return -1;
-	if (s.kind != CKPT_FILE && s.kind != CKPT_LINK)
+	if (s.kind != PSTATE_FILE && s.kind != PSTATE_LINK)
 		return 0;
 	hash_hex(s.sha, hex);
 	if ((fd = fsx_regular(openat(c->blobsfd, hex, O_RDONLY | O_NOFOLLOW |
@@ -122,60 +123,32 @@ ckpt_holds(struct ckpt *c, int dirfd, const char *name)
 
 int
 ckpt_state(struct ckpt *c, int rootfd, const char *rel, int store,
-    struct ckpt_state *s)
+    struct pstate *s)
 {
-	char target[PATH_MAX + 1];
+	char target[PATH_MAX];
+	struct pstate_look lk;
 	const char *base;
-	struct stat st, st2;
-	ssize_t n;
-	int dfd, fd = -1, rc = -1;
+	int dfd, rc = -1;
 
 	memset(s, 0, sizeof *s);
 	/* never through a link: beneath one, the path is absent */
 	if ((dfd = fsx_open_dirs(rootfd, rel, FSX_DIRS_PARENT, 0, &base,
-	    NULL)) < 0) {
-		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
-			s->kind = CKPT_ABSENT;
-			return 0;
-		}
-		return -1;
-	}
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno == ENOENT) {
-			s->kind = CKPT_ABSENT;
-			rc = 0;
-		}
+	    NULL)) < 0)
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ?
+		    0 : -1;
+	lk.target = target;
+	if (pstate_read(dfd, base, s, &lk) < 0)
 		goto out;
-	}
-	s->mode = st.st_mode & 07777;
-	if (S_ISLNK(st.st_mode)) {
-		s->kind = CKPT_LINK;
-		if ((n = readlinkat(dfd, base, target, sizeof target)) < 0)
-			goto out;
-		if ((size_t)n >= sizeof target) {
-			errno = ENAMETOOLONG;
-			goto out;
-		}
-		hash_buf(target, (size_t)n, s->sha);
-		rc = store ? blob_buf(c, target, (size_t)n, s->sha) : 0;
-	} else if (S_ISREG(st.st_mode)) {
-		s->kind = CKPT_FILE;
-		if ((fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_CLOEXEC)) < 0 || fstat(fd, &st2) < 0)
-			goto out;
-		if (st2.st_ino != st.st_ino || !S_ISREG(st2.st_mode)) {
-			errno = EAGAIN;	/* replaced meanwhile */
-			goto out;
-		}
-		if (hash_fd(fd, s->sha) < 0)
-			goto out;
-		rc = store ? blob_fd(c, fd, s->sha) : 0;
-	} else {
-		s->kind = S_ISDIR(st.st_mode) ? CKPT_DIR : CKPT_OTHER;
+	if (lk.replaced)
+		errno = EAGAIN;	/* replaced meanwhile */
+	else if (store && s->kind == PSTATE_LINK)
+		rc = blob_buf(c, target, strlen(target), s->sha);
+	else if (store && s->kind == PSTATE_FILE)
+		rc = blob_fd(c, lk.fd, s->sha);
+	else
 		rc = 0;
-	}
 out:
-	fsx_close(fd);
+	fsx_close(lk.fd);
 	fsx_close(dfd);
 	return rc;
 }
@@ -193,7 +166,7 @@ ckpt_find(struct ckpt_turn *t, const char *rel)
 
 int
 ckpt_add(struct ckpt_turn *t, const char *rel,
-    const struct ckpt_state *before, const struct ckpt_state *after)
+    const struct pstate *before, const struct pstate *after)
 {
 	struct ckpt_entry *e;
 	char *p;
@@ -220,7 +193,7 @@ static int
 snapshot_parents(struct ckpt *c, struct ckpt_turn *t, int rootfd,
     const char *rel)
 {
-	struct ckpt_state s;
+	struct pstate s;
 	char *dir, *slash;
 	size_t first = t->n, i;
 	int rc = -1;
@@ -233,7 +206,7 @@ snapshot_parents(struct ckpt *c, struct ckpt_turn *t, int rootfd,
 			break;
 		if (ckpt_state(c, rootfd, dir, 0, &s) < 0)
 			goto out;
-		if (s.kind != CKPT_ABSENT)
+		if (s.kind != PSTATE_ABSENT)
 			break;
 		if (ckpt_add(t, dir, &s, &s) < 0)
 			goto out;
@@ -255,17 +228,18 @@ int
 ckpt_snapshot(struct ckpt *c, struct ckpt_turn *t, int rootfd,
     const char *rel)
 {
-	struct ckpt_state s;
+	struct pstate s;
 
 	if (ckpt_find(t, rel) != NULL)
 		return 0;
 	if (ckpt_state(c, rootfd, rel, 1, &s) < 0)
 		return -1;
-	if (s.kind == CKPT_OTHER || s.kind == CKPT_DIR) {
+	if (pstate_special(&s) || s.kind == PSTATE_DIR) {
 		errno = EINVAL;
 		return -1;
 	}
-	if ((s.kind == CKPT_ABSENT && snapshot_parents(c, t, rootfd, rel) < 0) ||
+	if ((s.kind == PSTATE_ABSENT &&
+	    snapshot_parents(c, t, rootfd, rel) < 0) ||
 	    ckpt_add(t, rel, &s, &s) < 0)
 		return -1;
 	return 1;

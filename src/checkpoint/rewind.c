@@ -18,33 +18,10 @@
 #include "lib/fsx.h"
 #include "lib/mem.h"
 #include "lib/path.h"
+#include "lib/pstate.h"
 #include "policy/policy.h"
 #include "policy/roots.h"
 #include "policy/writecheck.h"
-
-static int
-same(const struct ckpt_state *a, const struct ckpt_state *b)
-{
-	if (a->kind != b->kind)
-		return 0;
-	if (a->kind == CKPT_ABSENT)
-		return 1;
-	if ((a->kind == CKPT_FILE || a->kind == CKPT_DIR) &&
-	    a->mode != b->mode)
-		return 0;
-	return memcmp(a->sha, b->sha, HASH_LEN) == 0;
-}
-
-static void
-to_base(const struct ckpt_state *s, struct apply_base *b)
-{
-	memset(b, 0, sizeof *b);
-	b->absent = s->kind == CKPT_ABSENT;
-	b->is_link = s->kind == CKPT_LINK;
-	b->is_dir = s->kind == CKPT_DIR;
-	b->mode = s->mode;
-	memcpy(b->sha, s->sha, HASH_LEN);
-}
 
 /* The paths the turns from `from` on changed, in first-change order. */
 static int
@@ -162,7 +139,7 @@ restores_dir(const struct rewind_path *p, size_t n, const char *path,
 	for (i = 0; i < n; i++)
 		if (strlen(p[i].path) == len &&
 		    memcmp(p[i].path, path, len) == 0)
-			return p[i].target.kind == CKPT_DIR;
+			return p[i].target.kind == PSTATE_DIR;
 	return 0;
 }
 
@@ -188,7 +165,7 @@ may_write(const struct roots *r, int rootfd, const char *ws,
 	fd = fsx_open_dirs(rootfd, p[k].path, FSX_DIRS_PARENT, 0, &name, NULL);
 	ll = fd < 0 && name != NULL ? (size_t)(name - p[k].path) +
 	    strcspn(name, "/") : 0;
-	if (fd < 0 && errno == ELOOP && p[k].target.kind != CKPT_ABSENT &&
+	if (fd < 0 && errno == ELOOP && p[k].target.kind != PSTATE_ABSENT &&
 	    !restores_dir(p, n, p[k].path, ll))
 		return "a folder above it is a symlink now (nothing is "
 		    "written through one)";
@@ -217,7 +194,7 @@ have_blob(struct ckpt *ck, struct rewind_path *p)
 {
 	struct stat st;
 
-	if (p->target.kind != CKPT_FILE && p->target.kind != CKPT_LINK)
+	if (p->target.kind != PSTATE_FILE && p->target.kind != PSTATE_LINK)
 		return 1;
 	hash_hex(p->target.sha, p->hex);
 	return fstatat(ckpt_blobs(ck), p->hex, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -246,16 +223,16 @@ check_paths(struct ckpt *ck, int rootfd, const char *ws, struct rewind_path *p,
 	for (i = 0; i < n; i++) {
 		if (p[i].why != NULL)
 			continue;
-		if (same(&p[i].now, &p[i].target))
+		if (pstate_same(&p[i].now, &p[i].target))
 			p[i].skip = 1;
 		else if (!have_blob(ck, &p[i]))
 			p[i].why = "its snapshot is missing from the store's "
 			    "blobs (no copy of that version is left)";
-		else if (p[i].now.kind == CKPT_OTHER) {
+		else if (pstate_special(&p[i].now)) {
 			p[i].why = "a directory or special file now";
 			p[i].conflict = 1;
 			conflicts++;
-		} else if (!same(&p[i].now, &p[i].base)) {
+		} else if (!pstate_same(&p[i].now, &p[i].base)) {
 			if (force)
 				p[i].base = p[i].now;
 			else {
@@ -352,7 +329,7 @@ cmp_item(const void *a, const void *b)
 static struct rewind_item *
 rw_push(struct rewind_item *v, size_t *n, size_t owner, int phase,
     enum apply_kind kind, const struct rewind_path *p,
-    const struct ckpt_state *base, unsigned int mode)
+    const struct pstate *base, unsigned int mode)
 {
 	struct rewind_item *q = &v[(*n)++];
 
@@ -366,16 +343,16 @@ rw_push(struct rewind_item *v, size_t *n, size_t owner, int phase,
 	if (kind == APPLY_FILE || kind == APPLY_SYMLINK)
 		q->it.want = p->target.sha;
 	q->it.mode = mode;
-	to_base(base, &q->it.base);
+	q->it.base.ps = *base;
 	return q;
 }
 
 static struct rewind_item *
 items_for(struct ckpt *ck, struct rewind_path *p, size_t n, size_t *ni)
 {
-	static const struct ckpt_state absent = { CKPT_ABSENT, 0, { 0 } };
-	struct ckpt_state made = { CKPT_DIR, 0, { 0 } };
-	const struct ckpt_state *b;
+	static const struct pstate absent = { PSTATE_ABSENT, 0, { 0 } };
+	struct pstate made = { PSTATE_DIR, 0, { 0 } };
+	const struct pstate *b;
 	struct rewind_item *v;
 	size_t i, k;
 	unsigned int m;
@@ -389,26 +366,26 @@ items_for(struct ckpt *ck, struct rewind_path *p, size_t n, size_t *ni)
 			continue;
 		hash_hex(p[i].target.sha, p[i].hex);
 		b = &p[i].base;
-		if ((b->kind == CKPT_FILE || b->kind == CKPT_LINK) &&
-		    (p[i].target.kind == CKPT_ABSENT ||
-		    p[i].target.kind == CKPT_DIR)) {
+		if ((b->kind == PSTATE_FILE || b->kind == PSTATE_LINK) &&
+		    (p[i].target.kind == PSTATE_ABSENT ||
+		    p[i].target.kind == PSTATE_DIR)) {
 			rw_push(v, ni, i, RW_DEL, APPLY_DELETE, &p[i], b, 0);
 			b = &absent;
-		} else if (b->kind == CKPT_DIR &&
-		    p[i].target.kind != CKPT_DIR) {
+		} else if (b->kind == PSTATE_DIR &&
+		    p[i].target.kind != PSTATE_DIR) {
 			rw_push(v, ni, i, RW_RMDIR, APPLY_RMDIR, &p[i], b, 0);
 			b = &absent;
 		}
 		m = p[i].target.mode;
 		switch (p[i].target.kind) {
-		case CKPT_FILE:
-		case CKPT_LINK:
+		case PSTATE_FILE:
+		case PSTATE_LINK:
 			rw_push(v, ni, i, RW_FILES, p[i].target.kind ==
-			    CKPT_FILE ? APPLY_FILE : APPLY_SYMLINK, &p[i], b,
+			    PSTATE_FILE ? APPLY_FILE : APPLY_SYMLINK, &p[i], b,
 			    m);
 			break;
-		case CKPT_DIR:
-			if (b->kind != CKPT_DIR) {
+		case PSTATE_DIR:
+			if (b->kind != PSTATE_DIR) {
 				rw_push(v, ni, i, RW_MKDIR, APPLY_MKDIR, &p[i],
 				    b, m | 0700);
 				made.mode = m | 0700;
@@ -479,11 +456,11 @@ static int
 settle(struct ckpt *ck, int rootfd, struct rewind_path *p,
     struct ckpt_turn *t, const size_t *ix, unsigned long *id)
 {
-	struct ckpt_state now;
+	struct pstate now;
 	struct ckpt_entry *e;
 	size_t k, m = 0;
 	unsigned char how;
-	int keep;
+	int keep, odd;
 
 	*id = 0;
 	for (k = 0; k < t->n; k++) {
@@ -491,22 +468,21 @@ settle(struct ckpt *ck, int rootfd, struct rewind_path *p,
 		how = p[ix[k]].how;
 		keep = how != 2;
 		if (how != 1 && how != 2) {
-			if (ckpt_state(ck, rootfd, e->path, 0, &now) < 0) {
-				if (errno != EAGAIN)
-					return -1;
-				now.kind = CKPT_OTHER;	/* changing now */
-			}
+			/* odd: changing now (EAGAIN) or a special file */
+			if ((odd = ckpt_state(ck, rootfd, e->path, 0,
+			    &now) < 0) && errno != EAGAIN)
+				return -1;
+			odd = odd || pstate_special(&now);
 			if (how == 0)
-				keep = now.kind == CKPT_OTHER ||
-				    !same(&now, &e->before);
-			else if (now.kind == CKPT_OTHER) {
+				keep = odd || !pstate_same(&now, &e->before);
+			else if (odd) {
 				e->after = e->before;
 				t->e[m++] = *e;
 				continue;
 			} else
 				e->after = now;
 		}
-		if (keep && !same(&e->after, &e->before))
+		if (keep && !pstate_same(&e->after, &e->before))
 			t->e[m++] = *e;
 		else
 			mem_free(e->path);

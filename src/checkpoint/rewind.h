@@ -49,9 +49,9 @@ struct policy;
 /* One path a rewind restores. */
 struct rewind_path {
 	const char	*path;		/* borrowed from the turns */
-	struct ckpt_state target;	/* before the first turn */
-	struct ckpt_state base;		/* what the last turn left */
-	struct ckpt_state now;		/* what is there now (stored) */
+	struct pstate target;	/* before the first turn */
+	struct pstate base;		/* what the last turn left */
+	struct pstate now;		/* what is there now (stored) */
 	unsigned long	 turn;		/* the last turn that changed it */
 	const char	*why;		/* a refusal, or NULL */
 	int		 conflict;	/* why is a conflict */

@@ -160,6 +160,7 @@ rewind_json(unsigned long id, unsigned long from, const struct rewind_path *p,
 	cJSON *o, *res, *con, *c;
 	const char *act;
 	size_t i;
+	int built = 0;
 
 	if ((o = say_doc(NULL)) == NULL ||
 	    (id != 0 ? cJSON_AddNumberToObject(o, "turn", (double)id) :
@@ -167,33 +168,32 @@ rewind_json(unsigned long id, unsigned long from, const struct rewind_path *p,
 	    cJSON_AddNumberToObject(o, "since", (double)from) == NULL ||
 	    (res = cJSON_AddArrayToObject(o, "restored")) == NULL ||
 	    (con = cJSON_AddArrayToObject(o, "conflicts")) == NULL)
-		goto fail;
+		goto out;
 	for (i = 0; tried && i < n; i++) {
 		if (p[i].how != 1)
 			continue;
-		act = p[i].target.kind == CKPT_ABSENT ? "removed" :
-		    p[i].now.kind == CKPT_ABSENT ? "created" : "restored";
+		act = p[i].target.kind == PSTATE_ABSENT ? "removed" :
+		    p[i].now.kind == PSTATE_ABSENT ? "created" : "restored";
 		if (pair(res, p[i].path, "action", act) == NULL)
-			goto fail;
+			goto out;
 	}
 	for (i = 0; i < n; i++)
 		if (p[i].why != NULL && pair(con, p[i].path, "reason",
 		    p[i].why) == NULL)
-			goto fail;
+			goto out;
 	for (i = 0; it != NULL && i < ni; i++) {
 		if (!it[i].failed)
 			continue;
 		if ((c = pair(con, it[i].path, "reason", it[i].reason)) ==
 		    NULL)
-			goto fail;
+			goto out;
 		if (strcmp(it[i].reason, apply_damaged_reason) == 0 &&
 		    cJSON_AddStringToObject(c, "code", "damaged") == NULL)
-			goto fail;
+			goto out;
 	}
-	return say_print(o);
-fail:
-	cJSON_Delete(o);
-	return say_print(NULL);
+	built = 1;
+out:
+	return say_print_built(o, built);
 }
 
 static int

@@ -19,6 +19,7 @@
 #include "cli/cmd_dryrun.h"
 #include "cli/say.h"
 #include "lib/mem.h"
+#include "lib/pstate.h"
 #include "lib/utc.h"
 #include "session/workspace.h"
 
@@ -34,15 +35,11 @@ add_label(cJSON *o, const char *label)
 static int
 turn_json(unsigned long id, const char *label)
 {
-	cJSON *o;
+	cJSON *o = say_doc(NULL);
 
-	if ((o = say_doc(NULL)) == NULL ||
-	    cJSON_AddNumberToObject(o, "turn", (double)id) == NULL ||
-	    add_label(o, label) == NULL) {
-		cJSON_Delete(o);
-		o = NULL;
-	}
-	return say_print(o);
+	return say_print_built(o, o != NULL &&
+	    cJSON_AddNumberToObject(o, "turn", (double)id) != NULL &&
+	    add_label(o, label) != NULL);
 }
 
 int
@@ -117,9 +114,9 @@ put_shown(const char *s)
 static const char *
 change(const struct ckpt_entry *en)
 {
-	if (en->before.kind == CKPT_ABSENT)
-		return en->after.kind == CKPT_ABSENT ? "?" : "A";
-	return en->after.kind == CKPT_ABSENT ? "D" : "M";
+	if (en->before.kind == PSTATE_ABSENT)
+		return en->after.kind == PSTATE_ABSENT ? "?" : "A";
+	return en->after.kind == PSTATE_ABSENT ? "D" : "M";
 }
 
 /* How a record is damaged, in words: the kind, or why it is unreadable. */
@@ -173,18 +170,20 @@ list_text(struct ckpt_turn *t, size_t n)
 static int
 list_json(const char *ws, struct ckpt_turn *t, size_t n)
 {
+	const struct ckpt_entry *en;
 	cJSON *o, *arr, *turn, *paths, *pe;
 	char when[32];
 	size_t i, j;
+	int built = 0;
 
 	if ((o = say_doc(NULL)) == NULL ||
 	    cJSON_AddStringToObject(o, "workspace", ws) == NULL ||
 	    (arr = cJSON_AddArrayToObject(o, "turns")) == NULL)
-		goto fail;
+		goto out;
 	for (i = n; i > 0; i--) {
 		iso(t[i - 1].time, when);
 		if ((turn = cJSON_CreateObject()) == NULL)
-			goto fail;
+			goto out;
 		cJSON_AddItemToArray(arr, turn);
 		if (cJSON_AddNumberToObject(turn, "id",
 		    (double)t[i - 1].id) == NULL ||
@@ -196,24 +195,23 @@ list_json(const char *ws, struct ckpt_turn *t, size_t n)
 		    damage(&t[i - 1])) == NULL) ||
 		    (t[i - 1].open &&
 		    cJSON_AddTrueToObject(turn, "open") == NULL))
-			goto fail;
+			goto out;
 		for (j = 0; j < t[i - 1].n; j++) {
 			if ((pe = cJSON_CreateObject()) == NULL)
-				goto fail;
+				goto out;
 			cJSON_AddItemToArray(paths, pe);
-			if (cJSON_AddStringToObject(pe, "path",
-			    t[i - 1].e[j].path) == NULL ||
-			    cJSON_AddStringToObject(pe, "before", ckpt_kind_name(
-			    t[i - 1].e[j].before.kind)) == NULL ||
-			    cJSON_AddStringToObject(pe, "after", ckpt_kind_name(
-			    t[i - 1].e[j].after.kind)) == NULL)
-				goto fail;
+			en = &t[i - 1].e[j];
+			if (cJSON_AddStringToObject(pe, "path", en->path) ==
+			    NULL || cJSON_AddStringToObject(pe, "before",
+			    pstate_kind_name(en->before.kind)) == NULL ||
+			    cJSON_AddStringToObject(pe, "after",
+			    pstate_kind_name(en->after.kind)) == NULL)
+				goto out;
 		}
 	}
-	return say_print(o);
-fail:
-	cJSON_Delete(o);
-	return say_print(NULL);
+	built = 1;
+out:
+	return say_print_built(o, built);
 }
 
 /*

@@ -273,6 +273,16 @@ say_print(cJSON *doc)
 }
 
 int
+say_print_built(cJSON *doc, int built)
+{
+	if (!built) {
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	return say_print(doc);
+}
+
+int
 say_printed(void)
 {
 	return st.printed;

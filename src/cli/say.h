@@ -55,6 +55,11 @@ void	say_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 cJSON	*say_doc(const char *name);
 /* Print doc as one line on stdout and free it: 0, or -1 (said). */
 int	say_print(cJSON *doc);
+/*
+ * The same for a document built step by step: built 0 (a step failed,
+ * out of memory) frees doc and says so instead of printing a part.
+ */
+int	say_print_built(cJSON *doc, int built);
 /* 1 once a document went out. */
 int	say_printed(void);
 

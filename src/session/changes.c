@@ -372,9 +372,9 @@ dir_role(struct build *b, int opaque, int rk)
 	struct apply_base base;
 
 	if (session_base_get(b->s, b->path, &base) == 0) {
-		if (base.is_dir && !opaque)
+		if (base.ps.kind == PSTATE_DIR && !opaque)
 			return ROLE_PARENT;
-		if (base.absent)
+		if (!base.unrecorded && base.ps.kind == PSTATE_ABSENT)
 			return ROLE_NEW;
 		return rk == SHADOW_ABSENT ? ROLE_NEW : ROLE_TYPECHANGE;
 	}

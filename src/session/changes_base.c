@@ -44,7 +44,7 @@ changes_base(struct session *s, const struct changes *c, size_t i,
 		if (session_base_get(s, ch->origin, &ob) == 0 &&
 		    !ob.unrecorded) {
 			/* not there when the whole was captured */
-			b->absent = 1;
+			b->ps.kind = PSTATE_ABSENT;
 			return 0;
 		}
 		if (errno != ENOENT && errno != EBADMSG && !ob.unrecorded)
@@ -107,7 +107,7 @@ record_one(struct session *s, int rootfd, const char *rel, int mkdir_new,
 
 	memset(&b, 0, sizeof b);
 	if (mkdir_new)
-		b.absent = 1;
+		b.ps.kind = PSTATE_ABSENT;
 	else if (shadow_base_real(rootfd, rel, since, &b) < 0) {
 		e = errno;
 		if (fatal_err(e))
@@ -223,7 +223,7 @@ changes_mark_unrecorded(struct session *s, int rootfd)
 		/* mkdir never destroys anything: it needs no record */
 		if (c.v[i].status == CHANGE_MKDIR &&
 		    c.v[i].old_kind == SHADOW_ABSENT)
-			b.absent = 1;
+			b.ps.kind = PSTATE_ABSENT;
 		else
 			b.unrecorded = 1;
 		if (session_base_put(s, c.v[i].path, &b) < 0)

@@ -19,14 +19,7 @@ static void
 as_base(const struct apply_real *r, struct apply_base *b)
 {
 	memset(b, 0, sizeof *b);
-	b->absent = r->type == REAL_ABSENT;
-	b->is_link = r->type == REAL_LINK;
-	b->is_dir = r->type == REAL_DIR;
-	if (r->type == REAL_FIFO || r->type == REAL_OTHER)
-		b->special = (unsigned int)r->fmt;
-	b->mode = (unsigned int)r->mode & 07777;
-	if (r->type == REAL_REG || r->type == REAL_LINK)
-		memcpy(b->sha, r->sha, HASH_LEN);
+	b->ps = r->ps;
 }
 
 /* The kind of conflict between the item's base and r, the real state. */
@@ -37,9 +30,9 @@ judge(const struct apply_item *it, const struct apply_real *r)
 		return CONFLICT_UNRECORDED;
 	if (apply_base_matches(it, r))
 		return CONFLICT_NONE;
-	if (it->base.absent)
+	if (it->base.ps.kind == PSTATE_ABSENT)
 		return CONFLICT_CREATED;
-	if (r->type == REAL_ABSENT)
+	if (r->ps.kind == PSTATE_ABSENT)
 		return CONFLICT_DELETED;
 	return CONFLICT_CHANGED;
 }
@@ -67,7 +60,7 @@ conflict_of(struct session *s, int rootfd, const struct changes *c,
 			/* apply says why (a symlink out): not a conflict */
 			return errno == EXDEV ? CONFLICT_NONE : -1;
 		}
-		r->type = REAL_ABSENT;
+		r->ps.kind = PSTATE_ABSENT;
 	} else if (apply_read_real(pfd, name, r) < 0) {
 		close(pfd);
 		mem_free(r);
@@ -93,13 +86,13 @@ conflict_of_file(struct session *s, const struct changes *c, size_t i,
 	it.kind = APPLY_FILE;
 	if (changes_base(s, c, i, &it.base) < 0)
 		return -1;
-	r.type = REAL_REG;
-	r.fmt = S_IFREG;
-	r.mode = st->st_mode & 07777;
+	memset(&r.ps, 0, sizeof r.ps);
+	r.ps.kind = PSTATE_FILE;
+	r.ps.mode = st->st_mode & 07777;
 	r.size = st->st_size;
 	r.dev = st->st_dev;
 	r.ino = st->st_ino;
-	memcpy(r.sha, sha, HASH_LEN);
+	memcpy(r.ps.sha, sha, HASH_LEN);
 	return judge(&it, &r);
 }
 

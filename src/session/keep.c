@@ -18,6 +18,7 @@
 #include "lib/mem.h"
 #include "lib/os.h"
 #include "lib/path.h"
+#include "lib/pstate.h"
 #include "session/keep.h"
 
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -28,7 +29,7 @@
 /* What put snapshotted of one path: its state before the apply. */
 struct kept_state {
 	char			*rel;
-	struct ckpt_state	 before;
+	struct pstate		 before;
 	int			 lazy;		/* its blob not synced yet */
 };
 
@@ -229,7 +230,7 @@ static int
 snapshot(struct keep *k, const char *rel, int dirfd, const char *name)
 {
 	struct kept_state *v;
-	struct ckpt_state st;
+	struct pstate st;
 	char *r;
 	size_t cap;
 	int rc = -1;
@@ -250,7 +251,7 @@ snapshot(struct keep *k, const char *rel, int dirfd, const char *name)
 	}
 	k->ks[k->nks].rel = r;
 	k->ks[k->nks].before = st;
-	k->ks[k->nks].lazy = st.kind == CKPT_FILE;
+	k->ks[k->nks].lazy = st.kind == PSTATE_FILE;
 	k->nks++;
 	r = NULL;
 	rc = 0;
@@ -420,32 +421,25 @@ keep_name(const struct keep *k)
 
 /* What the change list saw at a path it changed, as a checkpoint state. */
 static int
-seen(const struct change *ch, struct ckpt_state *st)
+seen(const struct change *ch, struct pstate *st)
 {
 	memset(st, 0, sizeof *st);
 	if (ch->old_kind == SHADOW_ABSENT)
-		st->kind = CKPT_ABSENT;
+		st->kind = PSTATE_ABSENT;
 	else if (ch->old_kind == SHADOW_DIR) {
-		st->kind = CKPT_DIR;
+		st->kind = PSTATE_DIR;
 		st->mode = ch->old_mode & 07777;
 	} else
 		return 0;	/* a file put did not keep: not replaced */
 	return 1;
 }
 
-static int
-same_state(const struct ckpt_state *a, const struct ckpt_state *b)
-{
-	return a->kind == b->kind && (a->kind == CKPT_ABSENT ||
-	    (a->mode == b->mode && memcmp(a->sha, b->sha, HASH_LEN) == 0));
-}
-
 /* Add rel to t (before given, after read now) unless it did not change. */
 static int
 turn_add(struct keep *k, struct ckpt_turn *t, int rootfd, const char *rel,
-    const struct ckpt_state *before)
+    const struct pstate *before)
 {
-	struct ckpt_state after;
+	struct pstate after;
 	struct ckpt_entry *e;
 
 	if ((e = ckpt_find(t, rel)) != NULL) {
@@ -455,13 +449,10 @@ turn_add(struct keep *k, struct ckpt_turn *t, int rootfd, const char *rel,
 			e->after = after;
 		return 0;
 	}
-	if (ckpt_state(k->ck, rootfd, rel, 0, &after) < 0) {
-		if (errno != EAGAIN)
-			return -1;
-		after.kind = CKPT_OTHER;	/* changing under us */
-	}
-	if (before->kind == CKPT_OTHER || after.kind == CKPT_OTHER ||
-	    same_state(before, &after))
+	if (ckpt_state(k->ck, rootfd, rel, 0, &after) < 0)
+		return errno == EAGAIN ? 0 : -1;	/* changing under us */
+	if (pstate_special(before) || pstate_special(&after) ||
+	    pstate_same(before, &after))
 		return 0;
 	return ckpt_add(t, rel, before, &after);
 }
@@ -471,7 +462,7 @@ keep_turn(struct keep *k, int rootfd, const struct changes *c,
     const char *label, unsigned long *id)
 {
 	struct ckpt_turn t;
-	struct ckpt_state st;
+	struct pstate st;
 	size_t i, j;
 	int rc = 0;
 
@@ -494,7 +485,7 @@ keep_turn(struct keep *k, int rootfd, const struct changes *c,
 		else if (c->v[i].applied && c->v[i].status == CHANGE_MODE &&
 		    c->v[i].old_kind == SHADOW_FILE &&
 		    (rc = ckpt_state(k->ck, rootfd, c->v[i].path, 1,
-		    &st)) == 0 && st.kind == CKPT_FILE) {
+		    &st)) == 0 && st.kind == PSTATE_FILE) {
 			/* chmod only: the same bytes (stored), the old mode */
 			st.mode = c->v[i].old_mode & 07777;
 			rc = turn_add(k, &t, rootfd, c->v[i].path, &st);
@@ -506,8 +497,8 @@ keep_turn(struct keep *k, int rootfd, const struct changes *c,
 	/* bytes kept that the turn cannot give back (a file now a fifo) */
 	k->whole = 1;
 	for (i = 0; i < k->nks; i++)
-		if ((k->ks[i].before.kind == CKPT_FILE ||
-		    k->ks[i].before.kind == CKPT_LINK) &&
+		if ((k->ks[i].before.kind == PSTATE_FILE ||
+		    k->ks[i].before.kind == PSTATE_LINK) &&
 		    ckpt_find(&t, k->ks[i].rel) == NULL)
 			k->whole = 0;
 	if (rc == 0 && t.n > 0) {
@@ -596,7 +587,7 @@ static int
 recover_dir(struct ckpt *ck, int rootfd, int dirfd, const char *prefix,
     struct ckpt_turn *t, int depth)
 {
-	struct ckpt_state before, after;
+	struct pstate before, after;
 	struct stat st;
 	char **names, *rel;
 	size_t n, i;
@@ -629,7 +620,7 @@ recover_dir(struct ckpt *ck, int rootfd, int dirfd, const char *prefix,
 		    ckpt_find(t, rel) == NULL &&
 		    (rc = ckpt_state(ck, dirfd, names[i], 1, &before)) == 0 &&
 		    (rc = ckpt_state(ck, rootfd, rel, 0, &after)) == 0 &&
-		    after.kind != CKPT_OTHER && !same_state(&before, &after))
+		    !pstate_special(&after) && !pstate_same(&before, &after))
 			rc = ckpt_add(t, rel, &before, &after);
 		mem_free(rel);
 	}

@@ -265,7 +265,7 @@ plan_build(struct session *s, int rootfd, struct changes *c,
 		if (ch->status == CHANGE_MKDIR || ((phase == PLAN_FILES ||
 		    phase == PLAN_LINKS) && (ch->old_kind == SHADOW_DIR ||
 		    rmdir_before(c, i))))
-			it->base.absent = 1;
+			it->base.ps.kind = PSTATE_ABSENT;
 		else if (changes_base(s, c, i, &it->base) < 0)
 			goto fail;
 		if (ch->status == CHANGE_MKDIR && (it->mode & 0700) != 0700) {
@@ -276,8 +276,8 @@ plan_build(struct session *s, int rootfd, struct changes *c,
 			fix->srcdir = s->upperfd;
 			fix->kind = APPLY_CHMOD;
 			fix->mode = ch->new_mode;
-			fix->base.is_dir = 1;
-			fix->base.mode = ch->new_mode | 0700;
+			fix->base.ps.kind = PSTATE_DIR;
+			fix->base.ps.mode = ch->new_mode | 0700;
 		}
 	}
 	reverse(p->items[PLAN_DELETE], p->owner[PLAN_DELETE],

@@ -13,6 +13,7 @@
 #include "lib/fsx.h"
 #include "lib/hash.h"
 #include "lib/mem.h"
+#include "lib/pstate.h"
 #include "session/session.h"
 #include "session/session_base.h"
 
@@ -69,26 +70,17 @@ unb64_sha(const char *p, unsigned char sha[HASH_LEN])
 	return p[i] == '\0' && (acc & ((1UL << bits) - 1)) == 0 ? 0 : -1;
 }
 
-/* Record kinds: the type bits they stand for (0: absent, ~0: none). */
-static const struct {
-	const char	*name;
-	unsigned int	 fmt;
-} kinds[] = {
-	{ "absent", 0 }, { "file", S_IFREG }, { "link", S_IFLNK },
-	{ "dir", S_IFDIR }, { "fifo", S_IFIFO }, { "sock", S_IFSOCK },
-	{ "chr", S_IFCHR }, { "blk", S_IFBLK }, { "none", ~0U }
-};
-
 /*
  * "<kind> <mode> <hash>" into *b, the hash in hex (a record file) or
- * base64url (a record link); -1: not a record.
+ * base64url (a record link); -1: not a record. The kinds are
+ * lib/pstate.h's words, and "none" for an unrecorded base.
  */
 static int
 parse(char *line, int b64, struct apply_base *b)
 {
 	char kind[8], *end;
 	unsigned long mode;
-	size_t i;
+	int k;
 
 	memset(b, 0, sizeof *b);
 	end = strchr(line, ' ');
@@ -102,35 +94,19 @@ parse(char *line, int b64, struct apply_base *b)
 	mode = strtoul(end + 1, &end, 8);
 	if (errno != 0 || *end != ' ' || mode > 07777)
 		return -1;
-	if (b64 ? unb64_sha(end + 1, b->sha) < 0 :
-	    strlen(end + 1) != HASH_HEXLEN || hash_unhex(end + 1, b->sha) < 0)
+	if (b64 ? unb64_sha(end + 1, b->ps.sha) < 0 :
+	    strlen(end + 1) != HASH_HEXLEN ||
+	    hash_unhex(end + 1, b->ps.sha) < 0)
 		return -1;
-	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-		if (strcmp(kind, kinds[i].name) == 0)
-			break;
-	if (i == sizeof kinds / sizeof kinds[0])
-		return -1;
-	switch (kinds[i].fmt) {
-	case 0:
-		b->absent = 1;
-		break;
-	case ~0U:
+	if (strcmp(kind, "none") == 0) {
 		b->unrecorded = 1;
 		b->why = (int)mode;
-		mode = 0;
-		break;
-	case S_IFLNK:
-		b->is_link = 1;
-		break;
-	case S_IFDIR:
-		b->is_dir = 1;
-		break;
-	case S_IFREG:
-		break;
-	default:
-		b->special = kinds[i].fmt;
+		return 0;
 	}
-	b->mode = (unsigned int)mode;
+	if ((k = pstate_kind_parse(kind)) < 0)
+		return -1;
+	b->ps.kind = (enum pstate_kind)k;
+	b->ps.mode = (unsigned int)mode;
 	return 0;
 }
 
@@ -196,25 +172,6 @@ session_base_get(struct session *s, const char *rel, struct apply_base *b)
 	return 0;
 }
 
-static const char *
-kind_name(const struct apply_base *b)
-{
-	size_t i;
-
-	if (b->unrecorded)
-		return "none";
-	if (b->absent)
-		return "absent";
-	if (b->is_link)
-		return "link";
-	if (b->is_dir)
-		return "dir";
-	for (i = 0; b->special != 0 && i < sizeof kinds / sizeof kinds[0]; i++)
-		if (kinds[i].fmt == b->special)
-			return kinds[i].name;
-	return "file";
-}
-
 int
 session_base_put(struct session *s, const char *rel,
     const struct apply_base *b)
@@ -225,10 +182,10 @@ session_base_put(struct session *s, const char *rel,
 	if (session_upgrade(s) < 0)
 		return -1;
 	base_name(rel, name);
-	b64_sha(b->sha, sha);
-	mode = b->unrecorded ? (unsigned int)b->why : b->mode;
-	snprintf(rec, sizeof rec, "%s %o %s", kind_name(b), mode & 07777,
-	    sha);
+	b64_sha(b->ps.sha, sha);
+	mode = b->unrecorded ? (unsigned int)b->why : b->ps.mode;
+	snprintf(rec, sizeof rec, "%s %o %s", b->unrecorded ? "none" :
+	    pstate_kind_name(b->ps.kind), mode & 07777, sha);
 	if (symlinkat(rec, s->basefd, name) < 0)
 		return errno == EEXIST ? 0 : -1;
 	return s->nosync ? 0 : fsx_sync_dir(s->basefd);

@@ -6,59 +6,23 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/fsx.h"
-#include "lib/hash.h"
-#include "lib/mem.h"
 #include "lib/os.h"
+#include "lib/pstate.h"
 #include "session/shadow_base.h"
-
-#define PERM(m)		((unsigned int)(m) & 07777)
-#define OFLAGS		(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-#define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 /* The real state of rfd/name as a base record. */
 int
 shadow_base_now(int rfd, const char *name, struct apply_base *b)
 {
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	int fd, rc;
-
 	memset(b, 0, sizeof *b);
-	if (rfd < 0 || fstatat(rfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (rfd >= 0 && errno != ENOENT && errno != ENOTDIR)
+	if (rfd >= 0 && pstate_read(rfd, name, &b->ps, NULL) < 0) {
+		if (errno != ENOTDIR)
 			return -1;
-		b->absent = 1;
-		return 0;
+		memset(b, 0, sizeof *b);	/* absent */
 	}
-	b->mode = PERM(st.st_mode);
-	if (S_ISDIR(st.st_mode)) {
-		b->is_dir = 1;
-	} else if (S_ISLNK(st.st_mode)) {
-		b->is_link = 1;
-		if ((buf = mem_alloc(PATH_MAX)) == NULL)
-			return -1;
-		n = readlinkat(rfd, name, buf, PATH_MAX);
-		if (n < 0) {
-			mem_free(buf);
-			return -1;
-		}
-		hash_buf(buf, (size_t)n, b->sha);
-		mem_free(buf);
-	} else if (S_ISREG(st.st_mode)) {
-		if ((fd = openat(rfd, name, OFLAGS)) < 0)
-			return -1;
-		rc = hash_fd(fd, b->sha);
-		fsx_close(fd);
-		return rc;
-	}
-	/* a fifo, socket or device: its kind and mode */
-	b->special = st.st_mode & S_IFMT;
 	return 0;
 }
 
@@ -76,12 +40,12 @@ shadow_base_real(int rootfd, const char *rel, const struct timespec *since,
 		/* no real directory there: nothing beneath it either */
 		if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
 			return -1;
-		memset(b, 0, sizeof *b);
-		b->absent = 1;
+		memset(b, 0, sizeof *b);	/* absent */
 		return 0;
 	}
 	rc = shadow_base_now(cur, p, b);
-	if (rc == 0 && since != NULL && !b->absent && !b->is_dir &&
+	if (rc == 0 && since != NULL && b->ps.kind != PSTATE_ABSENT &&
+	    b->ps.kind != PSTATE_DIR &&
 	    fstatat(cur, p, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		ct = os_ctime(&st);
 		if (ct.tv_sec > since->tv_sec || (ct.tv_sec == since->tv_sec &&

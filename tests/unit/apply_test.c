@@ -161,19 +161,20 @@ capture(const char *rel, struct apply_base *b)
 	path_in(p, g_ws, rel);
 	if (lstat(p, &st) < 0) {
 		CHECK(errno == ENOENT);
-		b->absent = 1;
+		b->ps.kind = PSTATE_ABSENT;
 		return;
 	}
-	b->mode = st.st_mode & 07777;
+	b->ps.mode = st.st_mode & 07777;
 	if (S_ISLNK(st.st_mode)) {
-		b->is_link = 1;
+		b->ps.kind = PSTATE_LINK;
 		CHECK((n = readlink(p, t, sizeof t)) >= 0);
-		hash_buf(t, (size_t)n, b->sha);
+		hash_buf(t, (size_t)n, b->ps.sha);
 	} else if (S_ISDIR(st.st_mode))
-		b->is_dir = 1;
+		b->ps.kind = PSTATE_DIR;
 	else {
+		b->ps.kind = PSTATE_FILE;
 		CHECK((fd = open(p, O_RDONLY)) >= 0);
-		CHECK(hash_fd(fd, b->sha) == 0);
+		CHECK(hash_fd(fd, b->ps.sha) == 0);
 		close(fd);
 	}
 }
@@ -514,7 +515,7 @@ race(int walk, const char *linkto)
 		it.srcdir = g_upfd;
 		it.src = "src";
 		it.mode = 0644;
-		it.base.absent = 1;
+		it.base.ps.kind = PSTATE_ABSENT;
 		CHECK(apply_run(g_root, &it, 1, NULL) >= 0);
 		if (!it.failed)
 			applied++;
@@ -658,7 +659,8 @@ t_hardlink_and_final_symlink(void)
 	lnk(g_ws, "was-link", q);
 	lnk(g_ws, "del-link", q);
 	setup_specs(s, 3, it, 1);
-	CHECK(it[1].base.is_link && it[2].base.is_link);
+	CHECK(it[1].base.ps.kind == PSTATE_LINK &&
+	    it[2].base.ps.kind == PSTATE_LINK);
 	path_in(p, g_ws, "linked");
 	path_in(q, g_ws, "other-name");
 	CHECK(link(p, q) == 0);
@@ -1016,7 +1018,7 @@ t_sparse_2g(void)
 	it.srcdir = g_upfd;
 	it.src = "big";
 	it.mode = 0644;
-	it.base.absent = 1;
+	it.base.ps.kind = PSTATE_ABSENT;
 	CHECK(getrusage(RUSAGE_SELF, &ru0) == 0);
 	CHECK(apply_run(g_root, &it, 1, NULL) == 0);
 	CHECK(getrusage(RUSAGE_SELF, &ru1) == 0);
@@ -1331,7 +1333,7 @@ t_fifo_and_link(void)
 	it[0].path = "p";
 	it[0].kind = APPLY_FIFO;
 	it[0].mode = 0640;
-	it[0].base.absent = 1;
+	it[0].base.ps.kind = PSTATE_ABSENT;
 	it[1].path = "q";
 	it[1].kind = APPLY_FIFO;
 	it[1].mode = 0600;
@@ -1341,14 +1343,14 @@ t_fifo_and_link(void)
 	it[2].srcdir = g_upfd;
 	it[2].src = "lead";
 	it[2].mode = 0640;
-	it[2].base.absent = 1;
+	it[2].base.ps.kind = PSTATE_ABSENT;
 	it[3].path = "e/follow";
 	it[3].kind = APPLY_LINK;
 	it[3].srcdir = g_upfd;
 	it[3].src = "lead";
 	it[3].link = "d/lead";
 	it[3].mode = 0640;
-	it[3].base.absent = 1;
+	it[3].base.ps.kind = PSTATE_ABSENT;
 	it[4] = it[3];
 	it[4].path = "e/wrong";
 	it[4].link = "other";
@@ -1421,8 +1423,8 @@ t_special_bases(void)
 	memset(it, 0, sizeof it);
 	it[0].path = "pipe";
 	it[0].kind = APPLY_DELETE;
-	it[0].base.special = S_IFIFO;
-	it[0].base.mode = 0620;
+	it[0].base.ps.kind = PSTATE_FIFO;
+	it[0].base.ps.mode = 0620;
 	it[1].path = "was-file";
 	it[1].kind = APPLY_DELETE;
 	capture("was-file", &it[1].base);

@@ -111,13 +111,13 @@ t_round_trip(void)
 	CHECK(n == 1 && l[0].id == 1 && l[0].n == 4);
 	CHECK_STR(l[0].label, "two\nlines");
 	CHECK_STR(l[0].e[0].path, "a.txt");
-	CHECK(l[0].e[0].before.kind == CKPT_FILE);
+	CHECK(l[0].e[0].before.kind == PSTATE_FILE);
 	CHECK(l[0].e[0].before.mode == 0640);
-	CHECK(l[0].e[1].before.kind == CKPT_LINK);
+	CHECK(l[0].e[1].before.kind == PSTATE_LINK);
 	CHECK_STR(l[0].e[2].path, "sub");
-	CHECK(l[0].e[2].before.kind == CKPT_ABSENT);
+	CHECK(l[0].e[2].before.kind == PSTATE_ABSENT);
 	CHECK_STR(l[0].e[3].path, "sub/new\nline");
-	CHECK(l[0].e[3].before.kind == CKPT_ABSENT);
+	CHECK(l[0].e[3].before.kind == PSTATE_ABSENT);
 	/* the blobs hold the content and the link target */
 	bfd = ckpt_blobs(c);
 	hash_hex(l[0].e[0].before.sha, hex);
@@ -157,8 +157,8 @@ t_current_turn(void)
 	CHECK(write_turn(c, "a", "3") == 1);
 	CHECK(ckpt_list(c, &l, &n) == 0);
 	CHECK(n == 1 && l[0].n == 2);
-	CHECK(l[0].e[0].before.kind == CKPT_ABSENT);
-	CHECK(l[0].e[0].after.kind == CKPT_FILE);
+	CHECK(l[0].e[0].before.kind == PSTATE_ABSENT);
+	CHECK(l[0].e[0].after.kind == PSTATE_FILE);
 	CHECK_STR(l[0].label, "first");
 	ckpt_turns_free(l, n);
 	CHECK(ckpt_turn_end(c) == 0);
@@ -260,7 +260,7 @@ t_dir(void)
 {
 	static const char other[] = "arcturn-turn 1\nid 1\ntime 5\nlabel 0\n\n"
 	    "paths 1\nother 644 " ZEROS " absent 0 " ZEROS " 1\na\nend\n";
-	struct ckpt_state d, a;
+	struct pstate d, a;
 	struct ckpt_turn t, u;
 	struct ckpt *c;
 	char *buf;
@@ -271,19 +271,19 @@ t_dir(void)
 	CHECK(fchmodat(g_root, "d", 0750, 0) == 0);
 	CHECK(ckpt_open(g_state, g_ws, 1, LOCK_EX, NULL, &c) == 0);
 	CHECK(ckpt_state(c, g_root, "d", 1, &d) == 0);
-	CHECK(d.kind == CKPT_DIR && d.mode == 0750);
-	CHECK(strcmp(ckpt_kind_name(d.kind), "dir") == 0);
+	CHECK(d.kind == PSTATE_DIR && d.mode == 0750);
+	CHECK(strcmp(pstate_kind_name(d.kind), "dir") == 0);
 	/* write's snapshot takes no directory */
 	memset(&t, 0, sizeof t);
 	t.id = 1;
 	CHECK(ckpt_snapshot(c, &t, g_root, "d") == -1 && errno == EINVAL);
 	memset(&a, 0, sizeof a);
-	a.kind = CKPT_ABSENT;
+	a.kind = PSTATE_ABSENT;
 	CHECK(ckpt_add(&t, "d", &d, &a) == 0);
 	CHECK(ckpt_format(&t, &buf, &len) == 0);
 	CHECK(ckpt_parse(buf, len, &u) == 0);
-	CHECK(u.n == 1 && u.e[0].before.kind == CKPT_DIR &&
-	    u.e[0].before.mode == 0750 && u.e[0].after.kind == CKPT_ABSENT);
+	CHECK(u.n == 1 && u.e[0].before.kind == PSTATE_DIR &&
+	    u.e[0].before.mode == 0750 && u.e[0].after.kind == PSTATE_ABSENT);
 	mem_free(buf);
 	ckpt_turn_clear(&u);
 	ckpt_turn_clear(&t);
@@ -328,7 +328,7 @@ static void
 t_after_log(void)
 {
 	static const char torn[] = "after file 644 abc";
-	struct ckpt_state now;
+	struct pstate now;
 	struct ckpt_turn t, u;
 	struct ckpt *c;
 	struct ckpt_limits lim = { 1, 0 };
@@ -356,16 +356,16 @@ t_after_log(void)
 	CHECK(ckpt_state(c, g_root, "a", 0, &now) == 0);
 	CHECK(memcmp(&ckpt_find(&u, "a")->after, &now, sizeof now) == 0);
 	CHECK(ckpt_find(&u, "a")->after.mode == 0600);
-	CHECK(ckpt_find(&u, "sub")->after.kind == CKPT_DIR);
+	CHECK(ckpt_find(&u, "sub")->after.kind == PSTATE_DIR);
 	CHECK(ckpt_find(&u, "sub/deep")->after.mode == 0700);
-	CHECK(ckpt_find(&u, "sub/deep/new")->after.kind == CKPT_FILE);
+	CHECK(ckpt_find(&u, "sub/deep/new")->after.kind == PSTATE_FILE);
 	ckpt_turn_clear(&u);
 	/* a torn tail and what follows it are left out, the rest holds */
 	append_turns("0000000001.after", torn, sizeof torn - 1);
 	append_turns("0000000001.after", "after absent 0 " ZEROS " 1\na\n",
 	    strlen("after absent 0 " ZEROS " 1\na\n"));
 	CHECK(ckpt_load(c, t.id, &u) == 0);
-	CHECK(ckpt_find(&u, "a")->after.kind == CKPT_FILE);
+	CHECK(ckpt_find(&u, "a")->after.kind == PSTATE_FILE);
 	CHECK(ckpt_find(&u, "a")->after.mode == 0600);
 	ckpt_turn_clear(&u);
 	/* saving the record folds the log in and removes it */
@@ -402,7 +402,7 @@ fault_loop(int writes)
 	struct ckpt *c;
 	struct {
 		char		 path[16];
-		struct ckpt_state before, after;
+		struct pstate before, after;
 	} ref[2];
 	long n;
 	size_t nt, i;

@@ -214,7 +214,8 @@ t_meta_versions(void)
 	fx_put(s.basefd, name, "file 640 00000000000000000000000000000000"
 	    "000000000000000000000000000000ff\nold", 0600);
 	memset(&b, 0, sizeof b);
-	b.mode = 0644;
+	b.ps.kind = PSTATE_FILE;
+	b.ps.mode = 0644;
 	CHECK(session_base_put(&s, "a", &b) == 0);
 	CHECK(s.version == 2);
 	session_close(&s);
@@ -225,9 +226,9 @@ t_meta_versions(void)
 	CHECK(session_open(store, "v1", NULL, &s) == 0);
 	CHECK(s.version == 2 && strcmp(s.workspace, "/x") == 0 &&
 	    strcmp(s.created, "2026-01-01T00:00:00Z") == 0);
-	CHECK(session_base_get(&s, "a", &g) == 0 && g.mode == 0644);
-	CHECK(session_base_get(&s, "old", &g) == 0 && g.mode == 0640 &&
-	    g.sha[HASH_LEN - 1] == 0xff);
+	CHECK(session_base_get(&s, "a", &g) == 0 && g.ps.mode == 0644);
+	CHECK(session_base_get(&s, "old", &g) == 0 && g.ps.mode == 0640 &&
+	    g.ps.sha[HASH_LEN - 1] == 0xff);
 	/* a version 2 session is not written again */
 	CHECK(fstatat(dfd, "meta.json", &st, 0) == 0);
 	ino = st.st_ino;
@@ -329,7 +330,8 @@ t_unalias(void)
 	CHECK(symlinkat("out", rfd, "l") == 0);
 	CHECK(mkdirat(s.upperfd, "l", 0755) == 0);
 	memset(&b, 0, sizeof b);
-	b.mode = 0644;
+	b.ps.kind = PSTATE_FILE;
+	b.ps.mode = 0644;
 	for (i = 0; i < 2; i++) {
 		unalias_fixture(&s, rfd);
 		CHECK(session_base_put(&s, "a", &b) == 0);
@@ -557,32 +559,33 @@ t_base_records(void)
 	CHECK(session_open(store, "b1", ws, &s) == 0);
 	CHECK(session_base_get(&s, "x", &g) == -1 && errno == ENOENT);
 	memset(&b, 0, sizeof b);
-	b.mode = 0755;
+	b.ps.kind = PSTATE_FILE;
+	b.ps.mode = 0755;
 	for (i = 0; i < HASH_LEN; i++)
-		b.sha[i] = (unsigned char)i;
+		b.ps.sha[i] = (unsigned char)i;
 	CHECK(session_base_put(&s, "dir/odd\nname", &b) == 0);
 	CHECK(session_base_get(&s, "dir/odd\nname", &g) == 0);
-	CHECK(!g.absent && !g.is_link && !g.is_dir && g.mode == 0755);
-	CHECK(memcmp(g.sha, b.sha, HASH_LEN) == 0);
+	CHECK(g.ps.kind == PSTATE_FILE && g.ps.mode == 0755);
+	CHECK(memcmp(g.ps.sha, b.ps.sha, HASH_LEN) == 0);
 	/* The first capture wins. */
-	b.mode = 0600;
-	b.absent = 1;
+	b.ps.mode = 0600;
+	b.ps.kind = PSTATE_ABSENT;
 	CHECK(session_base_put(&s, "dir/odd\nname", &b) == 0);
 	CHECK(session_base_get(&s, "dir/odd\nname", &g) == 0);
-	CHECK(!g.absent && g.mode == 0755);
+	CHECK(g.ps.kind == PSTATE_FILE && g.ps.mode == 0755);
 	memset(&b, 0, sizeof b);
-	b.is_link = 1;
+	b.ps.kind = PSTATE_LINK;
 	CHECK(session_base_put(&s, "l", &b) == 0);
-	CHECK(session_base_get(&s, "l", &g) == 0 && g.is_link);
-	b.is_link = 0;
-	b.is_dir = 1;
-	b.mode = 0700;
+	CHECK(session_base_get(&s, "l", &g) == 0 && g.ps.kind == PSTATE_LINK);
+	b.ps.kind = PSTATE_DIR;
+	b.ps.mode = 0700;
 	CHECK(session_base_put(&s, "d", &b) == 0);
-	CHECK(session_base_get(&s, "d", &g) == 0 && g.is_dir && g.mode == 0700);
-	b.is_dir = 0;
-	b.absent = 1;
+	CHECK(session_base_get(&s, "d", &g) == 0 && g.ps.kind == PSTATE_DIR &&
+	    g.ps.mode == 0700);
+	b.ps.kind = PSTATE_ABSENT;
 	CHECK(session_base_put(&s, "new", &b) == 0);
-	CHECK(session_base_get(&s, "new", &g) == 0 && g.absent);
+	CHECK(session_base_get(&s, "new", &g) == 0 &&
+	    g.ps.kind == PSTATE_ABSENT);
 	CHECK(session_base_del(&s, "new") == 0);
 	CHECK(session_base_get(&s, "new", &g) == -1 && errno == ENOENT);
 	CHECK(session_base_del(&s, "new") == 0);
@@ -601,6 +604,7 @@ t_base_corrupt(void)
 
 	CHECK(session_open(store, "b2", ws, &s) == 0);
 	memset(&b, 0, sizeof b);
+	b.ps.kind = PSTATE_FILE;
 	CHECK(session_base_put(&s, "f", &b) == 0);
 	hash_buf("f", 1, d);
 	hash_hex(d, name);
@@ -650,10 +654,10 @@ t_base_links(void)
 
 	CHECK(session_open(store, "b3", ws, &s) == 0);
 	memset(&b, 0, sizeof b);
-	b.mode = 07777;
-	b.absent = 1;
+	b.ps.mode = 07777;
+	b.ps.kind = PSTATE_ABSENT;
 	for (i = 0; i < HASH_LEN; i++)
-		b.sha[i] = (unsigned char)(0xff - i);
+		b.ps.sha[i] = (unsigned char)(0xff - i);
 	CHECK(session_base_put(&s, "a/long/path", &b) == 0);
 	hash_buf("a/long/path", 11, d);
 	hash_hex(d, name);
@@ -668,29 +672,32 @@ t_base_links(void)
 		    (unsigned long)sf.f_type);
 	CHECK((n = readlinkat(s.basefd, name, target, sizeof target)) > 0 &&
 	    n < 60);
-	CHECK(session_base_get(&s, "a/long/path", &g) == 0 && g.absent &&
-	    g.mode == 07777 && memcmp(g.sha, b.sha, HASH_LEN) == 0);
+	CHECK(session_base_get(&s, "a/long/path", &g) == 0 &&
+	    g.ps.kind == PSTATE_ABSENT &&
+	    g.ps.mode == 07777 && memcmp(g.ps.sha, b.ps.sha, HASH_LEN) == 0);
 	/* every byte value of the hash comes back */
 	for (i = 0; i < HASH_LEN; i++)
-		b.sha[i] = (unsigned char)(i * 8 + 3);
-	b.absent = 0;
+		b.ps.sha[i] = (unsigned char)(i * 8 + 3);
+	b.ps.kind = PSTATE_FILE;
 	b.unrecorded = 1;
 	b.why = ESTALE;
 	CHECK(session_base_put(&s, "u", &b) == 0);
 	CHECK(session_base_get(&s, "u", &g) == 0 && g.unrecorded &&
-	    g.why == ESTALE && memcmp(g.sha, b.sha, HASH_LEN) == 0);
+	    g.why == ESTALE && memcmp(g.ps.sha, b.ps.sha, HASH_LEN) == 0);
 	/* the old format: a regular file of the same name */
 	hash_buf("old", 3, d);
 	hash_hex(d, name);
 	fx_put(s.basefd, name, "file 640 00000000000000000000000000000000"
 	    "000000000000000000000000000000ff\nold", 0600);
-	CHECK(session_base_get(&s, "old", &g) == 0 && !g.absent &&
-	    g.mode == 0640 && g.sha[HASH_LEN - 1] == 0xff);
+	CHECK(session_base_get(&s, "old", &g) == 0 &&
+	    g.ps.kind == PSTATE_FILE &&
+	    g.ps.mode == 0640 && g.ps.sha[HASH_LEN - 1] == 0xff);
 	/* a record there stays: the first capture wins, in either format */
 	memset(&b, 0, sizeof b);
-	b.absent = 1;
+	b.ps.kind = PSTATE_ABSENT;
 	CHECK(session_base_put(&s, "old", &b) == 0);
-	CHECK(session_base_get(&s, "old", &g) == 0 && !g.absent);
+	CHECK(session_base_get(&s, "old", &g) == 0 &&
+	    g.ps.kind == PSTATE_FILE);
 	/* damaged links */
 	hash_buf("f", 1, d);
 	hash_hex(d, name);
@@ -708,8 +715,8 @@ t_base_links(void)
 	(void)unlinkat(s.basefd, name, 0);
 	CHECK(symlinkat("chr 600 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
 	    s.basefd, name) == 0);
-	CHECK(session_base_get(&s, "f", &g) == 0 && g.special == S_IFCHR &&
-	    g.mode == 0600 && g.sha[0] == 0 && g.sha[31] == 31);
+	CHECK(session_base_get(&s, "f", &g) == 0 && g.ps.kind == PSTATE_CHR &&
+	    g.ps.mode == 0600 && g.ps.sha[0] == 0 && g.ps.sha[31] == 31);
 	session_close(&s);
 	close(store);
 }
@@ -999,8 +1006,8 @@ t_run_sweep(void)
 static void
 t_base_kinds(void)
 {
-	static const unsigned int fmts[] = { S_IFIFO, S_IFSOCK, S_IFCHR,
-	    S_IFBLK };
+	static const enum pstate_kind kinds[] = { PSTATE_FIFO, PSTATE_SOCK,
+	    PSTATE_CHR, PSTATE_BLK };
 	struct apply_base b, g;
 	struct session s;
 	unsigned char d[HASH_LEN];
@@ -1011,8 +1018,8 @@ t_base_kinds(void)
 	CHECK(session_open(store, "k", ws, &s) == 0);
 	for (i = 0; i < 4; i++) {
 		memset(&b, 0, sizeof b);
-		b.special = fmts[i];
-		b.mode = 0640;
+		b.ps.kind = kinds[i];
+		b.ps.mode = 0640;
 		snprintf(rel, sizeof rel, "s%zu", i);
 		CHECK(session_base_put(&s, rel, &b) == 0);
 		CHECK(session_base_get(&s, rel, &g) == 0);
@@ -1023,7 +1030,7 @@ t_base_kinds(void)
 	b.why = ESTALE;
 	CHECK(session_base_put(&s, "u", &b) == 0);
 	CHECK(session_base_get(&s, "u", &g) == 0);
-	CHECK(g.unrecorded && g.why == ESTALE && g.mode == 0);
+	CHECK(g.unrecorded && g.why == ESTALE && g.ps.mode == 0);
 	/* the first capture wins: a later put changes nothing */
 	memset(&b, 0, sizeof b);
 	CHECK(session_base_put(&s, "u", &b) == 0);
@@ -1044,10 +1051,11 @@ t_base_kinds(void)
 	/* nosync: the same record, no fsync asked */
 	s.nosync = 1;
 	memset(&b, 0, sizeof b);
-	b.is_dir = 1;
-	b.mode = 0700;
+	b.ps.kind = PSTATE_DIR;
+	b.ps.mode = 0700;
 	CHECK(session_base_put(&s, "d", &b) == 0);
-	CHECK(session_base_get(&s, "d", &g) == 0 && g.is_dir && g.mode == 0700);
+	CHECK(session_base_get(&s, "d", &g) == 0 && g.ps.kind == PSTATE_DIR &&
+	    g.ps.mode == 0700);
 	session_close(&s);
 	close(store);
 }

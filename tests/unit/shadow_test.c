@@ -153,12 +153,12 @@ t_copyup_keeps_mode(void)
 	/* The real file is untouched; the base names its old content. */
 	CHECK(fstatat(wsfd, "bin/run", &st, 0) == 0 && st.st_size == 10);
 	CHECK(session_base_get(&S, "bin/run", &b) == 0);
-	CHECK(!b.absent && b.mode == 0750);
+	CHECK(b.ps.kind == PSTATE_FILE && b.ps.mode == 0750);
 	{
 		unsigned char d[HASH_LEN];
 
 		hash_buf("#!/bin/sh\n", 10, d);
-		CHECK(memcmp(d, b.sha, HASH_LEN) == 0);
+		CHECK(memcmp(d, b.ps.sha, HASH_LEN) == 0);
 	}
 	CHECK(shadow_read(&S, wsfd, "bin/run", 1 << 20, &buf, &len,
 	    &mode) == 0);
@@ -169,7 +169,7 @@ t_copyup_keeps_mode(void)
 	owrite("bin/run", "again\n");
 	CHECK(fstatat(S.upperfd, "bin/run", &st, 0) == 0 &&
 	    (st.st_mode & 07777) == 0750);
-	CHECK(session_base_get(&S, "bin/run", &b) == 0 && b.mode == 0750);
+	CHECK(session_base_get(&S, "bin/run", &b) == 0 && b.ps.mode == 0750);
 	/* Reads go to the shadow only where there is one. */
 	fx_put(wsfd, "other", "real", 0644);
 	fd = shadow_open(&S, wsfd, "other", &shadow);
@@ -191,8 +191,10 @@ t_new_file_and_dirs(void)
 	owrite("n1/n2/file", "new\n");
 	CHECK(fstatat(S.upperfd, "n1/n2/file", &st, 0) == 0 &&
 	    (st.st_mode & 07777) == 0644);
-	CHECK(session_base_get(&S, "n1/n2/file", &b) == 0 && b.absent);
-	CHECK(session_base_get(&S, "n1", &b) == 0 && b.absent);
+	CHECK(session_base_get(&S, "n1/n2/file", &b) == 0 &&
+	    b.ps.kind == PSTATE_ABSENT);
+	CHECK(session_base_get(&S, "n1", &b) == 0 &&
+	    b.ps.kind == PSTATE_ABSENT);
 	CHECK(fstatat(wsfd, "n1", &st, 0) == -1 && errno == ENOENT);
 	changes(&c);
 	CHECK(c.n == 3);
@@ -565,12 +567,13 @@ t_plan_and_settle(void)
 	CHECK_STR(p.items[PLAN_DELETE][1].path, "tree/x");
 	CHECK(p.items[PLAN_RMDIR][0].kind == APPLY_RMDIR);
 	CHECK(p.items[PLAN_MKDIR][0].kind == APPLY_MKDIR);
-	CHECK(p.items[PLAN_MKDIR][0].base.absent);
+	CHECK(p.items[PLAN_MKDIR][0].base.ps.kind == PSTATE_ABSENT);
 	it = p.items[PLAN_FILES];
 	CHECK(it[0].kind == APPLY_FILE);
 	CHECK_STR(it[0].path, "mod");
-	CHECK(!it[0].base.absent && it[0].base.mode == 0644);
-	CHECK(it[1].kind == APPLY_FILE && it[1].base.absent);
+	CHECK(it[0].base.ps.kind == PSTATE_FILE &&
+	    it[0].base.ps.mode == 0644);
+	CHECK(it[1].kind == APPLY_FILE && it[1].base.ps.kind == PSTATE_ABSENT);
 	CHECK_STR(it[1].path, "nd/new");
 	for (k = 0; k < PLAN_NPHASE; k++)
 		for (i = 0; i < p.n[k]; i++) {
@@ -723,10 +726,13 @@ t_record_bases(void)
 	fx_put(wsfd, "gone", "g\n", 0644);
 	owrite("w", "mine too\n");
 	record();
-	CHECK(session_base_get(&S, "f", &b) == 0 && !b.absent && b.mode == 0644);
-	CHECK(session_base_get(&S, "nd", &b) == 0 && b.absent);
-	CHECK(session_base_get(&S, "gone", &b) == 0 && !b.absent);
-	CHECK(session_base_get(&S, "w", &b) == 0 && b.mode == 0600);
+	CHECK(session_base_get(&S, "f", &b) == 0 &&
+	    b.ps.kind == PSTATE_FILE && b.ps.mode == 0644);
+	CHECK(session_base_get(&S, "nd", &b) == 0 &&
+	    b.ps.kind == PSTATE_ABSENT);
+	CHECK(session_base_get(&S, "gone", &b) == 0 &&
+	    b.ps.kind == PSTATE_FILE);
+	CHECK(session_base_get(&S, "w", &b) == 0 && b.ps.mode == 0600);
 	/* The real file changes after the command: apply refuses it. */
 	fx_put(wsfd, "f", "theirs\n", 0644);
 	changes(&c);
@@ -969,8 +975,9 @@ t_record_edge_cases(void)
 	CHECK(session_base_get(&S, "touched", &b) == 0 && b.unrecorded &&
 	    b.why == ESTALE);
 	/* beneath a real symlink: nothing there to record but "absent" */
-	CHECK(session_base_get(&S, "lnk/f", &b) == 0 && b.absent);
-	CHECK(session_base_get(&S, "lnk", &b) == 0 && b.is_link);
+	CHECK(session_base_get(&S, "lnk/f", &b) == 0 &&
+	    b.ps.kind == PSTATE_ABSENT);
+	CHECK(session_base_get(&S, "lnk", &b) == 0 && b.ps.kind == PSTATE_LINK);
 }
 
 /* Limits come first, and a refused or failed write leaves nothing. */
