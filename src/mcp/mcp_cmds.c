@@ -394,11 +394,12 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 	static const char *const k_none[] = { NULL };
 	static const char *const k_apply[] = { "expect", "paths", NULL };
 	char *wd[] = { "discard", "--yes" };
-	char *wa[] = { "apply", "--yes", "--expect", NULL, "--" };
+	char *wa[] = { "apply", "--yes", "--expect", NULL, "--progress-fd",
+	    NULL, "--" }, fdarg[16];
 	const cJSON *t;
 	const char *cwd, *in, *expect;
 	char **v = NULL;
-	size_t n = 0, inlen = 0;
+	size_t n = 0, inlen = 0, nw = 7;
 	long timeout = MCP_TIMEOUT_MS;
 	struct mcp_run r;
 	int full, rc;
@@ -456,7 +457,14 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 		    msglen)) < 0)
 			goto bad;
 		wa[3] = (char *)expect;
-		if (mcp_child(srv, "apply", wa, 5, v, n, NULL, 0, &r,
+		/* files done, as notifications/progress (mcp_child) */
+		snprintf(fdarg, sizeof fdarg, "%d", MCP_PROGRESS_FD);
+		wa[5] = fdarg;
+		if (srv->progress_files == NULL) {
+			wa[4] = "--";
+			nw = 5;
+		}
+		if (mcp_child(srv, "apply", wa, nw, v, n, NULL, 0, &r,
 		    result) == 0)
 			*result = said(&r, "applied", "message");
 		else if (stale(*result)) {

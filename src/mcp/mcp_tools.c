@@ -298,11 +298,16 @@ child(const struct mcp_server *srv, const char *what, char *const *words,
 	char line[PATH_MAX + 512];
 	struct mcp_server q = *srv;
 
-	/* progress is the call's own command's; apply's too */
-	if (strcmp(what, "apply") != 0)
+	memset(r, 0, sizeof *r);
+	/*
+	 * progress is the call's own command's; apply's counts files
+	 * (apply_changes gave it --progress-fd MCP_PROGRESS_FD)
+	 */
+	if (strcmp(what, "apply") == 0 && q.progress_files != NULL)
+		r->progress_fd = MCP_PROGRESS_FD;
+	else
 		q.progress = NULL;
 	srv = &q;
-	memset(r, 0, sizeof *r);
 	r->in = in;
 	r->inlen = inlen;
 	r->cap = MCP_READ_MAX;	/* a full diff, a status report */
