@@ -1,8 +1,9 @@
 /*
  * The MCP server's tools (mcp.h): their schemas, their argument checks,
  * and what each does. read_file and edit_file's read run here through
- * wsview, as `arcturn read` does; every write, command, review, discard
- * and apply runs the arcturn binary as a child with the CLI's arguments.
+ * wsview, as `arcturn read` does, and edit_file's replacement is `arcturn
+ * edit`'s (lib/edit.h); every write, command, review, discard and apply
+ * runs the arcturn binary as a child with the CLI's arguments.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 
 #include "cli/cmd_dryrun.h"
 #include "diff/udiff.h"
+#include "lib/edit.h"
 #include "lib/hash.h"
 #include "lib/mem.h"
 #include "lib/utf8.h"
@@ -431,47 +433,38 @@ collect(const void *buf, size_t len, void *arg)
 	return 0;
 }
 
-/* Apply edits to buf in memory: each oldText exactly once. */
+/*
+ * Apply edits to buf in memory (edit.h, the core `arcturn edit` shares):
+ * each oldText exactly once, in order. NULL with *fail the isError
+ * result (NULL too: out of memory).
+ */
 static char *
 apply_edits(const cJSON *edits, const char *path, const char *buf,
     size_t len, size_t *outlen, cJSON **fail)
 {
 	const cJSON *ed, *o, *nw;
-	char *cur, *next, *hit, *again;
-	size_t olen, nlen, k = 0;
+	struct edit *v;
+	struct edit_result r;
+	char *out = NULL, why[64];
+	size_t n = 0;
 
-	if ((cur = mem_strndup(buf, len)) == NULL)
-		return NULL;
 	*fail = NULL;
+	if ((v = mem_calloc((size_t)cJSON_GetArraySize(edits) + 1,
+	    sizeof *v)) == NULL)
+		return NULL;
 	cJSON_ArrayForEach(ed, edits) {
-		k++;
 		o = cJSON_GetObjectItemCaseSensitive(ed, "oldText");
 		nw = cJSON_GetObjectItemCaseSensitive(ed, "newText");
-		olen = strlen(o->valuestring);
-		nlen = strlen(nw->valuestring);
-		hit = strstr(cur, o->valuestring);
-		/* counted as `arcturn edit` counts: without overlaps */
-		again = hit != NULL ? strstr(hit + olen, o->valuestring) : NULL;
-		if (hit == NULL || again != NULL) {
-			*fail = mcp_fail("arcturn: edit: %s: edit %zu: %s", path,
-			    k, hit == NULL ? "old text not found" : "old text "
-			    "found more than once; add more context");
-			mem_free(cur);
-			return NULL;
-		}
-		if ((next = mem_alloc(len - olen + nlen + 1)) == NULL) {
-			mem_free(cur);
-			return NULL;
-		}
-		memcpy(next, cur, (size_t)(hit - cur));
-		memcpy(next + (hit - cur), nw->valuestring, nlen);
-		strcpy(next + (hit - cur) + nlen, hit + olen);
-		len = len - olen + nlen;
-		mem_free(cur);
-		cur = next;
+		v[n++] = (struct edit){ o->valuestring, mcp_json_strlen(o),
+		    nw->valuestring, mcp_json_strlen(nw), 0 };
 	}
-	*outlen = len;
-	return cur;
+	if (edit_apply(buf, len, v, n, &out, outlen, &r) < 0 &&
+	    r.why != EDIT_ERRNO)
+		*fail = mcp_fail("arcturn: edit: %s: edit %zu: %s%s", path,
+		    r.index + 1, edit_reason(&r, why, sizeof why),
+		    r.why == EDIT_MANY ? "; add more context" : "");
+	mem_free(v);
+	return out;
 }
 
 static cJSON *

@@ -243,6 +243,26 @@ sc() {	# id field: the structuredContent's field
 	[ "$(cat o.txt)" = ba ]
 }
 
+@test "edit_file and arcturn edit share one core: the same count, the same words, edits in order" {
+	printf 'x x x\n' >m.txt
+	run arcturn edit m.txt --old x --new y
+	assert_failure 1
+	assert_output "arcturn: edit: m.txt: old text found 3 times; use --all or more context"
+	{
+		echo "$INIT"
+		call 1 edit_file '{"path":"m.txt","edits":[{"oldText":"x","newText":"y"}]}'
+		call 2 edit_file '{"path":"m.txt","edits":[{"oldText":"x x","newText":"z"},{"oldText":"nine","newText":"9"}]}'
+		call 3 edit_file '{"path":"m.txt","edits":[{"oldText":"x x","newText":"z"},{"oldText":"z x","newText":"done"}]}'
+	} | serve
+	run reply 1 '.result.content[0].text'
+	assert_output '"arcturn: edit: m.txt: edit 1: old text found 3 times; add more context"'
+	# the second edit sees what the first made; one that fails writes nothing
+	run reply 2 '.result.content[0].text'
+	assert_output '"arcturn: edit: m.txt: edit 2: old text not found"'
+	[ "$(reply 3 .result.isError)" = null ] || [ "$(reply 3 .result.isError)" = false ]
+	[ "$(cat m.txt)" = done ]
+}
+
 @test "run_command: status, output, confinement, timeout, and isError when it cannot run" {
 	{
 		echo "$INIT"
