@@ -141,11 +141,9 @@ cJSON	*mcp_tools_list(const struct mcp_server *);
  */
 const char *mcp_sandbox_backend(const struct mcp_server *);
 
-/* 1 when tools/list lists a tool called name, else 0. */
-int	mcp_tool_listed(const struct mcp_server *, const char *name);
-
 /*
- * Call the tool name with args (an object, or NULL for none). Returns 0
+ * Call the tool name with args (an object, or NULL for none), through
+ * the function mcp_schema.c's one table gives it. Returns 0
  * with *result set to a CallToolResult (isError true for a tool that
  * failed), or a JSON-RPC error code (MCP_EPARAMS: unknown tool or bad
  * arguments; MCP_EINTERNAL: out of memory) with msg (msglen bytes) saying

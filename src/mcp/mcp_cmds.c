@@ -14,7 +14,6 @@
 #include "lib/mem.h"
 #include "lib/utf8.h"
 #include "mcp/mcp.h"
-#include "mcp/mcp_nav.h"
 #include "mcp/mcp_tools.h"
 #include "session/keep.h"
 
@@ -384,7 +383,7 @@ stale(const cJSON *res)
 }
 
 int
-mcp_tools_call2(const struct mcp_server *srv, const char *name,
+mcp_cmds_call(const struct mcp_server *srv, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen)
 {
 	static const char *const k_run[] = { "command", "cwd", "timeoutMs",
@@ -478,18 +477,9 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 			    "digest %.64s); nothing applied: call "
 			    "review_changes again", expect);
 		}
-	} else if (strcmp(name, "begin_turn") == 0 ||
-	    strcmp(name, "list_checkpoints") == 0 ||
-	    strcmp(name, "undo") == 0) {
-		return mcp_turns_call(srv, name, args, result, msg, msglen);
-	} else if (mcp_nav_has(name)) {
-		return mcp_nav_call(srv, name, args, result, msg, msglen);
-	} else {
-		mem_free(v);
-		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s%s",
-		    name, strcmp(name, "apply_changes") == 0 ? " (arcturn mcp "
-		    "lists it with --allow-apply only)" : "");
-	}
+	} else
+		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s",
+		    name);
 	mem_free(v);
 	if (*result == NULL)
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");

@@ -548,7 +548,7 @@ check_edits(const cJSON *edits, char *msg, size_t msglen)
 }
 
 int
-mcp_tools_call(const struct mcp_server *srv, const char *name,
+mcp_files_call(const struct mcp_server *srv, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen)
 {
 	static const char *const k_read[] = { "path", "offset", "limit",
@@ -558,22 +558,9 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 	const char *path = NULL, *content = NULL;
 	size_t clen = 0;
 	long offset = 0, limit = 0;
-	int preview = 0, rc;
-	cJSON *empty = NULL;
+	int preview = 0;
 
 	*result = NULL;
-	/* no workspace (started in /, $HOME, ...): say how to choose one */
-	if (srv->dir == NULL && mcp_tool_listed(srv, name) &&
-	    strcmp(name, "sandbox_status") != 0) {
-		if ((*result = mcp_fail("arcturn: %s", srv->why)) == NULL)
-			return mcp_bad(msg, msglen, MCP_EINTERNAL,
-			    "out of memory");
-		return 0;
-	}
-	if (args == NULL)
-		args = empty = cJSON_CreateObject();
-	if (args == NULL)
-		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	if (strcmp(name, "read_file") == 0) {
 		if (mcp_arg_only(args, k_read, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,
@@ -602,17 +589,13 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 			goto bad;
 		*result = tool_edit(srv, path, cJSON_GetObjectItemCaseSensitive(
 		    args, "edits"), preview);
-	} else {
-		rc = mcp_tools_call2(srv, name, args, result, msg, msglen);
-		cJSON_Delete(empty);
-		return rc;
-	}
-	cJSON_Delete(empty);
+	} else
+		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s",
+		    name);
 	if (*result == NULL)
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	return 0;
 bad:
-	cJSON_Delete(empty);
 	/* input errors are results the model can act on (spec 2025-11-25) */
 	if ((*result = mcp_fail("arcturn: %s: %s", name, msg)) == NULL)
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
