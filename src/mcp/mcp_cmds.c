@@ -44,34 +44,6 @@ mcp_sandbox_backend(const struct mcp_server *srv)
 }
 
 /*
- * The policy's mode and dry run, as a child will load them: 0, or -1
- * with the line that says why in why.
- */
-static int
-policy(const struct mcp_server *srv, int *mode, int *dry, char *why,
-    size_t len)
-{
-	struct dryrun_err e = { .status = EXIT_USAGE };
-	struct cli c;
-	struct dryrun x;
-	int rc;
-
-	memset(&c, 0, sizeof c);
-	c.dir = srv->dir;
-	c.session = srv->session;
-	dryrun_init(&x);
-	*mode = MODE_WORKSPACE_WRITE;
-	*dry = srv->dry_run;
-	if ((rc = dryrun_load(&x, &c, srv->dry_run, &e)) == 0) {
-		*mode = x.p.mode;
-		*dry = x.p.dry_run;
-	} else
-		dryrun_line("exec", &e, why, len);
-	dryrun_done(&x);
-	return rc;
-}
-
-/*
  * A stream as text; cut (more than cap bytes): its head, a line saying
  * what was left out and how to see it, and its tail.
  */
@@ -143,7 +115,7 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	int mode, dry, rc, ckpt;
 
 	/* no guess: how the command runs is the policy's word */
-	if (policy(srv, &mode, &dry, line, sizeof line) < 0)
+	if (mcp_policy(srv, "exec", &mode, &dry, line, sizeof line) < 0)
 		return mcp_fail("%s", line);
 	/*
 	 * Not under dry run, its writes are a turn undo takes back (exec

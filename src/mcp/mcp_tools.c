@@ -28,20 +28,35 @@
 #include "session/wsview.h"
 
 int
-mcp_dry(const struct mcp_server *srv)
+mcp_policy(const struct mcp_server *srv, const char *what, int *mode,
+    int *dry, char *why, size_t len)
 {
 	struct dryrun_err e = { .status = EXIT_USAGE };
 	struct cli c;
 	struct dryrun x;
-	int dry;
+	int rc;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
 	c.session = srv->session;
 	dryrun_init(&x);
-	dry = dryrun_load(&x, &c, srv->dry_run, &e) < 0 ? srv->dry_run :
-	    x.p.dry_run;
+	*mode = MODE_WORKSPACE_WRITE;
+	*dry = srv->dry_run;
+	if ((rc = dryrun_load(&x, &c, srv->dry_run, &e)) == 0) {
+		*mode = x.p.mode;
+		*dry = x.p.dry_run;
+	} else if (why != NULL)
+		dryrun_line(what, &e, why, len);
 	dryrun_done(&x);
+	return rc;
+}
+
+int
+mcp_dry(const struct mcp_server *srv)
+{
+	int mode, dry;
+
+	(void)mcp_policy(srv, NULL, &mode, &dry, NULL, 0);
 	return dry;
 }
 

@@ -16,6 +16,14 @@
 #include "mcp/mcp_args.h"
 
 
+/*
+ * The policy's mode and dry run, as a child will load them (flags, env,
+ * config): 0; or -1 with *mode MODE_WORKSPACE_WRITE, *dry the --dry-run
+ * flag's, and (why not NULL) the line that says why, for what.
+ */
+int	mcp_policy(const struct mcp_server *, const char *what, int *mode,
+	    int *dry, char *why, size_t len);
+
 /* arcturn -C DIR [--session ID] words... more...: mem_free the array. */
 char	**mcp_argv(const struct mcp_server *, char *const *words,
 	    size_t nwords, char *const *more, size_t nmore);
