@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -613,6 +614,8 @@ cmd_apply(struct cli *c)
 				return EXIT_USAGE;
 			}
 			pfd = (int)fd;
+			/* a reader gone must not kill an apply midway */
+			signal(SIGPIPE, SIG_IGN);
 			break;
 		default:
 			cmd_usage("apply");

@@ -168,7 +168,7 @@ struct files {
 };
 
 static int
-files_read(const struct mcp_server *srv, struct files *f)
+files_read(const struct mcp_server *srv, struct files *f, int say)
 {
 	char b[512], *end;
 	unsigned long long done, total;
@@ -190,7 +190,7 @@ files_read(const struct mcp_server *srv, struct files *f)
 		if (end == f->line || *end != ' ')
 			continue;
 		total = strtoull(end + 1, &end, 10);
-		if (*end == '\0' && done <= total && total <= SIZE_MAX)
+		if (say && *end == '\0' && done <= total && total <= SIZE_MAX)
 			srv->progress_files(srv->progress_arg, (size_t)done,
 			    (size_t)total);
 	}
@@ -402,7 +402,8 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 		for (i = 0; i < 2; i++)
 			if (s[i].fd >= 0 && sink_read(&s[i]) < 0)
 				close_fd(&s[i].fd);
-		if (fl.fd >= 0 && (stopping || files_read(srv, &fl) == 0))
+		/* read on while it stops: an apply finishing is not cut */
+		if (fl.fd >= 0 && files_read(srv, &fl, !stopping) == 0)
 			close_fd(&fl.fd);
 		if (infd >= 0) {
 			ssize_t w = write(infd, r->in + inoff, r->inlen - inoff);

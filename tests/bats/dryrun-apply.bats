@@ -156,6 +156,15 @@ on_tty() {
 		assert_output "arcturn: apply: --progress-fd $bad: not an open descriptor above 2"
 	done
 	[ "$(cat f)" = theirs ]
+	# a reader gone (a pipe whose read end is closed) does not stop it
+	printf 'a\n' >f
+	run python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run([sys.argv[1], "apply", "--yes", "--progress-fd", str(w)], pass_fds=(w,)).returncode % 256)' "$ARCTURN_BIN"
+	assert_success
+	assert_output --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
+	[ "$(cat f)" = mine ]
 }
 
 @test "symlink escape at apply: a dir replaced by a symlink out is refused, others land, nothing in OUT" {
