@@ -48,8 +48,8 @@ TFLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined \
 # binary carries no Seatbelt profile generator, label journal or Windows
 # argv quoting. Their unit tests link them on Linux all the same
 # (TEST_MODS). cross.mk builds the other lists.
-CORE_MODS  = lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem lib/path \
-             lib/pstate lib/readall lib/rx lib/sha256 lib/utc lib/utf8 \
+CORE_MODS  = lib/edit lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem \
+             lib/path lib/pstate lib/readall lib/rx lib/sha256 lib/utc lib/utf8 \
              policy/config policy/config_check policy/config_file \
              policy/caches policy/gitconfig policy/gitctl policy/grants \
              policy/roots policy/strlist policy/writecheck \

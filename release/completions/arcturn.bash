@@ -103,7 +103,7 @@ _arcturn()
 		case ${words[i]} in
 		--) dashdash=1; break ;;
 		--sandbox | --grant | --network | --allow-unix | --cwd | --old | \
-		    --new | --expect | --label)
+		    --new | --expect | --label | --progress-fd)
 			((i++)) ;;
 		-*) ;;
 		*)
@@ -190,11 +190,11 @@ _arcturn()
 		;;
 	apply)
 		case $prev in
-		--expect) return ;;
+		--expect | --progress-fd) return ;;
 		esac
 		case $cur in
-		--expect=*) ;;
-		-*) _arcturn_words "--yes -y --expect --force --help -h" "$cur" ;;
+		--expect=* | --progress-fd=*) ;;
+		-*) _arcturn_words "--yes -y --expect --force --progress-fd --help -h" "$cur" ;;
 		*) _arcturn_paths ;;
 		esac
 		;;

@@ -42,7 +42,7 @@ function __arcturn_args
     set -l i (math $c[2] + 1)
     while test $i -le (count $t)
         switch $t[$i]
-            case --sandbox --grant --network --allow-unix --cwd --old --new --expect --label
+            case --sandbox --grant --network --allow-unix --cwd --old --new --expect --label --progress-fd
                 set i (math $i + 1)
             case '-*'
             case '*'
@@ -206,10 +206,11 @@ complete -c arcturn -n '__arcturn_using diff' -l color -d 'colour: =auto, =alway
 complete -c arcturn -n '__arcturn_using diff' -l colour -d 'colour: =auto, =always, =never'
 complete -c arcturn -n '__arcturn_using diff' -a '(__arcturn_color)'
 
-# apply [--yes] [--expect DIGEST] [--force] [PATH]..., discard [--yes] [PATH]...
+# apply [--yes] [--expect DIGEST] [--force] [--progress-fd N] [PATH]..., discard [--yes] [PATH]...
 complete -c arcturn -n '__arcturn_using apply' -s y -l yes -d 'do not ask'
 complete -c arcturn -n '__arcturn_using apply' -l expect -x -d 'the digest arcturn diff printed'
 complete -c arcturn -n '__arcturn_using apply' -l force -d 'land the named paths over conflicts'
+complete -c arcturn -n '__arcturn_using apply' -l progress-fd -x -d 'a line per file done to this descriptor'
 complete -c arcturn -n '__arcturn_using apply' -F
 complete -c arcturn -n '__arcturn_using discard' -s y -l yes -d 'do not ask'
 complete -c arcturn -n '__arcturn_using discard' -F

@@ -597,7 +597,7 @@ run_batch(int rootfd, struct apply_item *it, size_t n, struct prep *p,
 	for (i = got; i-- > 0;) {
 		release(&p[i]);
 		if (env != NULL && env->progress != NULL)
-			env->progress(env->parg);
+			env->progress(env->parg, &it[i]);
 	}
 	return got;
 }

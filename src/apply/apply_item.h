@@ -85,9 +85,12 @@ struct apply_keeper {
  * through the session can reach the real file. Never for a source that
  * lives on (a checkpoint blob).
  */
+struct apply_item;
+
 struct apply_env {
 	const struct apply_keeper *keep;
-	void	(*progress)(void *arg);	/* after each item, any thread */
+	/* after each item it tried (applied or failed), from any thread */
+	void	(*progress)(void *arg, const struct apply_item *it);
 	void	*parg;
 	int	 give_src;
 	/*

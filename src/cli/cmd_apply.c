@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,13 +160,31 @@ fail:
 	return NULL;
 }
 
-/* Progress on a terminal, after a second, at most ten times a second. */
+/*
+ * Progress on a terminal, after a second, at most ten times a second;
+ * and with --progress-fd N, a line "DONE TOTAL" on N as each file is
+ * done (plan.h: files as plan_count counts them), "0 TOTAL" first.
+ */
 struct progress {
 	pthread_mutex_t	 mu;
 	size_t		 done, total;
 	struct timespec	 start, last;
 	int		 shown;
+	int		 tty;
+	int		 fd;		/* --progress-fd, or -1 */
 };
+
+/* "DONE TOTAL\n" on pr->fd, whole; a reader gone is no error of apply's */
+static void
+progress_line(struct progress *pr)
+{
+	char line[64];
+	int n;
+
+	n = snprintf(line, sizeof line, "%zu %zu\n", pr->done, pr->total);
+	if (pr->fd >= 0 && write(pr->fd, line, (size_t)n) != n)
+		pr->fd = -1;
+}
 
 static double
 since(const struct timespec *a, const struct timespec *b)
@@ -175,18 +194,22 @@ since(const struct timespec *a, const struct timespec *b)
 }
 
 static void
-progress_step(void *arg)
+progress_step(void *arg, const struct apply_item *it)
 {
 	struct progress *pr = arg;
 	struct timespec now;
 
+	(void)it;
 	pthread_mutex_lock(&pr->mu);
-	pr->done++;
+	if (pr->done < pr->total) {
+		pr->done++;
+		progress_line(pr);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (since(&pr->start, &now) >= 1.0 && (!pr->shown ||
+	if (pr->tty && since(&pr->start, &now) >= 1.0 && (!pr->shown ||
 	    since(&pr->last, &now) >= 0.1 || pr->done == pr->total)) {
-		fprintf(stderr, "\rarcturn: apply: %zu/%zu", pr->done >
-		    pr->total ? pr->total : pr->done, pr->total);
+		fprintf(stderr, "\rarcturn: apply: %zu/%zu", pr->done,
+		    pr->total);
 		pr->last = now;
 		pr->shown = 1;
 	}
@@ -359,7 +382,7 @@ kept_earlier(struct workspace *x, FILE *out)
  */
 static void
 run_apply(struct workspace *x, struct changes *c, const int *sel, int quiet,
-    const char *label, int join, FILE *out, struct apply_json *aj,
+    const char *label, int join, int pfd, FILE *out, struct apply_json *aj,
     struct workspace_err *e)
 {
 	struct plan_result res;
@@ -414,11 +437,13 @@ run_apply(struct workspace *x, struct changes *c, const int *sel, int quiet,
 		env.ws = x->p.workspace;
 	}
 	memset(&pr, 0, sizeof pr);
-	if (!quiet && isatty(STDERR_FILENO)) {
+	pr.tty = !quiet && isatty(STDERR_FILENO);
+	pr.fd = pfd;
+	if (pr.tty || pr.fd >= 0) {
 		pthread_mutex_init(&pr.mu, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &pr.start);
-		for (i = 0; i < c->n; i++)
-			pr.total += sel[i] != 0;
+		pr.total = plan_count(c, sel);
+		progress_line(&pr);
 		env.progress = progress_step;
 		env.parg = &pr;
 	}
@@ -553,6 +578,7 @@ cmd_apply(struct cli *c)
 		{ "yes", no_argument, NULL, 'y' },
 		{ "expect", required_argument, NULL, 'e' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "progress-fd", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct workspace_err e = { .status = EXIT_USAGE };
@@ -560,8 +586,10 @@ cmd_apply(struct cli *c)
 	struct apply_json aj = { NULL, NULL, 0, NULL }, *ajp = NULL;
 	struct workspace x;
 	const char *expect = NULL;
-	int *sel = NULL, yes = 0, force = 0, r, opt, quiet;
+	int *sel = NULL, yes = 0, force = 0, r, opt, quiet, pfd = -1;
 	size_t nsel;
+	char *end;
+	long fd;
 
 	workspace_init(&x, &dryrun_notes);
 	while ((opt = cli_getopt(c, "y", opts)) != -1) {
@@ -574,6 +602,22 @@ cmd_apply(struct cli *c)
 			break;
 		case 'f':
 			force = 1;
+			break;
+		case 'p':
+			/* an fd the caller opened: never 0-2, never a guess */
+			errno = 0;
+			fd = strtol(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    fd < 3 || fd > INT_MAX ||
+			    fcntl((int)fd, F_GETFD) < 0) {
+				say_err("apply: --progress-fd %s: not an open "
+				    "descriptor above 2", optarg);
+				say_is(SAY_USAGE, NULL);
+				return EXIT_USAGE;
+			}
+			pfd = (int)fd;
+			/* a reader gone must not kill an apply midway */
+			signal(SIGPIPE, SIG_IGN);
 			break;
 		default:
 			cmd_usage("apply");
@@ -643,7 +687,8 @@ cmd_apply(struct cli *c)
 	}
 	if ((yes || c->json || dryrun_ask(&apply_q, nsel, quiet, &e) > 0) &&
 	    (!force || take_conflicts(&x, &ch, sel, 1, 1, &e) == 0))
-		run_apply(&x, &ch, sel, quiet, "apply", 0, stdout, ajp, &e);
+		run_apply(&x, &ch, sel, quiet, "apply", 0, pfd, stdout, ajp,
+		    &e);
 out:
 	dryrun_report("apply", &e);
 	if (aj.doc != NULL || (ajp != NULL && e.status == 0)) {
@@ -725,7 +770,7 @@ dryrun_exec_checkpoint(struct policy *p, struct cli *c, char **cmd, int join,
 		goto out;
 	cmd_label(cmd, label, sizeof label);
 	/* on stderr: stdout is the command's */
-	run_apply(&x, &ch, sel, c->quiet, label, join, stderr, NULL, &e);
+	run_apply(&x, &ch, sel, c->quiet, label, join, -1, stderr, NULL, &e);
 	if (e.status != 0 && x.open)
 		say_err("exec --checkpoint: session %s keeps what was not "
 		    "applied (arcturn diff --session %s)", id, id);

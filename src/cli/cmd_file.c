@@ -28,7 +28,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +37,7 @@
 #include "cli/cmd_dryrun.h"
 #include "cli/cmd_json.h"
 #include "cli/say.h"
+#include "lib/edit.h"
 #include "lib/fsx.h"
 #include "lib/hash.h"
 #include "lib/mem.h"
@@ -425,72 +425,29 @@ out:
 	return e.status;
 }
 
-/* Count non-overlapping occurrences of pat in buf. */
-static size_t
-count_occ(const char *buf, size_t len, const char *pat, size_t plen)
-{
-	const char *p = buf, *end = buf + len, *hit;
-	size_t n = 0;
-
-	while ((size_t)(end - p) >= plen &&
-	    (hit = memmem(p, (size_t)(end - p), pat, plen)) != NULL) {
-		n++;
-		p = hit + plen;
-	}
-	return n;
-}
-
-static char *
-replace_all(const char *buf, size_t len, const char *old, size_t olen,
-    const char *new, size_t nlen, size_t n, size_t *outlen)
-{
-	const char *p = buf, *end = buf + len, *hit;
-	char *out, *q;
-	size_t total;
-
-	if (nlen > olen && n > (SIZE_MAX - len) / (nlen - olen)) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	total = len - n * olen + n * nlen;
-	if ((out = mem_alloc(total + 1)) == NULL)
-		return NULL;
-	q = out;
-	while (n-- > 0 && (hit = memmem(p, (size_t)(end - p), old, olen))) {
-		memcpy(q, p, (size_t)(hit - p));
-		q += hit - p;
-		memcpy(q, new, nlen);
-		q += nlen;
-		p = hit + olen;
-	}
-	memcpy(q, p, (size_t)(end - p));
-	q += end - p;
-	*outlen = (size_t)(q - out);
-	return out;
-}
-
 /*
- * The edited text: every occurrence of old replaced by new (*n of them),
- * refused (EXIT_REFUSED) unless old occurs exactly once or all is set.
+ * The edited text (edit.h, the core MCP edit_file shares): every
+ * occurrence of old replaced by new (*np of them), refused (EXIT_REFUSED)
+ * unless old occurs exactly once or all is set.
  */
 static int
 edit_text(const char *buf, size_t len, const char *old, const char *new,
     int all, const char *path, char **out, size_t *outlen, size_t *np,
     struct workspace_err *e)
 {
-	size_t olen = strlen(old), n;
+	struct edit ed = { old, strlen(old), new, strlen(new), all };
+	struct edit_result r;
+	char why[64];
 
-	*np = n = count_occ(buf, len, old, olen);
-	if (n == 0)
-		return workspace_fail(e, EXIT_REFUSED, 0, path,
-		    "old text not found");
-	if (n > 1 && !all)
-		return workspace_fail(e, EXIT_REFUSED, 0, path, "old text "
-		    "found %zu times; use --all or more context", n);
-	*out = replace_all(buf, len, old, olen, new, strlen(new), n, outlen);
-	if (*out == NULL)
+	if (edit_apply(buf, len, &ed, 1, out, outlen, &r) == 0) {
+		*np = r.count;
+		return 0;
+	}
+	if (r.why == EDIT_ERRNO)
 		return workspace_fail(e, EXIT_USAGE, errno, path, NULL);
-	return 0;
+	return workspace_fail(e, EXIT_REFUSED, 0, path, "%s%s",
+	    edit_reason(&r, why, sizeof why), r.why == EDIT_MANY ?
+	    "; use --all or more context" : "");
 }
 
 int

@@ -130,13 +130,16 @@ static const struct command commands[] = {
 	  "  $ arcturn diff --stat; arcturn diff src/",
 	  "review the pending changes as one git-style diff" },
 	{ "apply", cmd_apply,
-	  "apply [--yes] [--expect DIGEST] [--force PATH...] [PATH]...",
+	  "apply [--yes] [--expect DIGEST] [--force PATH...]\n"
+	  "              [--progress-fd N] [PATH]...",
 	  "Apply pending changes to the workspace, file by file, as one undoable\n"
 	  "turn (only those at or beneath each PATH, when given).\n\n"
 	  "  -y, --yes         do not ask first\n"
 	  "  --expect DIGEST   apply only if the changes are still those\n"
 	  "                    whose digest `arcturn diff` showed\n"
-	  "  --force PATH...   land the named paths over conflicts\n\n"
+	  "  --force PATH...   land the named paths over conflicts\n"
+	  "  --progress-fd N   for a program: a line DONE TOTAL on\n"
+	  "                    descriptor N as each file is done\n\n"
 	  "  $ arcturn apply --expect 3f2a...   land exactly what was reviewed",
 	  "land the pending changes, as one undoable turn" },
 	{ "discard", cmd_discard, "discard [--yes] [PATH]...",

@@ -19,7 +19,9 @@
  * once, also during calls. notifications/cancelled kills the call (its
  * command's process group with it) and no reply is sent for it. A
  * request whose params._meta has a progressToken gets
- * notifications/progress while its command runs. EOF on stdin, also in
+ * notifications/progress while its command runs (apply_changes: the
+ * files done, of how many, as the child apply says them on
+ * MCP_PROGRESS_FD). EOF on stdin, also in
  * the middle of a line, kills the calls still running and ends the
  * server with status 0 within a second (their locks released).
  *
@@ -106,12 +108,20 @@ struct mcp_server {
 	 * none.
 	 */
 	void		(*progress)(void *, long ms, size_t bytes);
+	/*
+	 * And for a child that counts files (mcp_run.progress_fd):
+	 * progress_files(progress_arg, files done, files in all) as it
+	 * says each line, instead of progress.
+	 */
+	void		(*progress_files)(void *, size_t done,
+			    size_t total);
 	void		*progress_arg;
 	size_t		 budget;	/* --max-output: bytes of text a
 					   result holds (MCP_READ_BUDGET) */
 };
 
 #define MCP_PROGRESS_MS	1000L
+#define MCP_PROGRESS_FD	3	/* apply_changes: apply --progress-fd */
 #define MCP_STOP_MS	500L	/* a stopped child: SIGTERM, this long,
 				   then SIGKILL to its process group */
 
@@ -131,11 +141,9 @@ cJSON	*mcp_tools_list(const struct mcp_server *);
  */
 const char *mcp_sandbox_backend(const struct mcp_server *);
 
-/* 1 when tools/list lists a tool called name, else 0. */
-int	mcp_tool_listed(const struct mcp_server *, const char *name);
-
 /*
- * Call the tool name with args (an object, or NULL for none). Returns 0
+ * Call the tool name with args (an object, or NULL for none), through
+ * the function mcp_schema.c's one table gives it. Returns 0
  * with *result set to a CallToolResult (isError true for a tool that
  * failed), or a JSON-RPC error code (MCP_EPARAMS: unknown tool or bad
  * arguments; MCP_EINTERNAL: out of memory) with msg (msglen bytes) saying
@@ -148,7 +156,10 @@ int	mcp_tools_call(const struct mcp_server *, const char *name,
  * One run of the arcturn binary as a child (mcp_run.c): argv[0] is
  * replaced by the server's self; stdin is in (inlen bytes; NULL: empty);
  * stdout and stderr are kept up to cap bytes each (the rest is read and
- * dropped, *_trunc set, *_total counts all); after timeout_ms (0: never)
+ * dropped, *_trunc set, *_total counts all); with progress_fd (> 2) and
+ * srv->progress_files, the child gets a pipe's write end as that
+ * descriptor, and each line "DONE TOTAL" it writes there (arcturn apply
+ * --progress-fd) goes to progress_files; after timeout_ms (0: never)
  * the child gets SIGTERM (arcturn exec passes it on to the command, then
  * lands or records what it wrote), and a second later SIGKILL to its
  * process group (timed_out set). The child runs
@@ -162,6 +173,7 @@ struct mcp_run {
 	int		  tail;		/* keep the first cap/2 bytes and
 					   the last cap - cap/2, in order */
 	long		  timeout_ms;
+	int		  progress_fd;	/* 0: none */
 	char		 *out, *err;	/* NUL-terminated, mem_free them */
 	size_t		  outlen, errlen;
 	size_t		  out_total, err_total;

@@ -14,7 +14,6 @@
 #include "lib/mem.h"
 #include "lib/utf8.h"
 #include "mcp/mcp.h"
-#include "mcp/mcp_nav.h"
 #include "mcp/mcp_tools.h"
 #include "sandbox/sandbox.h"
 #include "session/keep.h"
@@ -44,34 +43,6 @@ mcp_sandbox_backend(const struct mcp_server *srv)
 	cJSON_Delete(o);
 	mcp_run_free(&r);
 	return backend;
-}
-
-/*
- * The policy's mode and dry run, as a child will load them: 0, or -1
- * with the line that says why in why.
- */
-static int
-policy(const struct mcp_server *srv, int *mode, int *dry, char *why,
-    size_t len)
-{
-	struct workspace_err e = { .status = EXIT_USAGE };
-	struct cli c;
-	struct workspace x;
-	int rc;
-
-	memset(&c, 0, sizeof c);
-	c.dir = srv->dir;
-	c.session = srv->session;
-	workspace_init(&x, &dryrun_notes);
-	*mode = MODE_WORKSPACE_WRITE;
-	*dry = srv->dry_run;
-	if ((rc = dryrun_load(&x, &c, srv->dry_run, &e)) == 0) {
-		*mode = x.p.mode;
-		*dry = x.p.dry_run;
-	} else
-		dryrun_line("exec", &e, why, len);
-	workspace_done(&x);
-	return rc;
 }
 
 /*
@@ -147,7 +118,7 @@ tool_run(const struct mcp_server *srv, char **cmd, size_t ncmd,
 	int mode, dry, rc, ckpt;
 
 	/* no guess: how the command runs is the policy's word */
-	if (policy(srv, &mode, &dry, line, sizeof line) < 0)
+	if (mcp_policy(srv, "exec", &mode, &dry, line, sizeof line) < 0)
 		return mcp_fail("%s", line);
 	/*
 	 * Not under dry run, its writes are a turn undo takes back (exec
@@ -388,7 +359,7 @@ stale(const cJSON *res)
 }
 
 int
-mcp_tools_call2(const struct mcp_server *srv, const char *name,
+mcp_cmds_call(const struct mcp_server *srv, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen)
 {
 	static const char *const k_run[] = { "command", "cwd", "timeoutMs",
@@ -398,11 +369,12 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 	static const char *const k_none[] = { NULL };
 	static const char *const k_apply[] = { "expect", "paths", NULL };
 	char *wd[] = { "discard", "--yes" };
-	char *wa[] = { "apply", "--yes", "--expect", NULL, "--" };
+	char *wa[] = { "apply", "--yes", "--expect", NULL, "--progress-fd",
+	    NULL, "--" }, fdarg[16];
 	const cJSON *t;
 	const char *cwd, *in, *expect;
 	char **v = NULL;
-	size_t n = 0, inlen = 0;
+	size_t n = 0, inlen = 0, nw = 7;
 	long timeout = MCP_TIMEOUT_MS;
 	struct mcp_run r;
 	int full, rc;
@@ -460,7 +432,14 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 		    msglen)) < 0)
 			goto bad;
 		wa[3] = (char *)expect;
-		if (mcp_child(srv, "apply", wa, 5, v, n, NULL, 0, &r,
+		/* files done, as notifications/progress (mcp_child) */
+		snprintf(fdarg, sizeof fdarg, "%d", MCP_PROGRESS_FD);
+		wa[5] = fdarg;
+		if (srv->progress_files == NULL) {
+			wa[4] = "--";
+			nw = 5;
+		}
+		if (mcp_child(srv, "apply", wa, nw, v, n, NULL, 0, &r,
 		    result) == 0)
 			*result = said(&r, "applied", "message");
 		else if (stale(*result)) {
@@ -474,18 +453,9 @@ mcp_tools_call2(const struct mcp_server *srv, const char *name,
 			    "digest %.64s); nothing applied: call "
 			    "review_changes again", expect);
 		}
-	} else if (strcmp(name, "begin_turn") == 0 ||
-	    strcmp(name, "list_checkpoints") == 0 ||
-	    strcmp(name, "undo") == 0) {
-		return mcp_turns_call(srv, name, args, result, msg, msglen);
-	} else if (mcp_nav_has(name)) {
-		return mcp_nav_call(srv, name, args, result, msg, msglen);
-	} else {
-		mem_free(v);
-		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s%s",
-		    name, strcmp(name, "apply_changes") == 0 ? " (arcturn mcp "
-		    "lists it with --allow-apply only)" : "");
-	}
+	} else
+		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s",
+		    name);
 	mem_free(v);
 	if (*result == NULL)
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");

@@ -128,20 +128,18 @@ struct prog {
 	double		 last;
 };
 
-/* notifications/progress: seconds so far (always more), output so far. */
+/*
+ * notifications/progress: v, out of total when total > 0 (v always more
+ * than the last: the spec wants it to increase), with msg.
+ */
 static void
-progress(void *arg, long ms, size_t bytes)
+notify(struct prog *p, double v, double total, const char *msg)
 {
-	struct prog *p = arg;
-	double v = (double)ms / 1000.0;
-	char msg[128];
 	cJSON *m, *pa;
 
 	if (v <= p->last)
 		v = p->last + 0.001;
 	p->last = v;
-	snprintf(msg, sizeof msg, "%s: running for %.1f s, %zu bytes of "
-	    "output so far", p->tool, (double)ms / 1000.0, bytes);
 	if ((m = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(m, "jsonrpc", "2.0") == NULL ||
 	    cJSON_AddStringToObject(m, "method", "notifications/progress") ==
@@ -149,11 +147,39 @@ progress(void *arg, long ms, size_t bytes)
 	    !cJSON_AddItemToObject(pa, "progressToken",
 	    cJSON_Duplicate(p->token, 1)) ||
 	    cJSON_AddNumberToObject(pa, "progress", v) == NULL ||
+	    (total > 0 && cJSON_AddNumberToObject(pa, "total", total) ==
+	    NULL) ||
 	    cJSON_AddStringToObject(pa, "message", msg) == NULL) {
 		cJSON_Delete(m);
 		return;
 	}
 	put_msg(p->fd, m);
+}
+
+/* A command's: seconds so far, output so far. */
+static void
+progress(void *arg, long ms, size_t bytes)
+{
+	struct prog *p = arg;
+	char msg[128];
+
+	snprintf(msg, sizeof msg, "%s: running for %.1f s, %zu bytes of "
+	    "output so far", p->tool, (double)ms / 1000.0, bytes);
+	notify(p, (double)ms / 1000.0, 0, msg);
+}
+
+/* An apply's: files done of files in all (a repeat is not said). */
+static void
+progress_files(void *arg, size_t done, size_t total)
+{
+	struct prog *p = arg;
+	char msg[128];
+
+	if ((double)done <= p->last)
+		return;
+	snprintf(msg, sizeof msg, "%s: %zu of %zu file%s done", p->tool,
+	    done, total, total == 1 ? "" : "s");
+	notify(p, (double)done, (double)total, msg);
 }
 
 static cJSON *
@@ -221,6 +247,7 @@ worker(const struct mcp_server *srv0, const struct mcp_job *j, int fd,
 	p.tool = name->valuestring;
 	if (cJSON_IsString(p.token) || cJSON_IsNumber(p.token)) {
 		srv.progress = progress;
+		srv.progress_files = progress_files;
 		srv.progress_arg = &p;
 	}
 	msg[0] = '\0';

@@ -538,20 +538,6 @@ tool_info(struct nav *nv, const char *path, const char *rel)
 }
 
 int
-mcp_nav_has(const char *name)
-{
-	static const char *const names[] = { "list_directory",
-	    "directory_tree", "get_file_info", "search_files",
-	    "search_content", "read_multiple_files", NULL };
-	size_t i;
-
-	for (i = 0; names[i] != NULL; i++)
-		if (strcmp(names[i], name) == 0)
-			return 1;
-	return 0;
-}
-
-int
 mcp_nav_call(const struct mcp_server *srv, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen)
 {
@@ -564,10 +550,6 @@ mcp_nav_call(const struct mcp_server *srv, const char *name,
 	int tree = strcmp(name, "directory_tree") == 0;
 
 	*result = NULL;
-	if (strcmp(name, "search_files") == 0 ||
-	    strcmp(name, "search_content") == 0 ||
-	    strcmp(name, "read_multiple_files") == 0)
-		return mcp_find_call(srv, name, args, result, msg, msglen);
 	if (mcp_arg_only(args, tree ? k_tree : k_path, msg, msglen) < 0 ||
 	    mcp_arg_str(args, "path", (strcmp(name, "get_file_info") == 0 ?
 	    MCP_ARG_REQUIRED : 0) | MCP_ARG_PATH, &path, NULL, msg,

@@ -66,14 +66,16 @@ char	*nav_join(const char *rel, const char *name);
 
 const char *nav_kind_name(int kind);
 
-/* Whether the tool is one of these; call it (as mcp_tools_call). */
-int	mcp_nav_has(const char *name);
+/*
+ * The tools' functions, as mcp_schema.c's table calls them (mcp_tools.h:
+ * mcp_tool_fn): list_directory, directory_tree, get_file_info
+ * (mcp_nav.c); search_files, search_content, read_multiple_files
+ * (mcp_find.c); begin_turn, list_checkpoints, undo (mcp_turns.c).
+ */
 int	mcp_nav_call(const struct mcp_server *, const char *name,
 	    const cJSON *args, cJSON **result, char *msg, size_t msglen);
 int	mcp_find_call(const struct mcp_server *, const char *name,
 	    const cJSON *args, cJSON **result, char *msg, size_t msglen);
-
-/* begin_turn, list_checkpoints and undo (mcp_turns.c). */
 int	mcp_turns_call(const struct mcp_server *, const char *name,
 	    const cJSON *args, cJSON **result, char *msg, size_t msglen);
 

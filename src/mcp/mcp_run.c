@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,9 +156,50 @@ sink_read(struct sink *s)
 	return 1;
 }
 
+/*
+ * The lines "DONE TOTAL" of a child that counts files (mcp_run's
+ * progress_fd), to progress_files as each comes whole. 0 at EOF (fd
+ * closed), 1 for more.
+ */
+struct files {
+	int	 fd;
+	char	 line[64];
+	size_t	 len;
+};
+
+static int
+files_read(const struct mcp_server *srv, struct files *f, int say)
+{
+	char b[512], *end;
+	unsigned long long done, total;
+	ssize_t n, k;
+
+	if ((n = read(f->fd, b, sizeof b)) < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : 0;
+	if (n == 0)
+		return 0;
+	for (k = 0; k < n; k++) {
+		if (b[k] != '\n') {
+			if (f->len + 1 < sizeof f->line)
+				f->line[f->len++] = b[k];
+			continue;
+		}
+		f->line[f->len] = '\0';
+		f->len = 0;
+		done = strtoull(f->line, &end, 10);
+		if (end == f->line || *end != ' ')
+			continue;
+		total = strtoull(end + 1, &end, 10);
+		if (say && *end == '\0' && done <= total && total <= SIZE_MAX)
+			srv->progress_files(srv->progress_arg, (size_t)done,
+			    (size_t)total);
+	}
+	return 1;
+}
+
 static void
 child(const struct mcp_server *srv, struct mcp_run *r, pid_t parent, int in,
-    int out, int err)
+    int out, int err, int prog)
 {
 	sigset_t none;
 
@@ -169,6 +211,10 @@ child(const struct mcp_server *srv, struct mcp_run *r, pid_t parent, int in,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		_exit(125);
+	/* the descriptor its argv names (--progress-fd), open across exec */
+	if (prog >= 0 && (prog == r->progress_fd ?
+	    fcntl(prog, F_SETFD, 0) : dup2(prog, r->progress_fd)) < 0)
 		_exit(125);
 	execv(srv->self, r->argv);
 	_exit(125);
@@ -246,8 +292,10 @@ int
 mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 {
 	struct sink s[2];
-	struct pollfd pf[4];
+	struct files fl = { -1, "", 0 };
+	struct pollfd pf[5];
 	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
+	int pprog[2] = { -1, -1 }, timed;
 	int i, n, wst, infd, save, stopping = 0, killed = 0;
 	size_t inoff = 0, said = 0, bytes;
 	long start, deadline, hard = 0, grace = 0, left, told = 0, now;
@@ -266,6 +314,13 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 	    cloexec_pipe(pin) < 0 || cloexec_pipe(pout) < 0 ||
 	    cloexec_pipe(perr) < 0)
 		goto fail;
+	/* files done, told by the child, instead of time and output */
+	timed = srv->progress != NULL;
+	if (r->progress_fd > 2 && srv->progress_files != NULL) {
+		if (cloexec_pipe(pprog) < 0)
+			goto fail;
+		timed = 0;
+	}
 	parent = getpid();
 	term_block(1, &old);
 	if ((pid = fork()) < 0) {
@@ -273,13 +328,18 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 		goto fail;
 	}
 	if (pid == 0)
-		child(srv, r, parent, pin[0], pout[1], perr[1]);
+		child(srv, r, parent, pin[0], pout[1], perr[1], pprog[1]);
 	setpgid(pid, pid);	/* either side may win the race: both set it */
 	running = pid;
 	term_block(0, &old);
 	close_fd(&pin[0]);
 	close_fd(&pout[1]);
 	close_fd(&perr[1]);
+	close_fd(&pprog[1]);
+	fl.fd = pprog[0];
+	pprog[0] = -1;
+	if (fl.fd >= 0)
+		fcntl(fl.fd, F_SETFL, O_NONBLOCK);
 	infd = pin[1];
 	if (r->in == NULL || r->inlen == 0)
 		close_fd(&infd);
@@ -293,14 +353,16 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 	    r->tail };
 	start = now_ms();
 	deadline = r->timeout_ms > 0 ? start + r->timeout_ms : 0;
-	if (srv->progress != NULL)
+	if (timed)
 		srv->progress(srv->progress_arg, 0, 0);
 	told = start;
-	while (s[0].fd >= 0 || s[1].fd >= 0) {
+	while (s[0].fd >= 0 || s[1].fd >= 0 || fl.fd >= 0) {
 		n = 0;
 		for (i = 0; i < 2; i++)
 			if (s[i].fd >= 0)
 				pf[n++] = (struct pollfd){ s[i].fd, POLLIN, 0 };
+		if (fl.fd >= 0)
+			pf[n++] = (struct pollfd){ fl.fd, POLLIN, 0 };
 		if (infd >= 0)
 			pf[n++] = (struct pollfd){ infd, POLLOUT, 0 };
 		if (stop_pipe[0] >= 0 && !stopping)
@@ -309,7 +371,7 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 		at[0] = !stopping ? deadline : 0;
 		at[1] = stopping && !killed ? hard : 0;
 		at[2] = killed ? grace : 0;
-		at[3] = srv->progress != NULL && !stopping ?
+		at[3] = timed && !stopping ?
 		    told + MCP_PROGRESS_MS : 0;
 		left = soonest(now_ms(), at, 4);
 		if (poll(pf, (nfds_t)n, left > INT32_MAX ? INT32_MAX :
@@ -340,6 +402,9 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 		for (i = 0; i < 2; i++)
 			if (s[i].fd >= 0 && sink_read(&s[i]) < 0)
 				close_fd(&s[i].fd);
+		/* read on while it stops: an apply finishing is not cut */
+		if (fl.fd >= 0 && files_read(srv, &fl, !stopping) == 0)
+			close_fd(&fl.fd);
 		if (infd >= 0) {
 			ssize_t w = write(infd, r->in + inoff, r->inlen - inoff);
 
@@ -352,7 +417,7 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 		}
 		/* output grew (at most 5 a second), or a second went by */
 		bytes = s[0].total + s[1].total;
-		if (srv->progress != NULL && !stopping &&
+		if (timed && !stopping &&
 		    (now - told >= MCP_PROGRESS_MS ||
 		    (bytes != said && now - told >= MCP_PROGRESS_MS / 5))) {
 			srv->progress(srv->progress_arg, now - start, bytes);
@@ -363,6 +428,7 @@ mcp_run(const struct mcp_server *srv, struct mcp_run *r)
 	close_fd(&infd);
 	close_fd(&s[0].fd);
 	close_fd(&s[1].fd);
+	close_fd(&fl.fd);
 	while (waitpid(pid, &wst, 0) < 0)
 		if (errno != EINTR) {
 			running = 0;
@@ -394,6 +460,8 @@ fail:
 	close_fd(&pout[1]);
 	close_fd(&perr[0]);
 	close_fd(&perr[1]);
+	close_fd(&pprog[0]);
+	close_fd(&pprog[1]);
 	mcp_run_free(r);
 	errno = save;
 	return -1;

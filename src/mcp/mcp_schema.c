@@ -1,7 +1,9 @@
 /*
- * The MCP server's tool list (mcp.h): each tool's description,
- * inputSchema and outputSchema, as JSON text parsed when tools/list is
- * asked. This is the one place the tools' JSON shapes are written down.
+ * The MCP server's one tool table (mcp.h): each tool's name, the function
+ * that calls it, its description, inputSchema and outputSchema, as JSON
+ * text parsed when tools/list is asked, and its annotations. This is the
+ * one place the tools' JSON shapes are written down, and the one place
+ * tools/call finds a tool (mcp_tools_call).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -9,6 +11,9 @@
 
 #include "lib/mem.h"
 #include "mcp/mcp.h"
+#include "mcp/mcp_args.h"
+#include "mcp/mcp_nav.h"
+#include "mcp/mcp_tools.h"
 
 /* A tool's annotations (spec 2025-11-25: hints a client may show). */
 #define RO	0x1	/* readOnlyHint: changes nothing */
@@ -18,6 +23,7 @@
 
 struct tool {
 	const char	*name;
+	mcp_tool_fn	*call;		/* what it does (mcp_tools.h) */
 	const char	*title;
 	int		 apply;		/* listed with --allow-apply only */
 	int		 hints;
@@ -63,7 +69,7 @@ struct tool {
 	"checkpoints); null when captured under dry run\"},"
 
 static const struct tool tools[] = {
-	{ "read_file", "Read file", 0, RO | IDEM,
+	{ "read_file", mcp_files_call, "Read file", 0, RO | IDEM,
 	  "\"description\":\"Read a text file (UTF-8) as arcturn read does: "
 	  "under dry run, as the pending session sees it. At most 64 KiB "
 	  "(65536 bytes) of whole lines a call: a longer file is cut, "
@@ -88,7 +94,7 @@ static const struct tool tools[] = {
 	  "the 64 KiB budget: call again with offset + lines\"}},"
 	  "\"required\":[\"path\",\"content\",\"bytes\",\"offset\","
 	  "\"lines\",\"totalLines\",\"truncated\"]}" },
-	{ "write_file", "Write file", 0, DESTR | IDEM,
+	{ "write_file", mcp_files_call, "Write file", 0, DESTR | IDEM,
 	  "\"description\":\"Create or replace a file with content, as "
 	  "arcturn write does: refused outside the writable roots and on "
 	  "protected paths (isError, naming the rule and the way out; "
@@ -108,7 +114,7 @@ static const struct tool tools[] = {
 	  "into the dry-run session, not the workspace\"}," TURN_OUT
 	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
 	  "\"captured\"]},{\"required\":[\"deniedPaths\"]}]}" },
-	{ "edit_file", "Edit file", 0, DESTR,
+	{ "edit_file", mcp_files_call, "Edit file", 0, DESTR,
 	  "\"description\":\"Replace text in a file: each edit's oldText "
 	  "must occur exactly once (edits apply in order). Returns a "
 	  "git-style diff; dryRun previews without writing. Same policy as "
@@ -132,7 +138,7 @@ static const struct tool tools[] = {
 	  TURN_OUT
 	  DENIED "},\"anyOf\":[{\"required\":[\"path\",\"bytes\","
 	  "\"captured\",\"diff\"]},{\"required\":[\"deniedPaths\"]}]}" },
-	{ "run_command", "Run command (confined)", 0, DESTR | OPEN,
+	{ "run_command", mcp_cmds_call, "Run command (confined)", 0, DESTR | OPEN,
 	  "\"description\":\"Run a command (an argv array, no shell) under "
 	  "arcturn exec with the configured policy; under dry run its writes "
 	  "are captured. Of stdout and stderr the first and last 16 KiB each "
@@ -174,7 +180,7 @@ static const struct tool tools[] = {
 	  "\"stdoutTruncated\",\"stdoutBytes\",\"stderr\",\"stderrTruncated\","
 	  "\"stderrBytes\",\"outputCap\",\"confined\",\"backend\","
 	  "\"captured\"]}" },
-	{ "review_changes", "Review pending changes", 0, RO | IDEM,
+	{ "review_changes", mcp_cmds_call, "Review pending changes", 0, RO | IDEM,
 	  "\"description\":\"The pending dry-run changes as arcturn diff "
 	  "shows them: the diff (each file's first 200 body lines unless "
 	  "full), the stat, the files and the digest that apply --expect "
@@ -196,7 +202,7 @@ static const struct tool tools[] = {
 	  "\"count\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"}},"
 	  "\"required\":[\"diff\",\"stat\",\"digest\",\"files\",\"count\","
 	  "\"truncated\"]}" },
-	{ "discard_changes", "Discard pending changes", 0, DESTR | IDEM,
+	{ "discard_changes", mcp_cmds_call, "Discard pending changes", 0, DESTR | IDEM,
 	  "\"description\":\"Throw away every pending change of the dry-run "
 	  "session (arcturn discard). Discarding some paths only is not "
 	  "supported yet: paths are refused.\","
@@ -205,7 +211,7 @@ static const struct tool tools[] = {
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"discarded\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},"
 	  "\"required\":[\"discarded\",\"message\"]}" },
-	{ "sandbox_status", "Sandbox status", 0, RO | IDEM,
+	{ "sandbox_status", mcp_cmds_call, "Sandbox status", 0, RO | IDEM,
 	  "\"description\":\"Which backend arcturn exec uses here and which "
 	  "guarantees hold (arcturn sandbox status --json).\","
 	  "\"inputSchema\":{\"type\":\"object\",\"properties\":{},"
@@ -213,7 +219,7 @@ static const struct tool tools[] = {
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"backend\":{\"type\":\"string\"},\"guarantees\":{\"type\":"
 	  "\"object\"}},\"required\":[\"backend\"]}" },
-	{ "apply_changes", "Apply reviewed changes", 1, DESTR,
+	{ "apply_changes", mcp_cmds_call, "Apply reviewed changes", 1, DESTR,
 	  "\"description\":\"Apply the pending changes to the workspace "
 	  "(arcturn apply --yes --expect DIGEST): expect is review_changes' "
 	  "digest, so that only what was reviewed lands.\","
@@ -225,7 +231,7 @@ static const struct tool tools[] = {
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"applied\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},"
 	  "\"required\":[\"applied\",\"message\"]}" },
-	{ "list_directory", "List directory", 0, RO | IDEM,
+	{ "list_directory", mcp_nav_call, "List directory", 0, RO | IDEM,
 	  "\"description\":\"The entries of a folder of the workspace, one "
 	  "a line as [DIR] name, [FILE] name or [LINK] name (symlinks are not "
 	  "followed). Under dry run, as the pending session sees it. Within "
@@ -241,7 +247,7 @@ static const struct tool tools[] = {
 	  "\"entries in the folder, shown or not\"},\"truncated\":{\"type\":"
 	  "\"boolean\"}},\"required\":[\"path\",\"entries\",\"total\","
 	  "\"truncated\"]}" },
-	{ "directory_tree", "Directory tree", 0, RO | IDEM,
+	{ "directory_tree", mcp_nav_call, "Directory tree", 0, RO | IDEM,
 	  "\"description\":\"A folder's tree as JSON: [{name, type, "
 	  "children}], children for folders above maxDepth; symlinks are not "
 	  "followed. Under dry run, as the pending session sees it. Cut at "
@@ -258,7 +264,7 @@ static const struct tool tools[] = {
 	  "\"integer\"},\"maxDepth\":{\"type\":\"integer\"},\"truncated\":"
 	  "{\"type\":\"boolean\"}},\"required\":[\"path\",\"tree\","
 	  "\"entries\",\"maxDepth\",\"truncated\"]}" },
-	{ "search_files", "Search files by name", 0, RO | IDEM,
+	{ "search_files", mcp_find_call, "Search files by name", 0, RO | IDEM,
 	  "\"description\":\"The paths beneath a folder whose name matches "
 	  "a glob (*.c), or whose path beneath the folder matches one with a "
 	  "slash (src/**/*.h); symlinks are not followed. Under dry run, as "
@@ -278,7 +284,7 @@ static const struct tool tools[] = {
 	  "\"description\":\"workspace-relative paths\"},\"total\":{\"type\":"
 	  "\"integer\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":["
 	  "\"path\",\"pattern\",\"matches\",\"total\",\"truncated\"]}" },
-	{ "search_content", "Search file contents", 0, RO | IDEM,
+	{ "search_content", mcp_find_call, "Search file contents", 0, RO | IDEM,
 	  "\"description\":\"The lines of the text files beneath a folder "
 	  "that match a regular expression (POSIX extended), as path:line: "
 	  "text, at most maxResults and within the output budget (a line is "
@@ -303,7 +309,7 @@ static const struct tool tools[] = {
 	  "\"path\",\"line\",\"text\"]}},\"filesSearched\":{\"type\":"
 	  "\"integer\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":["
 	  "\"path\",\"pattern\",\"matches\",\"filesSearched\",\"truncated\"]}" },
-	{ "get_file_info", "File info", 0, RO | IDEM,
+	{ "get_file_info", mcp_nav_call, "File info", 0, RO | IDEM,
 	  "\"description\":\"A path's type, size, times (UTC) and "
 	  "permission bits, not following a final symlink. Under dry run, as "
 	  "the pending session sees it.\","
@@ -321,7 +327,7 @@ static const struct tool tools[] = {
 	  "\"octal, as 644\"}},\"required\":[\"path\",\"type\",\"size\","
 	  "\"modified\",\"accessed\",\"changed\",\"isDirectory\",\"isFile\","
 	  "\"permissions\"]}" },
-	{ "read_multiple_files", "Read several files", 0, RO | IDEM,
+	{ "read_multiple_files", mcp_find_call, "Read several files", 0, RO | IDEM,
 	  "\"description\":\"Read several text files at once: each whole "
 	  "while the output budget lasts, then cut (truncated; read_file "
 	  "with offset reads on). A file that cannot be read has error "
@@ -337,7 +343,7 @@ static const struct tool tools[] = {
 	  "{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
 	  "\"truncated\":{\"type\":\"boolean\"},\"error\":{\"type\":"
 	  "\"string\"}},\"required\":[\"path\"]}}},\"required\":[\"files\"]}" },
-	{ "begin_turn", "Begin a turn", 0, 0,
+	{ "begin_turn", mcp_turns_call, "Begin a turn", 0, 0,
 	  "\"description\":\"Start a turn (arcturn turn): the writes that "
 	  "follow, of write_file, edit_file and run_command, join it, so "
 	  "that undo takes them back as one, until the next begin_turn. "
@@ -350,7 +356,7 @@ static const struct tool tools[] = {
 	  "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 	  "\"turn\":{\"type\":\"integer\"},\"label\":{\"type\":[\"string\","
 	  "\"null\"]}},\"required\":[\"turn\",\"label\"]}" },
-	{ "list_checkpoints", "List checkpoints", 0, RO | IDEM,
+	{ "list_checkpoints", mcp_turns_call, "List checkpoints", 0, RO | IDEM,
 	  "\"description\":\"The turns of the workspace, newest first, with "
 	  "their labels and the paths each changed (arcturn checkpoints): at "
 	  "most 20 turns and 20 paths of each (pathCount, total).\","
@@ -366,7 +372,7 @@ static const struct tool tools[] = {
 	  "\"total\":{\"type\":\"integer\"},\"truncated\":{\"type\":"
 	  "\"boolean\"}},\"required\":[\"workspace\",\"turns\",\"total\","
 	  "\"truncated\"]}" },
-	{ "undo", "Undo turns", 0, DESTR,
+	{ "undo", mcp_turns_call, "Undo turns", 0, DESTR,
 	  "\"description\":\"Put back what a turn changed: without turn, the "
 	  "last one (arcturn undo; twice: redo); with turn, that one and "
 	  "every turn since (arcturn rewind TURN). A path changed since the "
@@ -476,15 +482,44 @@ fail:
 	return NULL;
 }
 
-int
-mcp_tool_listed(const struct mcp_server *srv, const char *name)
+/* The tool called name that srv lists, or NULL. */
+static const struct tool *
+listed(const struct mcp_server *srv, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < NTOOLS; i++)
 		if (strcmp(tools[i].name, name) == 0)
-			return !tools[i].apply || srv->allow_apply;
-	return 0;
+			return !tools[i].apply || srv->allow_apply ? &tools[i] :
+			    NULL;
+	return NULL;
+}
+
+int
+mcp_tools_call(const struct mcp_server *srv, const char *name,
+    const cJSON *args, cJSON **result, char *msg, size_t msglen)
+{
+	const struct tool *t;
+	cJSON *empty = NULL;
+	int rc;
+
+	*result = NULL;
+	if ((t = listed(srv, name)) == NULL)
+		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s%s",
+		    name, strcmp(name, "apply_changes") == 0 ? " (arcturn mcp "
+		    "lists it with --allow-apply only)" : "");
+	/* no workspace (started in /, $HOME, ...): say how to choose one */
+	if (srv->dir == NULL && strcmp(name, "sandbox_status") != 0) {
+		if ((*result = mcp_fail("arcturn: %s", srv->why)) == NULL)
+			return mcp_bad(msg, msglen, MCP_EINTERNAL,
+			    "out of memory");
+		return 0;
+	}
+	if (args == NULL && (args = empty = cJSON_CreateObject()) == NULL)
+		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
+	rc = t->call(srv, name, args, result, msg, msglen);
+	cJSON_Delete(empty);
+	return rc;
 }
 
 int

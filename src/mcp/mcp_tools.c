@@ -1,8 +1,9 @@
 /*
  * The MCP server's tools (mcp.h): their schemas, their argument checks,
  * and what each does. read_file and edit_file's read run here through
- * wsview, as `arcturn read` does; every write, command, review, discard
- * and apply runs the arcturn binary as a child with the CLI's arguments.
+ * wsview, as `arcturn read` does, and edit_file's replacement is `arcturn
+ * edit`'s (lib/edit.h); every write, command, review, discard and apply
+ * runs the arcturn binary as a child with the CLI's arguments.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 
 #include "cli/cmd_dryrun.h"
 #include "diff/udiff.h"
+#include "lib/edit.h"
 #include "lib/hash.h"
 #include "lib/mem.h"
 #include "lib/utf8.h"
@@ -27,20 +29,35 @@
 #include "session/wsview.h"
 
 int
-mcp_dry(const struct mcp_server *srv)
+mcp_policy(const struct mcp_server *srv, const char *what, int *mode,
+    int *dry, char *why, size_t len)
 {
 	struct workspace_err e = { .status = EXIT_USAGE };
 	struct cli c;
 	struct workspace x;
-	int dry;
+	int rc;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
 	c.session = srv->session;
 	workspace_init(&x, &dryrun_notes);
-	dry = dryrun_load(&x, &c, srv->dry_run, &e) < 0 ? srv->dry_run :
-	    x.p.dry_run;
+	*mode = MODE_WORKSPACE_WRITE;
+	*dry = srv->dry_run;
+	if ((rc = dryrun_load(&x, &c, srv->dry_run, &e)) == 0) {
+		*mode = x.p.mode;
+		*dry = x.p.dry_run;
+	} else if (why != NULL)
+		dryrun_line(what, &e, why, len);
 	workspace_done(&x);
+	return rc;
+}
+
+int
+mcp_dry(const struct mcp_server *srv)
+{
+	int mode, dry;
+
+	(void)mcp_policy(srv, NULL, &mode, &dry, NULL, 0);
 	return dry;
 }
 
@@ -301,11 +318,16 @@ child(const struct mcp_server *srv, const char *what, char *const *words,
 	char line[PATH_MAX + 512];
 	struct mcp_server q = *srv;
 
-	/* progress is the call's own command's; apply's too */
-	if (strcmp(what, "apply") != 0)
+	memset(r, 0, sizeof *r);
+	/*
+	 * progress is the call's own command's; apply's counts files
+	 * (apply_changes gave it --progress-fd MCP_PROGRESS_FD)
+	 */
+	if (strcmp(what, "apply") == 0 && q.progress_files != NULL)
+		r->progress_fd = MCP_PROGRESS_FD;
+	else
 		q.progress = NULL;
 	srv = &q;
-	memset(r, 0, sizeof *r);
 	r->in = in;
 	r->inlen = inlen;
 	r->cap = MCP_READ_MAX;	/* a full diff, a status report */
@@ -429,47 +451,38 @@ collect(const void *buf, size_t len, void *arg)
 	return 0;
 }
 
-/* Apply edits to buf in memory: each oldText exactly once. */
+/*
+ * Apply edits to buf in memory (edit.h, the core `arcturn edit` shares):
+ * each oldText exactly once, in order. NULL with *fail the isError
+ * result (NULL too: out of memory).
+ */
 static char *
 apply_edits(const cJSON *edits, const char *path, const char *buf,
     size_t len, size_t *outlen, cJSON **fail)
 {
 	const cJSON *ed, *o, *nw;
-	char *cur, *next, *hit, *again;
-	size_t olen, nlen, k = 0;
+	struct edit *v;
+	struct edit_result r;
+	char *out = NULL, why[64];
+	size_t n = 0;
 
-	if ((cur = mem_strndup(buf, len)) == NULL)
-		return NULL;
 	*fail = NULL;
+	if ((v = mem_calloc((size_t)cJSON_GetArraySize(edits) + 1,
+	    sizeof *v)) == NULL)
+		return NULL;
 	cJSON_ArrayForEach(ed, edits) {
-		k++;
 		o = cJSON_GetObjectItemCaseSensitive(ed, "oldText");
 		nw = cJSON_GetObjectItemCaseSensitive(ed, "newText");
-		olen = strlen(o->valuestring);
-		nlen = strlen(nw->valuestring);
-		hit = strstr(cur, o->valuestring);
-		/* counted as `arcturn edit` counts: without overlaps */
-		again = hit != NULL ? strstr(hit + olen, o->valuestring) : NULL;
-		if (hit == NULL || again != NULL) {
-			*fail = mcp_fail("arcturn: edit: %s: edit %zu: %s", path,
-			    k, hit == NULL ? "old text not found" : "old text "
-			    "found more than once; add more context");
-			mem_free(cur);
-			return NULL;
-		}
-		if ((next = mem_alloc(len - olen + nlen + 1)) == NULL) {
-			mem_free(cur);
-			return NULL;
-		}
-		memcpy(next, cur, (size_t)(hit - cur));
-		memcpy(next + (hit - cur), nw->valuestring, nlen);
-		strcpy(next + (hit - cur) + nlen, hit + olen);
-		len = len - olen + nlen;
-		mem_free(cur);
-		cur = next;
+		v[n++] = (struct edit){ o->valuestring, mcp_json_strlen(o),
+		    nw->valuestring, mcp_json_strlen(nw), 0 };
 	}
-	*outlen = len;
-	return cur;
+	if (edit_apply(buf, len, v, n, &out, outlen, &r) < 0 &&
+	    r.why != EDIT_ERRNO)
+		*fail = mcp_fail("arcturn: edit: %s: edit %zu: %s%s", path,
+		    r.index + 1, edit_reason(&r, why, sizeof why),
+		    r.why == EDIT_MANY ? "; add more context" : "");
+	mem_free(v);
+	return out;
 }
 
 static cJSON *
@@ -553,7 +566,7 @@ check_edits(const cJSON *edits, char *msg, size_t msglen)
 }
 
 int
-mcp_tools_call(const struct mcp_server *srv, const char *name,
+mcp_files_call(const struct mcp_server *srv, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen)
 {
 	static const char *const k_read[] = { "path", "offset", "limit",
@@ -563,22 +576,9 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 	const char *path = NULL, *content = NULL;
 	size_t clen = 0;
 	long offset = 0, limit = 0;
-	int preview = 0, rc;
-	cJSON *empty = NULL;
+	int preview = 0;
 
 	*result = NULL;
-	/* no workspace (started in /, $HOME, ...): say how to choose one */
-	if (srv->dir == NULL && mcp_tool_listed(srv, name) &&
-	    strcmp(name, "sandbox_status") != 0) {
-		if ((*result = mcp_fail("arcturn: %s", srv->why)) == NULL)
-			return mcp_bad(msg, msglen, MCP_EINTERNAL,
-			    "out of memory");
-		return 0;
-	}
-	if (args == NULL)
-		args = empty = cJSON_CreateObject();
-	if (args == NULL)
-		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	if (strcmp(name, "read_file") == 0) {
 		if (mcp_arg_only(args, k_read, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "path", MCP_ARG_REQUIRED | MCP_ARG_PATH,
@@ -607,17 +607,13 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 			goto bad;
 		*result = tool_edit(srv, path, cJSON_GetObjectItemCaseSensitive(
 		    args, "edits"), preview);
-	} else {
-		rc = mcp_tools_call2(srv, name, args, result, msg, msglen);
-		cJSON_Delete(empty);
-		return rc;
-	}
-	cJSON_Delete(empty);
+	} else
+		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s",
+		    name);
 	if (*result == NULL)
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	return 0;
 bad:
-	cJSON_Delete(empty);
 	/* input errors are results the model can act on (spec 2025-11-25) */
 	if ((*result = mcp_fail("arcturn: %s: %s", name, msg)) == NULL)
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");

@@ -1,6 +1,7 @@
 /*
  * mcp_tools: what the tool files of the MCP server (mcp_tools.c: files,
- * mcp_cmds.c: commands and the session, mcp_schema.c: schemas) share.
+ * mcp_cmds.c: commands and the session, mcp_nav.h: navigation and turns)
+ * share, and the functions of mcp_schema.c's one table.
  * Internal to the server; mcp.h is its manual. Their arguments and
  * results are mcp_args.h's.
  */
@@ -14,6 +15,14 @@
 #include "mcp/mcp.h"
 #include "mcp/mcp_args.h"
 
+
+/*
+ * The policy's mode and dry run, as a child will load them (flags, env,
+ * config): 0; or -1 with *mode MODE_WORKSPACE_WRITE, *dry the --dry-run
+ * flag's, and (why not NULL) the line that says why, for what.
+ */
+int	mcp_policy(const struct mcp_server *, const char *what, int *mode,
+	    int *dry, char *why, size_t len);
 
 /* arcturn -C DIR [--session ID] words... more...: mem_free the array. */
 char	**mcp_argv(const struct mcp_server *, char *const *words,
@@ -36,8 +45,20 @@ int	mcp_child(const struct mcp_server *, const char *what,
 	    size_t nmore, const char *in, size_t inlen, struct mcp_run *r,
 	    cJSON **res);
 
-/* The tools of mcp_cmds.c, as mcp_tools_call (an unknown name: -32602). */
-int	mcp_tools_call2(const struct mcp_server *, const char *name,
-	    const cJSON *args, cJSON **result, char *msg, size_t msglen);
+/*
+ * A tool's function, as mcp_schema.c's table calls it (mcp_tools_call:
+ * the tool is listed, there is a workspace, args is an object): 0 with
+ * *result, or a JSON-RPC error code with msg.
+ */
+typedef int mcp_tool_fn(const struct mcp_server *, const char *name,
+    const cJSON *args, cJSON **result, char *msg, size_t msglen);
+
+/* read_file, write_file, edit_file (mcp_tools.c). */
+mcp_tool_fn	mcp_files_call;
+/*
+ * run_command, review_changes, discard_changes, sandbox_status,
+ * apply_changes (mcp_cmds.c).
+ */
+mcp_tool_fn	mcp_cmds_call;
 
 #endif

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,6 +456,83 @@ plan_count(const struct changes *c, const int *sel)
 	return n;
 }
 
+/*
+ * plan_apply's progress: the caller's env->progress once for each file
+ * plan_count counts, when the last of its items is done (or, for one
+ * whose items were never tried, once the run is over).
+ */
+struct tally {
+	const struct plan	*p;
+	size_t			*left;	/* per change: items not done */
+	const int		*counted;	/* per change */
+	const struct apply_env	*env;		/* the caller's */
+};
+
+static void
+tally_step(void *arg, const struct apply_item *it)
+{
+	struct tally *t = arg;
+	uintptr_t at = (uintptr_t)it, b;
+	size_t o;
+	int ph;
+
+	for (ph = 0; ph < PLAN_NPHASE; ph++) {
+		b = (uintptr_t)t->p->items[ph];
+		if (at < b || at >= b + t->p->n[ph] * sizeof *it)
+			continue;
+		o = t->p->owner[ph][(at - b) / sizeof *it];
+		if (__atomic_sub_fetch(&t->left[o], 1, __ATOMIC_ACQ_REL) == 0 &&
+		    t->counted[o])
+			t->env->progress(t->env->parg, NULL);
+		return;
+	}
+}
+
+/*
+ * plan_run, with the caller's progress called per file, as plan_count
+ * counts them (out of memory for the tally: per item, as apply_run calls
+ * it).
+ */
+static void
+run_counted(int rootfd, struct plan *p, const struct changes *c,
+    const int *sel, const struct apply_env *env)
+{
+	struct apply_env tenv;
+	struct tally t;
+	size_t i, k, *left;
+	int *counted, ph;
+
+	left = env != NULL && env->progress != NULL && c->n > 0 ?
+	    mem_calloc(c->n, sizeof *left) : NULL;
+	counted = left != NULL ? mem_calloc(c->n, sizeof *counted) : NULL;
+	if (counted == NULL) {
+		mem_free(left);
+		plan_run(rootfd, p, env);
+		return;
+	}
+	for (ph = 0; ph < PLAN_NPHASE; ph++)
+		for (k = 0; k < p->n[ph]; k++)
+			left[p->owner[ph][k]]++;
+	k = count_where(c, sel, -1);
+	for (i = 0; i < c->n; i++) {
+		counted[i] = sel[i] && (!c->v[i].implied || k == 0);
+		/* no item (refused): done before anything is tried */
+		if (counted[i] && left[i] == 0)
+			env->progress(env->parg, NULL);
+	}
+	t = (struct tally){ p, left, counted, env };
+	tenv = *env;
+	tenv.progress = tally_step;
+	tenv.parg = &t;
+	plan_run(rootfd, p, &tenv);
+	/* items skipped or never tried: those files are done too */
+	for (i = 0; i < c->n; i++)
+		if (counted[i] && left[i] > 0)
+			env->progress(env->parg, NULL);
+	mem_free(left);
+	mem_free(counted);
+}
+
 int
 plan_apply(struct session *s, int rootfd, struct changes *c,
     const int *sel, const struct apply_env *env, plan_fail_fn *failfn,
@@ -468,7 +546,7 @@ plan_apply(struct session *s, int rootfd, struct changes *c,
 	memset(r, 0, sizeof *r);
 	if (plan_build(s, rootfd, c, sel, &p) < 0)
 		return -1;
-	plan_run(rootfd, &p, env);
+	run_counted(rootfd, &p, c, sel, env);
 	for (i = 0; i < c->n; i++)
 		c->v[i].applied = sel[i] != 0;
 	for (k = 0; k < p.nrefused; k++)

@@ -107,7 +107,11 @@ struct plan_result {
  * order (refused changes first), and, when anything stays pending, settle
  * the session (plan_settle). When nothing does (all), the caller removes
  * the session whole, or settles it when it keeps it.
- * env (apply.h: the keeper, progress; may be NULL) goes to apply_run.
+ * env (apply.h: the keeper, progress; may be NULL) goes to apply_run,
+ * but for env->progress: plan_apply calls it (item NULL, from any thread)
+ * once for each file plan_count counts, when it is done, applied or not;
+ * a file refused without an item first, a file whose items were never
+ * tried once the run is over: plan_count(c, sel) calls in all.
  * -1 with errno only when nothing was tried (the plan could not be
  * built).
  */

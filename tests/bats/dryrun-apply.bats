@@ -137,6 +137,36 @@ on_tty() {
 	[ -z "$(ls "$HOME/.arcturn/overlays")" ]
 }
 
+@test "apply --progress-fd N: 0 TOTAL, then a line as each file is done, failed ones too; new folders are no files" {
+	printf 'a\n' >f
+	dw f <<<"mine"
+	dw d/e/x <<<"x"
+	dw d/y <<<"y"
+	dw g <<<"g"
+	printf 'theirs\n' >f
+	run arcturn apply --yes --progress-fd 3 3>"$T/progress"
+	assert_failure 1
+	assert_line "Applied 3, failed 1. Pending changes kept."
+	[ "$(cat "$T/progress")" = "$(printf '0 4\n1 4\n2 4\n3 4\n4 4')" ]
+	[ "$(cat d/e/x)" = x ]
+	# not a descriptor the caller opened above 2: a usage error
+	for bad in 1 x 9; do
+		run arcturn apply --yes --progress-fd "$bad"
+		assert_failure 2
+		assert_output "arcturn: apply: --progress-fd $bad: not an open descriptor above 2"
+	done
+	[ "$(cat f)" = theirs ]
+	# a reader gone (a pipe whose read end is closed) does not stop it
+	printf 'a\n' >f
+	run python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run([sys.argv[1], "apply", "--yes", "--progress-fd", str(w)], pass_fds=(w,)).returncode % 256)' "$ARCTURN_BIN"
+	assert_success
+	assert_output --regexp '^Applied 1 file\(s\) \(as turn [0-9]+\)\.$'
+	[ "$(cat f)" = mine ]
+}
+
 @test "symlink escape at apply: a dir replaced by a symlink out is refused, others land, nothing in OUT" {
 	mkdir -p sub && printf 'a\n' >sub/f && printf 'b\n' >top
 	dw sub/f <<<"A"

@@ -243,6 +243,26 @@ sc() {	# id field: the structuredContent's field
 	[ "$(cat o.txt)" = ba ]
 }
 
+@test "edit_file and arcturn edit share one core: the same count, the same words, edits in order" {
+	printf 'x x x\n' >m.txt
+	run arcturn edit m.txt --old x --new y
+	assert_failure 1
+	assert_output "arcturn: edit: m.txt: old text found 3 times; use --all or more context"
+	{
+		echo "$INIT"
+		call 1 edit_file '{"path":"m.txt","edits":[{"oldText":"x","newText":"y"}]}'
+		call 2 edit_file '{"path":"m.txt","edits":[{"oldText":"x x","newText":"z"},{"oldText":"nine","newText":"9"}]}'
+		call 3 edit_file '{"path":"m.txt","edits":[{"oldText":"x x","newText":"z"},{"oldText":"z x","newText":"done"}]}'
+	} | serve
+	run reply 1 '.result.content[0].text'
+	assert_output '"arcturn: edit: m.txt: edit 1: old text found 3 times; add more context"'
+	# the second edit sees what the first made; one that fails writes nothing
+	run reply 2 '.result.content[0].text'
+	assert_output '"arcturn: edit: m.txt: edit 2: old text not found"'
+	[ "$(reply 3 .result.isError)" = null ] || [ "$(reply 3 .result.isError)" = false ]
+	[ "$(cat m.txt)" = done ]
+}
+
 @test "run_command: status, output, confinement, timeout, and isError when it cannot run" {
 	{
 		echo "$INIT"
@@ -754,6 +774,21 @@ PY
 	assert_output --regexp '^\["p1",("p1",)*"reply"\]$'
 	run jq -c 'select(.method == "notifications/progress") | .params.message' "$T/out"
 	assert_line --index 0 --regexp '^"run_command: running for 0.0 s, 0 bytes of output so far"$'
+}
+
+@test "progress: apply_changes counts the files done, 0 to total, each once, then its reply" {
+	for f in x.txt n/m/y.txt n/z.txt; do ARCTURN_DRY_RUN=1 arcturn write "$f" <<<"$f"; done
+	d=$("$ARCTURN_BIN" diff | sed -n 's/^digest: //p')
+	{
+		echo "$INIT"
+		jq -cn --arg d "$d" '{jsonrpc: "2.0", id: 1, method: "tools/call", params: {name: "apply_changes",
+			arguments: {expect: $d}, _meta: {progressToken: 7}}}'
+	} | serve --dry-run --allow-apply
+	[ "$(sc 1 applied)" = true ]
+	[ "$(cat n/m/y.txt)" = n/m/y.txt ]
+	# new folders are no files: three, as "Apply 3 file(s)?" counts them
+	run jq -sc '[.[] | if .method == "notifications/progress" then [.params.progressToken, .params.progress, .params.total, .params.message] elif .id == 1 then "reply" else empty end]' "$T/out"
+	assert_output '[[7,0,3,"apply_changes: 0 of 3 files done"],[7,1,3,"apply_changes: 1 of 3 files done"],[7,2,3,"apply_changes: 2 of 3 files done"],[7,3,3,"apply_changes: 3 of 3 files done"],"reply"]'
 }
 
 @test "an agent's turn: begin_turn, write_file, edit_file and run_command are one turn, labelled; arcturn undo takes it all back" {

@@ -227,6 +227,18 @@ async function main() {
 	ok(r.isError && !fs.existsSync(path.join(ws, "e.txt")), "apply_changes: a stale digest is refused", r);
 	r = await c.callTool({ name: "apply_changes", arguments: { expect: d } });
 	ok(!r.isError && fs.readFileSync(path.join(ws, "e.txt"), "utf8") === "applied\n", "apply_changes applies", r);
+	// progress: files done, up to the files to apply, then the result
+	const many = ["p/1.txt", "p/2.txt", "p/q/3.txt", "4.txt", "5.txt"];
+	for (const f of many)
+		await c.callTool({ name: "write_file", arguments: { path: f, content: `${f}\n` } });
+	const d2 = (await c.callTool({ name: "review_changes", arguments: {} })).structuredContent.digest;
+	const ap = [];
+	r = await c.callTool({ name: "apply_changes", arguments: { expect: d2 } }, undefined,
+	    { onprogress: (p) => ap.push(p) });
+	ok(!r.isError && many.every((f) => fs.readFileSync(path.join(ws, f), "utf8") === `${f}\n`) &&
+	    ap.length === 6 && ap.every((p, k) => p.progress === k && p.total === 5 &&
+	    p.message === `apply_changes: ${k} of 5 files done`),
+	    "apply_changes: progress counts the files done, 0 to 5 of 5, then the result", [ap, r]);
 	await c.close();
 
 	// launch as clients write it: started in the home, -C after mcp
