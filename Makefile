@@ -55,7 +55,8 @@ CORE_MODS  = lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem lib/path \
              policy/roots policy/strlist policy/writecheck \
              diff/diff diff/udiff apply/apply apply/apply_new apply/apply_phase \
              apply/apply_swap \
-             checkpoint/checkpoint checkpoint/checkpoint_record \
+             checkpoint/checkpoint checkpoint/checkpoint_land \
+             checkpoint/checkpoint_record \
              checkpoint/checkpoint_state checkpoint/rewind \
              session/changes session/changes_base session/conflict \
              session/keep session/plan session/review session/session \

@@ -1,0 +1,76 @@
+/*
+ * checkpoint_land: settling a turn an apply recorded open before it
+ * landed (checkpoint.h: ckpt_settle_landed).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/checkpoint_impl.h"
+#include "lib/mem.h"
+
+static int
+same(const struct ckpt_state *a, const struct ckpt_state *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	if (a->kind == CKPT_ABSENT)
+		return 1;
+	if ((a->kind == CKPT_FILE || a->kind == CKPT_DIR) &&
+	    a->mode != b->mode)
+		return 0;
+	return memcmp(a->sha, b->sha, HASH_LEN) == 0;
+}
+
+int
+ckpt_settle_landed(struct ckpt *ck, int rootfd, struct ckpt_turn *t,
+    size_t nt, size_t o, int flags)
+{
+	struct ckpt_turn *u = &t[o];
+	struct ckpt_entry *e, *later;
+	struct ckpt_state *now;
+	unsigned long cur;
+	size_t k, j, m = 0;
+
+	/* every state first: a failure leaves u as it was */
+	if ((now = mem_calloc(u->n ? u->n : 1, sizeof *now)) == NULL)
+		return -1;
+	for (k = 0; k < u->n; k++) {
+		e = &u->e[k];
+		for (j = o + 1, later = NULL; j < nt && later == NULL; j++)
+			later = ckpt_find(&t[j], e->path);
+		if (later != NULL)
+			now[k] = later->before;
+		else if (ckpt_state(ck, rootfd, e->path, 0, &now[k]) < 0) {
+			if (errno != EAGAIN) {
+				mem_free(now);
+				return -1;
+			}
+			now[k].kind = CKPT_OTHER;	/* changing now */
+		}
+	}
+	for (k = 0; k < u->n; k++) {
+		e = &u->e[k];
+		if (now[k].kind == CKPT_OTHER &&
+		    !(flags & CKPT_LAND_DROP_OTHER))
+			e->after = e->before;	/* its before stays named */
+		else if (now[k].kind == CKPT_OTHER ||
+		    same(&now[k], &e->before)) {
+			mem_free(e->path);
+			continue;
+		} else
+			e->after = now[k];
+		u->e[m++] = *e;
+	}
+	mem_free(now);
+	u->n = m;
+	u->open = 0;
+	if (u->n == 0) {
+		if (ckpt_current(ck, &cur) < 0)
+			return -1;
+		if (cur != u->id)
+			return ckpt_drop(ck, u->id) < 0 && errno != ENOENT ?
+			    -1 : 0;
+	}
+	return ckpt_save(ck, u);
+}
