@@ -43,6 +43,10 @@ struct keep {
 	size_t			 count;
 	int			 whole;		/* keep_turn: all in its turn */
 	int			 join;		/* keep_join */
+	struct ckpt_turn	 t;		/* keep_begin's, recorded open */
+	size_t			 nold;		/* entries t had when joined */
+	int			 begun;
+	int			 marked;	/* replaced/<N>.turn is there */
 	struct apply_keeper	 keeper;
 };
 
@@ -90,6 +94,24 @@ mark_recorded(struct keep *k)
 		return -1;
 	rc = fsx_write_atomic(rfd, mark, "", 0, 0600, 0);
 	fsx_close(rfd);
+	return rc;
+}
+
+/* Take the mark away (synced): replaced/<N> holds what no turn does. */
+static int
+unmark(struct keep *k)
+{
+	char mark[KEEP_NAMELEN + sizeof TURN_MARK];
+	int rfd, rc;
+
+	snprintf(mark, sizeof mark, "%s%s", k->name, TURN_MARK);
+	if ((rfd = openat(k->s->dirfd, "replaced", DFLAGS)) < 0)
+		return -1;
+	rc = unlinkat(rfd, mark, 0) < 0 && errno != ENOENT ? -1 :
+	    fsx_sync_dir(rfd);
+	fsx_close(rfd);
+	if (rc == 0)
+		k->marked = 0;
 	return rc;
 }
 
@@ -226,7 +248,8 @@ ks_forget(struct keep *k, const char *rel)
  * note its state as rel's before. No store: nothing to do.
  */
 static int
-snapshot(struct keep *k, const char *rel, int dirfd, const char *name)
+snapshot(struct keep *k, const char *rel, int dirfd, const char *name,
+    struct ckpt_state *out)
 {
 	struct kept_state *v;
 	struct ckpt_state st;
@@ -238,6 +261,7 @@ snapshot(struct keep *k, const char *rel, int dirfd, const char *name)
 		return 0;
 	if (ckpt_state(k->ck, dirfd, name, 1, &st) < 0)
 		return -1;
+	*out = st;
 	if ((r = mem_strdup(rel)) == NULL)
 		return -1;
 	pthread_mutex_lock(&k->mu);
@@ -261,19 +285,59 @@ out:
 }
 
 static int
+same_state(const struct ckpt_state *a, const struct ckpt_state *b)
+{
+	return a->kind == b->kind && (a->kind == CKPT_ABSENT ||
+	    (a->mode == b->mode && memcmp(a->sha, b->sha, HASH_LEN) == 0));
+}
+
+/*
+ * Whether the open turn holds st as rel's before: keep_begin's entries
+ * (from nold on) are in the change list's bytewise order.
+ */
+static int
+turn_holds(struct keep *k, const char *rel, const struct ckpt_state *st)
+{
+	struct ckpt_entry *e = NULL;
+	size_t lo = k->nold, hi = k->t.n, mid, i;
+	int c;
+
+	for (i = 0; i < k->nold && e == NULL; i++)
+		if (strcmp(k->t.e[i].path, rel) == 0)
+			e = &k->t.e[i];
+	while (e == NULL && lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(rel, k->t.e[mid].path)) == 0)
+			e = &k->t.e[mid];
+		else if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return e != NULL && same_state(&e->before, st);
+}
+
+static int
 put(void *arg, const char *rel, int dirfd, const char *name,
     struct apply_kept *out)
 {
 	struct keep *k = arg;
+	struct ckpt_state was;
 	struct stat st;
 	const char *base;
 	int top, pfd, tries;
 
 	memset(out, 0, sizeof *out);
-	if (snapshot(k, rel, dirfd, name) < 0)
+	memset(&was, 0, sizeof was);
+	if (snapshot(k, rel, dirfd, name, &was) < 0)
 		return -1;
 	pthread_mutex_lock(&k->mu);
 	top = area(k);
+	/* not what the open turn holds (changed since keep_begin looked):
+	   the area is no longer all in a turn, before anything is moved */
+	if (top >= 0 && k->marked && k->ck != NULL &&
+	    !turn_holds(k, rel, &was) && unmark(k) < 0)
+		top = -1;
 	pthread_mutex_unlock(&k->mu);
 	if (top < 0 || (pfd = mirror_parent(top, rel, &base)) < 0) {
 		ks_forget(k, rel);
@@ -418,112 +482,159 @@ keep_name(const struct keep *k)
 	return k == NULL || k->dirfd < 0 ? NULL : k->name;
 }
 
-/* What the change list saw at a path it changed, as a checkpoint state. */
-static int
-seen(const struct change *ch, struct ckpt_state *st)
+/* The state change i of c lands at its path: from the upper tree. */
+static void
+landing(struct keep *k, const struct change *ch, struct ckpt_state *st)
 {
 	memset(st, 0, sizeof *st);
-	if (ch->old_kind == SHADOW_ABSENT)
+	switch (ch->status) {
+	case CHANGE_DELETED:
+	case CHANGE_RMDIR:
 		st->kind = CKPT_ABSENT;
-	else if (ch->old_kind == SHADOW_DIR) {
+		return;
+	case CHANGE_MKDIR:
+	case CHANGE_DIRMODE:
 		st->kind = CKPT_DIR;
-		st->mode = ch->old_mode & 07777;
-	} else
-		return 0;	/* a file put did not keep: not replaced */
-	return 1;
+		st->mode = ch->new_mode & 07777;
+		return;
+	default:
+		break;
+	}
+	if (ckpt_state(k->ck, k->s->upperfd, ch->path, 0, st) == 0 &&
+	    (st->kind == CKPT_FILE || st->kind == CKPT_LINK))
+		return;
+	/* what the list saw, without its hash (the settle reads it) */
+	memset(st, 0, sizeof *st);
+	st->kind = ch->new_kind == SHADOW_SYMLINK ? CKPT_LINK : CKPT_FILE;
+	st->mode = ch->new_mode & 07777;
 }
 
+/*
+ * The blobs of the before states t[from..] names, stored lazily, made
+ * durable (the record that names them follows): one syncfs where that
+ * is cheap, else each, then their directory (ckpt_save).
+ */
 static int
-same_state(const struct ckpt_state *a, const struct ckpt_state *b)
+sync_befores(struct keep *k, size_t from)
 {
-	return a->kind == b->kind && (a->kind == CKPT_ABSENT ||
-	    (a->mode == b->mode && memcmp(a->sha, b->sha, HASH_LEN) == 0));
-}
+	char hex[HASH_HEXLEN + 1];
+	size_t i, n = 0;
+	int fd, rc = 0;
 
-/* Add rel to t (before given, after read now) unless it did not change. */
-static int
-turn_add(struct keep *k, struct ckpt_turn *t, int rootfd, const char *rel,
-    const struct ckpt_state *before)
-{
-	struct ckpt_state after;
-	struct ckpt_entry *e;
-
-	if ((e = ckpt_find(t, rel)) != NULL) {
-		/* the first change of a path says before; a joined turn
-		   takes the after this apply left */
-		if (k->join && ckpt_state(k->ck, rootfd, rel, 0, &after) == 0)
-			e->after = after;
-		return 0;
+	for (i = from; i < k->t.n; i++)
+		n += k->t.e[i].before.kind == CKPT_FILE ||
+		    k->t.e[i].before.kind == CKPT_LINK;
+	if (n > 1 && os_syncfs_cheap(ckpt_blobs(k->ck)))
+		return os_syncfs(ckpt_blobs(k->ck));
+	for (i = from; i < k->t.n && rc == 0; i++) {
+		if (k->t.e[i].before.kind != CKPT_FILE &&
+		    k->t.e[i].before.kind != CKPT_LINK)
+			continue;
+		hash_hex(k->t.e[i].before.sha, hex);
+		fd = openat(ckpt_blobs(k->ck), hex, O_RDONLY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd < 0 || fsync(fd) < 0)
+			rc = -1;
+		fsx_close(fd);
 	}
-	if (ckpt_state(k->ck, rootfd, rel, 0, &after) < 0) {
-		if (errno != EAGAIN)
-			return -1;
-		after.kind = CKPT_OTHER;	/* changing under us */
-	}
-	if (before->kind == CKPT_OTHER || after.kind == CKPT_OTHER ||
-	    same_state(before, &after))
-		return 0;
-	return ckpt_add(t, rel, before, &after);
+	return rc;
 }
 
 int
-keep_turn(struct keep *k, int rootfd, const struct changes *c,
-    const char *label, unsigned long *id)
+keep_begin(struct keep *k, int rootfd, const struct changes *c,
+    const int *sel, const char *label)
 {
-	struct ckpt_turn t;
-	struct ckpt_state st;
+	struct ckpt_state before, after;
+	size_t i;
+
+	if (k->ck == NULL)
+		return 0;
+	if ((!k->join && ckpt_turn_end(k->ck) < 0) ||
+	    ckpt_for_write(k->ck, &k->t) < 0)
+		return -1;
+	k->begun = 1;
+	k->nold = k->t.n;
+	for (i = 0; i < c->n; i++) {
+		if (!sel[i] || c->v[i].refuse != NULL ||
+		    (k->nold > 0 && ckpt_find(&k->t, c->v[i].path) != NULL))
+			continue;
+		if (ckpt_state(k->ck, rootfd, c->v[i].path, 1, &before) < 0) {
+			if (errno != EAGAIN)
+				return -1;
+			continue;	/* changing under us: apply refuses */
+		}
+		/* fifos, sockets, devices: no turn holds them */
+		if (before.kind == CKPT_OTHER)
+			continue;
+		landing(k, &c->v[i], &after);
+		if (ckpt_add(&k->t, c->v[i].path, &before, &after) < 0)
+			return -1;
+	}
+	if (k->t.n == k->nold)
+		return 0;
+	if (k->t.label == NULL || k->t.label[0] == '\0') {
+		mem_free(k->t.label);
+		if ((k->t.label = mem_strdup(label)) == NULL)
+			return -1;
+	}
+	k->t.open = CKPT_OPEN_LAND;
+	if (sync_befores(k, k->nold) < 0 || ckpt_save(k->ck, &k->t) < 0) {
+		k->t.open = 0;
+		return -1;
+	}
+	/* what put will keep is in that turn: the area is marked at once
+	   (put takes the mark away first where it is not) */
+	if (area(k) >= 0 && mark_recorded(k) == 0)
+		k->marked = 1;
+	return 0;
+}
+
+int
+keep_turn(struct keep *k, int rootfd, unsigned long *id)
+{
+	struct ckpt_entry *e;
+	struct ckpt_state after;
 	size_t i, j;
-	int rc = 0;
+	int rc = 0, held;
 
 	*id = 0;
-	if (k->ck == NULL)
+	if (k->ck == NULL || !k->begun)
 		return 0;
 	/* what puts stored is synced (sync_kept); what is stored here, a
 	   chmod's bytes, is synced as it is stored: the record names it */
 	ckpt_lazy(k->ck, 0);
-	if ((!k->join && ckpt_turn_end(k->ck) < 0) ||
-	    ckpt_for_write(k->ck, &t) < 0)
-		return -1;
-	for (i = 0; i < c->n && rc == 0; i++) {
-		j = ks_find(k, c->v[i].path);
-		if (j < k->nks)
-			rc = turn_add(k, &t, rootfd, c->v[i].path,
-			    &k->ks[j].before);
-		else if (c->v[i].applied && seen(&c->v[i], &st))
-			rc = turn_add(k, &t, rootfd, c->v[i].path, &st);
-		else if (c->v[i].applied && c->v[i].status == CHANGE_MODE &&
-		    c->v[i].old_kind == SHADOW_FILE &&
-		    (rc = ckpt_state(k->ck, rootfd, c->v[i].path, 1,
-		    &st)) == 0 && st.kind == CKPT_FILE) {
-			/* chmod only: the same bytes (stored), the old mode */
-			st.mode = c->v[i].old_mode & 07777;
-			rc = turn_add(k, &t, rootfd, c->v[i].path, &st);
-		}
-	}
+	/* before: what put kept, where it differs from what was seen */
+	for (i = k->nold; i < k->t.n; i++)
+		if ((j = ks_find(k, k->t.e[i].path)) < k->nks)
+			k->t.e[i].before = k->ks[j].before;
 	/* kept paths the change list does not name (none today) */
-	for (i = 0; i < k->nks && rc == 0; i++)
-		rc = turn_add(k, &t, rootfd, k->ks[i].rel, &k->ks[i].before);
+	for (i = 0; i < k->nks && rc == 0; i++) {
+		if (ckpt_find(&k->t, k->ks[i].rel) != NULL ||
+		    k->ks[i].before.kind == CKPT_OTHER)
+			continue;
+		memset(&after, 0, sizeof after);	/* the settle reads it */
+		rc = ckpt_add(&k->t, k->ks[i].rel, &k->ks[i].before, &after);
+	}
+	if (rc == 0 && (k->t.open || k->t.n > k->nold))
+		rc = ckpt_settle_landed(k->ck, rootfd, &k->t, 1, 0,
+		    CKPT_LAND_DROP_OTHER);
 	/* bytes kept that the turn cannot give back (a file now a fifo) */
-	k->whole = 1;
+	held = 1;
 	for (i = 0; i < k->nks; i++)
 		if ((k->ks[i].before.kind == CKPT_FILE ||
 		    k->ks[i].before.kind == CKPT_LINK) &&
-		    ckpt_find(&t, k->ks[i].rel) == NULL)
-			k->whole = 0;
-	if (rc == 0 && t.n > 0) {
-		if (t.label == NULL || t.label[0] == '\0') {
-			mem_free(t.label);
-			t.label = mem_strdup(label);
-		}
-		if (t.label == NULL || ckpt_save(k->ck, &t) < 0)
-			rc = -1;
-		else
-			*id = t.id;
-	}
-	ckpt_turn_clear(&t);
-	if (rc < 0)
+		    ((e = ckpt_find(&k->t, k->ks[i].rel)) == NULL ||
+		    !same_state(&e->before, &k->ks[i].before)))
+			held = 0;
+	k->whole = held && rc == 0;
+	if (rc == 0 && k->t.n > 0)
+		*id = k->t.id;
+	/* the mark says whether a turn (open still, maybe) holds it all */
+	if (held && !k->marked && k->dirfd >= 0 && mark_recorded(k) == 0)
+		k->marked = 1;
+	else if (!held && k->marked && unmark(k) < 0)
 		k->whole = 0;
-	else if (k->whole && k->dirfd >= 0 && mark_recorded(k) < 0)
+	if (k->dirfd >= 0 && !k->marked)
 		k->whole = 0;
 	return rc;
 }
@@ -582,6 +693,7 @@ keep_close(struct keep *k)
 	for (i = 0; i < k->nks; i++)
 		mem_free(k->ks[i].rel);
 	mem_free(k->ks);
+	ckpt_turn_clear(&k->t);
 	if (k->dirfd >= 0) {
 		/* the names made in replaced/ are part of what is kept */
 		fsync(k->dirfd);
