@@ -210,7 +210,7 @@ check: tests
 # make stress: the long fault sweeps (README, Quick start): every mutating
 # system call of the checkpoint commands, then apply's kill and race runs.
 stress: $(BUILD)/arcturn
-	tests/stress/ckpt-sweep $(BUILD)/arcturn --ops undo,rewind,write,turn,apply
+	tests/stress/ckpt-sweep $(BUILD)/arcturn --ops undo,rewind,write,turn,apply,exec
 	tests/stress/kill9 $(BUILD)/arcturn 20
 	tests/stress/apply-race $(BUILD)/arcturn 10 8
 
