@@ -225,6 +225,12 @@ int	ckpt_snapshot(struct ckpt *, struct ckpt_turn *t, int rootfd,
 int	ckpt_settle(struct ckpt *, struct ckpt_turn *t, int rootfd,
 	    const char *rel);
 
+/*
+ * Whether two states are the same: kind, the hash of content or target,
+ * and the mode of a file or directory (a link's is not its own).
+ */
+int	ckpt_same(const struct ckpt_state *a, const struct ckpt_state *b);
+
 /* The entry of rel in t, or NULL. */
 struct ckpt_entry *ckpt_find(struct ckpt_turn *t, const char *rel);
 

@@ -9,19 +9,6 @@
 #include "checkpoint/checkpoint_impl.h"
 #include "lib/mem.h"
 
-static int
-same(const struct ckpt_state *a, const struct ckpt_state *b)
-{
-	if (a->kind != b->kind)
-		return 0;
-	if (a->kind == CKPT_ABSENT)
-		return 1;
-	if ((a->kind == CKPT_FILE || a->kind == CKPT_DIR) &&
-	    a->mode != b->mode)
-		return 0;
-	return memcmp(a->sha, b->sha, HASH_LEN) == 0;
-}
-
 int
 ckpt_settle_landed(struct ckpt *ck, int rootfd, struct ckpt_turn *t,
     size_t nt, size_t o, int flags)
@@ -55,7 +42,7 @@ ckpt_settle_landed(struct ckpt *ck, int rootfd, struct ckpt_turn *t,
 		    !(flags & CKPT_LAND_DROP_OTHER))
 			e->after = e->before;	/* its before stays named */
 		else if (now[k].kind == CKPT_OTHER ||
-		    same(&now[k], &e->before)) {
+		    ckpt_same(&now[k], &e->before)) {
 			mem_free(e->path);
 			continue;
 		} else

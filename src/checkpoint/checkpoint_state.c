@@ -180,6 +180,19 @@ out:
 	return rc;
 }
 
+int
+ckpt_same(const struct ckpt_state *a, const struct ckpt_state *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	if (a->kind == CKPT_ABSENT)
+		return 1;
+	if ((a->kind == CKPT_FILE || a->kind == CKPT_DIR) &&
+	    a->mode != b->mode)
+		return 0;
+	return memcmp(a->sha, b->sha, HASH_LEN) == 0;
+}
+
 struct ckpt_entry *
 ckpt_find(struct ckpt_turn *t, const char *rel)
 {

@@ -22,19 +22,6 @@
 #include "policy/roots.h"
 #include "policy/writecheck.h"
 
-static int
-same(const struct ckpt_state *a, const struct ckpt_state *b)
-{
-	if (a->kind != b->kind)
-		return 0;
-	if (a->kind == CKPT_ABSENT)
-		return 1;
-	if ((a->kind == CKPT_FILE || a->kind == CKPT_DIR) &&
-	    a->mode != b->mode)
-		return 0;
-	return memcmp(a->sha, b->sha, HASH_LEN) == 0;
-}
-
 static void
 to_base(const struct ckpt_state *s, struct apply_base *b)
 {
@@ -246,7 +233,7 @@ check_paths(struct ckpt *ck, int rootfd, const char *ws, struct rewind_path *p,
 	for (i = 0; i < n; i++) {
 		if (p[i].why != NULL)
 			continue;
-		if (same(&p[i].now, &p[i].target))
+		if (ckpt_same(&p[i].now, &p[i].target))
 			p[i].skip = 1;
 		else if (!have_blob(ck, &p[i]))
 			p[i].why = "its snapshot is missing from the store's "
@@ -255,7 +242,7 @@ check_paths(struct ckpt *ck, int rootfd, const char *ws, struct rewind_path *p,
 			p[i].why = "a directory or special file now";
 			p[i].conflict = 1;
 			conflicts++;
-		} else if (!same(&p[i].now, &p[i].base)) {
+		} else if (!ckpt_same(&p[i].now, &p[i].base)) {
 			if (force)
 				p[i].base = p[i].now;
 			else {
@@ -498,7 +485,7 @@ settle(struct ckpt *ck, int rootfd, struct rewind_path *p,
 			}
 			if (how == 0)
 				keep = now.kind == CKPT_OTHER ||
-				    !same(&now, &e->before);
+				    !ckpt_same(&now, &e->before);
 			else if (now.kind == CKPT_OTHER) {
 				e->after = e->before;
 				t->e[m++] = *e;
@@ -506,7 +493,7 @@ settle(struct ckpt *ck, int rootfd, struct rewind_path *p,
 			} else
 				e->after = now;
 		}
-		if (keep && !same(&e->after, &e->before))
+		if (keep && !ckpt_same(&e->after, &e->before))
 			t->e[m++] = *e;
 		else
 			mem_free(e->path);

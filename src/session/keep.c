@@ -80,11 +80,11 @@ area(struct keep *k)
 }
 
 /*
- * replaced/<N>.turn: all that replaced/<N> holds is in a recorded turn
- * (keep_unrecorded), made after the turn and synced.
+ * replaced/<N>.turn: all that replaced/<N> holds is in a recorded turn,
+ * open or settled (keep_unrecorded). Made (on) or taken away, synced.
  */
 static int
-mark_recorded(struct keep *k)
+set_mark(struct keep *k, int on)
 {
 	char mark[KEEP_NAMELEN + sizeof TURN_MARK];
 	int rfd, rc;
@@ -92,26 +92,14 @@ mark_recorded(struct keep *k)
 	snprintf(mark, sizeof mark, "%s%s", k->name, TURN_MARK);
 	if ((rfd = openat(k->s->dirfd, "replaced", DFLAGS)) < 0)
 		return -1;
-	rc = fsx_write_atomic(rfd, mark, "", 0, 0600, 0);
-	fsx_close(rfd);
-	return rc;
-}
-
-/* Take the mark away (synced): replaced/<N> holds what no turn does. */
-static int
-unmark(struct keep *k)
-{
-	char mark[KEEP_NAMELEN + sizeof TURN_MARK];
-	int rfd, rc;
-
-	snprintf(mark, sizeof mark, "%s%s", k->name, TURN_MARK);
-	if ((rfd = openat(k->s->dirfd, "replaced", DFLAGS)) < 0)
-		return -1;
-	rc = unlinkat(rfd, mark, 0) < 0 && errno != ENOENT ? -1 :
-	    fsx_sync_dir(rfd);
+	if (on)
+		rc = fsx_write_atomic(rfd, mark, "", 0, 0600, 0);
+	else
+		rc = unlinkat(rfd, mark, 0) < 0 && errno != ENOENT ? -1 :
+		    fsx_sync_dir(rfd);
 	fsx_close(rfd);
 	if (rc == 0)
-		k->marked = 0;
+		k->marked = on;
 	return rc;
 }
 
@@ -284,13 +272,6 @@ out:
 	return rc;
 }
 
-static int
-same_state(const struct ckpt_state *a, const struct ckpt_state *b)
-{
-	return a->kind == b->kind && (a->kind == CKPT_ABSENT ||
-	    (a->mode == b->mode && memcmp(a->sha, b->sha, HASH_LEN) == 0));
-}
-
 /*
  * Whether the open turn holds st as rel's before: keep_begin's entries
  * (from nold on) are in the change list's bytewise order.
@@ -314,7 +295,7 @@ turn_holds(struct keep *k, const char *rel, const struct ckpt_state *st)
 		else
 			lo = mid + 1;
 	}
-	return e != NULL && same_state(&e->before, st);
+	return e != NULL && ckpt_same(&e->before, st);
 }
 
 static int
@@ -336,7 +317,7 @@ put(void *arg, const char *rel, int dirfd, const char *name,
 	/* not what the open turn holds (changed since keep_begin looked):
 	   the area is no longer all in a turn, before anything is moved */
 	if (top >= 0 && k->marked && k->ck != NULL &&
-	    !turn_holds(k, rel, &was) && unmark(k) < 0)
+	    !turn_holds(k, rel, &was) && set_mark(k, 0) < 0)
 		top = -1;
 	pthread_mutex_unlock(&k->mu);
 	if (top < 0 || (pfd = mirror_parent(top, rel, &base)) < 0) {
@@ -584,8 +565,8 @@ keep_begin(struct keep *k, int rootfd, const struct changes *c,
 	}
 	/* what put will keep is in that turn: the area is marked at once
 	   (put takes the mark away first where it is not) */
-	if (area(k) >= 0 && mark_recorded(k) == 0)
-		k->marked = 1;
+	if (area(k) >= 0)
+		(void)set_mark(k, 1);
 	return 0;
 }
 
@@ -624,15 +605,15 @@ keep_turn(struct keep *k, int rootfd, unsigned long *id)
 		if ((k->ks[i].before.kind == CKPT_FILE ||
 		    k->ks[i].before.kind == CKPT_LINK) &&
 		    ((e = ckpt_find(&k->t, k->ks[i].rel)) == NULL ||
-		    !same_state(&e->before, &k->ks[i].before)))
+		    !ckpt_same(&e->before, &k->ks[i].before)))
 			held = 0;
 	k->whole = held && rc == 0;
 	if (rc == 0 && k->t.n > 0)
 		*id = k->t.id;
 	/* the mark says whether a turn (open still, maybe) holds it all */
-	if (held && !k->marked && k->dirfd >= 0 && mark_recorded(k) == 0)
-		k->marked = 1;
-	else if (!held && k->marked && unmark(k) < 0)
+	if (held && !k->marked && k->dirfd >= 0)
+		(void)set_mark(k, 1);
+	else if (!held && k->marked && set_mark(k, 0) < 0)
 		k->whole = 0;
 	if (k->dirfd >= 0 && !k->marked)
 		k->whole = 0;
@@ -741,7 +722,7 @@ recover_dir(struct ckpt *ck, int rootfd, int dirfd, const char *prefix,
 		    ckpt_find(t, rel) == NULL &&
 		    (rc = ckpt_state(ck, dirfd, names[i], 1, &before)) == 0 &&
 		    (rc = ckpt_state(ck, rootfd, rel, 0, &after)) == 0 &&
-		    after.kind != CKPT_OTHER && !same_state(&before, &after))
+		    after.kind != CKPT_OTHER && !ckpt_same(&before, &after))
 			rc = ckpt_add(t, rel, &before, &after);
 		mem_free(rel);
 	}
@@ -784,7 +765,7 @@ keep_recover(struct session *s, struct ckpt *ck, int rootfd,
 				(*n)++;
 		}
 		ckpt_turn_clear(&t);
-		if (rc < 0 || mark_recorded(&k) < 0)
+		if (rc < 0 || set_mark(&k, 1) < 0)
 			return -1;
 	}
 	return r;
