@@ -59,7 +59,7 @@ CORE_MODS  = lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem lib/path \
              checkpoint/checkpoint_record \
              checkpoint/checkpoint_state checkpoint/rewind \
              session/changes session/changes_base session/conflict \
-             session/keep session/plan session/review session/session \
+             session/keep session/keep_recover session/plan session/review session/session \
              session/session_apply session/session_base session/session_land \
              session/session_rmtree session/session_run session/shadow \
              session/shadow_base session/wsview \

@@ -23,7 +23,19 @@
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define COPY_BUF	(128 * 1024)
 #define KEEP_MAXN	100000
-#define TURN_MARK	".turn"
+
+/*
+ * What keep_begin saw at a path it hashed, the same before and after
+ * (dev, inode, size, times): put finds the same object there, the state
+ * and its blob are those of the turn, not read again.
+ */
+struct ident {
+	dev_t			 dev;
+	ino_t			 ino;
+	off_t			 size;
+	struct timespec		 mtim, ctim;
+	int			 ok;
+};
 
 /* What put snapshotted of one path: its state before the apply. */
 struct kept_state {
@@ -45,6 +57,7 @@ struct keep {
 	int			 join;		/* keep_join */
 	struct ckpt_turn	 t;		/* keep_begin's, recorded open */
 	size_t			 nold;		/* entries t had when joined */
+	struct ident		*id;		/* of t's entries from nold */
 	int			 begun;
 	int			 marked;	/* replaced/<N>.turn is there */
 	struct apply_keeper	 keeper;
@@ -79,18 +92,14 @@ area(struct keep *k)
 	return fd;
 }
 
-/*
- * replaced/<N>.turn: all that replaced/<N> holds is in a recorded turn,
- * open or settled (keep_unrecorded). Made (on) or taken away, synced.
- */
-static int
-set_mark(struct keep *k, int on)
+int
+keep_mark(struct session *s, const char *name, int on)
 {
-	char mark[KEEP_NAMELEN + sizeof TURN_MARK];
+	char mark[KEEP_NAMELEN + sizeof KEEP_TURN_MARK];
 	int rfd, rc;
 
-	snprintf(mark, sizeof mark, "%s%s", k->name, TURN_MARK);
-	if ((rfd = openat(k->s->dirfd, "replaced", DFLAGS)) < 0)
+	snprintf(mark, sizeof mark, "%s%s", name, KEEP_TURN_MARK);
+	if ((rfd = openat(s->dirfd, "replaced", DFLAGS)) < 0)
 		return -1;
 	if (on)
 		rc = fsx_write_atomic(rfd, mark, "", 0, 0600, 0);
@@ -98,9 +107,16 @@ set_mark(struct keep *k, int on)
 		rc = unlinkat(rfd, mark, 0) < 0 && errno != ENOENT ? -1 :
 		    fsx_sync_dir(rfd);
 	fsx_close(rfd);
-	if (rc == 0)
-		k->marked = on;
 	return rc;
+}
+
+static int
+set_mark(struct keep *k, int on)
+{
+	if (keep_mark(k->s, k->name, on) < 0)
+		return -1;
+	k->marked = on;
+	return 0;
 }
 
 /* The mirror directory of rel's parent under top (made, 0700): its fd. */
@@ -231,9 +247,69 @@ ks_forget(struct keep *k, const char *rel)
 	errno = e;
 }
 
+/* The index of rel among keep_begin's entries of t, or t.n. */
+static size_t
+begun_entry(const struct keep *k, const char *rel)
+{
+	size_t lo = k->nold, hi = k->t.n, mid;
+	int c;
+
+	/* in the change list's bytewise order */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(rel, k->t.e[mid].path)) == 0)
+			return mid;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return k->t.n;
+}
+
+static int
+same_ident(const struct ident *a, const struct stat *st)
+{
+	return a->ok && a->dev == st->st_dev && a->ino == st->st_ino &&
+	    a->size == st->st_size &&
+	    a->mtim.tv_sec == st->st_mtim.tv_sec &&
+	    a->mtim.tv_nsec == st->st_mtim.tv_nsec &&
+	    a->ctim.tv_sec == st->st_ctim.tv_sec &&
+	    a->ctim.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+static void
+take_ident(struct ident *a, const struct stat *st)
+{
+	a->dev = st->st_dev;
+	a->ino = st->st_ino;
+	a->size = st->st_size;
+	a->mtim = st->st_mtim;
+	a->ctim = st->st_ctim;
+	a->ok = 1;
+}
+
+/*
+ * Whether the open turn holds st as rel's before. A joined turn that
+ * had rel holds its first before, and the versions after it are the
+ * turn's own (as for write): it holds rel.
+ */
+static int
+turn_holds(struct keep *k, const char *rel, const struct ckpt_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < k->nold; i++)
+		if (strcmp(k->t.e[i].path, rel) == 0)
+			return 1;
+	i = begun_entry(k, rel);
+	return i < k->t.n && ckpt_same(&k->t.e[i].before, st);
+}
+
 /*
  * Snapshot dirfd/name, the object at rel, into the store (a blob) and
- * note its state as rel's before. No store: nothing to do.
+ * note its state as rel's before: the turn's, when keep_begin hashed
+ * that very object (its blob synced then). No store: nothing to do.
  */
 static int
 snapshot(struct keep *k, const char *rel, int dirfd, const char *name,
@@ -241,14 +317,23 @@ snapshot(struct keep *k, const char *rel, int dirfd, const char *name,
 {
 	struct kept_state *v;
 	struct ckpt_state st;
+	struct stat now;
 	char *r;
-	size_t cap;
-	int rc = -1;
+	size_t cap, i;
+	int rc = -1, lazy;
 
 	if (k->ck == NULL)
 		return 0;
-	if (ckpt_state(k->ck, dirfd, name, 1, &st) < 0)
+	i = begun_entry(k, rel);
+	if (k->id != NULL && i < k->t.n &&
+	    fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    same_ident(&k->id[i - k->nold], &now)) {
+		st = k->t.e[i].before;
+		lazy = 0;
+	} else if (ckpt_state(k->ck, dirfd, name, 1, &st) < 0)
 		return -1;
+	else
+		lazy = st.kind == CKPT_FILE;
 	*out = st;
 	if ((r = mem_strdup(rel)) == NULL)
 		return -1;
@@ -262,7 +347,7 @@ snapshot(struct keep *k, const char *rel, int dirfd, const char *name,
 	}
 	k->ks[k->nks].rel = r;
 	k->ks[k->nks].before = st;
-	k->ks[k->nks].lazy = st.kind == CKPT_FILE;
+	k->ks[k->nks].lazy = lazy;
 	k->nks++;
 	r = NULL;
 	rc = 0;
@@ -270,32 +355,6 @@ out:
 	pthread_mutex_unlock(&k->mu);
 	mem_free(r);
 	return rc;
-}
-
-/*
- * Whether the open turn holds st as rel's before: keep_begin's entries
- * (from nold on) are in the change list's bytewise order.
- */
-static int
-turn_holds(struct keep *k, const char *rel, const struct ckpt_state *st)
-{
-	struct ckpt_entry *e = NULL;
-	size_t lo = k->nold, hi = k->t.n, mid, i;
-	int c;
-
-	for (i = 0; i < k->nold && e == NULL; i++)
-		if (strcmp(k->t.e[i].path, rel) == 0)
-			e = &k->t.e[i];
-	while (e == NULL && lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if ((c = strcmp(rel, k->t.e[mid].path)) == 0)
-			e = &k->t.e[mid];
-		else if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return e != NULL && ckpt_same(&e->before, st);
 }
 
 static int
@@ -526,7 +585,10 @@ keep_begin(struct keep *k, int rootfd, const struct changes *c,
     const int *sel, const char *label)
 {
 	struct ckpt_state before, after;
-	size_t i;
+	struct ident *v;
+	struct stat st0, st1;
+	size_t i, n, nid = 0, held = 0;
+	int seen;
 
 	if (k->ck == NULL)
 		return 0;
@@ -536,9 +598,16 @@ keep_begin(struct keep *k, int rootfd, const struct changes *c,
 	k->begun = 1;
 	k->nold = k->t.n;
 	for (i = 0; i < c->n; i++) {
-		if (!sel[i] || c->v[i].refuse != NULL ||
-		    (k->nold > 0 && ckpt_find(&k->t, c->v[i].path) != NULL))
+		if (!sel[i] || c->v[i].refuse != NULL)
 			continue;
+		/* a joined turn that has the path keeps its before; it is
+		   open all the same, so that a kill settles its after */
+		if (k->nold > 0 && ckpt_find(&k->t, c->v[i].path) != NULL) {
+			held++;
+			continue;
+		}
+		seen = fstatat(rootfd, c->v[i].path, &st0,
+		    AT_SYMLINK_NOFOLLOW) == 0;
 		if (ckpt_state(k->ck, rootfd, c->v[i].path, 1, &before) < 0) {
 			if (errno != EAGAIN)
 				return -1;
@@ -550,8 +619,24 @@ keep_begin(struct keep *k, int rootfd, const struct changes *c,
 		landing(k, &c->v[i], &after);
 		if (ckpt_add(&k->t, c->v[i].path, &before, &after) < 0)
 			return -1;
+		n = k->t.n - k->nold;
+		if (n > nid) {
+			nid = nid ? nid * 2 : 64;
+			if ((v = mem_reallocarray(k->id, nid, sizeof *v)) ==
+			    NULL)
+				return -1;
+			k->id = v;
+		}
+		memset(&k->id[n - 1], 0, sizeof k->id[n - 1]);
+		if (seen && before.kind == CKPT_FILE &&
+		    fstatat(rootfd, c->v[i].path, &st1,
+		    AT_SYMLINK_NOFOLLOW) == 0) {
+			take_ident(&k->id[n - 1], &st0);
+			if (!same_ident(&k->id[n - 1], &st1))
+				k->id[n - 1].ok = 0;
+		}
 	}
-	if (k->t.n == k->nold)
+	if (k->t.n == k->nold && held == 0)
 		return 0;
 	if (k->t.label == NULL || k->t.label[0] == '\0') {
 		mem_free(k->t.label);
@@ -573,7 +658,6 @@ keep_begin(struct keep *k, int rootfd, const struct changes *c,
 int
 keep_turn(struct keep *k, int rootfd, unsigned long *id)
 {
-	struct ckpt_entry *e;
 	struct ckpt_state after;
 	size_t i, j;
 	int rc = 0, held;
@@ -599,13 +683,13 @@ keep_turn(struct keep *k, int rootfd, unsigned long *id)
 	if (rc == 0 && (k->t.open || k->t.n > k->nold))
 		rc = ckpt_settle_landed(k->ck, rootfd, &k->t, 1, 0,
 		    CKPT_LAND_DROP_OTHER);
-	/* bytes kept that the turn cannot give back (a file now a fifo) */
+	/* bytes kept that the turn cannot give back (a file now a fifo);
+	   the befores are what put kept (above), or a joined turn's */
 	held = 1;
 	for (i = 0; i < k->nks; i++)
 		if ((k->ks[i].before.kind == CKPT_FILE ||
 		    k->ks[i].before.kind == CKPT_LINK) &&
-		    ((e = ckpt_find(&k->t, k->ks[i].rel)) == NULL ||
-		    !ckpt_same(&e->before, &k->ks[i].before)))
+		    ckpt_find(&k->t, k->ks[i].rel) == NULL)
 			held = 0;
 	k->whole = held && rc == 0;
 	if (rc == 0 && k->t.n > 0)
@@ -633,35 +717,6 @@ keep_whole(const struct keep *k)
 	return k->whole;
 }
 
-int
-keep_unrecorded(struct session *s, char name[KEEP_NAMELEN])
-{
-	char **names, mark[KEEP_NAMELEN + sizeof TURN_MARK];
-	struct stat st;
-	size_t n, i;
-	int rfd, found = 0;
-
-	if ((rfd = openat(s->dirfd, "replaced", DFLAGS)) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (fsx_list(rfd, NULL, NULL, &names, &n) < 0) {
-		fsx_close(rfd);
-		return -1;
-	}
-	for (i = 0; i < n && !found; i++) {
-		if (strlen(names[i]) >= KEEP_NAMELEN ||
-		    strspn(names[i], "0123456789") != strlen(names[i]))
-			continue;
-		snprintf(mark, sizeof mark, "%s%s", names[i], TURN_MARK);
-		if (fstatat(rfd, mark, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			snprintf(name, KEEP_NAMELEN, "%s", names[i]);
-			found = 1;
-		}
-	}
-	fsx_names_free(names, n);
-	fsx_close(rfd);
-	return found;
-}
-
 void
 keep_close(struct keep *k)
 {
@@ -674,6 +729,7 @@ keep_close(struct keep *k)
 	for (i = 0; i < k->nks; i++)
 		mem_free(k->ks[i].rel);
 	mem_free(k->ks);
+	mem_free(k->id);
 	ckpt_turn_clear(&k->t);
 	if (k->dirfd >= 0) {
 		/* the names made in replaced/ are part of what is kept */
@@ -682,91 +738,4 @@ keep_close(struct keep *k)
 	}
 	pthread_mutex_destroy(&k->mu);
 	mem_free(k);
-}
-
-/* Add what dirfd (replaced/<N>/prefix) holds to t, recursively. */
-static int
-recover_dir(struct ckpt *ck, int rootfd, int dirfd, const char *prefix,
-    struct ckpt_turn *t, int depth)
-{
-	struct ckpt_state before, after;
-	struct stat st;
-	char **names, *rel;
-	size_t n, i;
-	int fd, rc = 0;
-
-	if (depth > 256) {
-		errno = ELOOP;
-		return -1;
-	}
-	if (fsx_list(dirfd, NULL, NULL, &names, &n) < 0)
-		return -1;
-	for (i = 0; i < n && rc == 0; i++) {
-		if (fsx_is_tmp_name(names[i]) ||
-		    fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if ((rel = *prefix != '\0' ? path_join(prefix, names[i]) :
-		    mem_strdup(names[i])) == NULL) {
-			rc = -1;
-			break;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			if ((fd = openat(dirfd, names[i], DFLAGS)) < 0)
-				rc = -1;
-			else {
-				rc = recover_dir(ck, rootfd, fd, rel, t,
-				    depth + 1);
-				close(fd);
-			}
-		} else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
-		    ckpt_find(t, rel) == NULL &&
-		    (rc = ckpt_state(ck, dirfd, names[i], 1, &before)) == 0 &&
-		    (rc = ckpt_state(ck, rootfd, rel, 0, &after)) == 0 &&
-		    after.kind != CKPT_OTHER && !ckpt_same(&before, &after))
-			rc = ckpt_add(t, rel, &before, &after);
-		mem_free(rel);
-	}
-	fsx_names_free(names, n);
-	return rc;
-}
-
-int
-keep_recover(struct session *s, struct ckpt *ck, int rootfd,
-    const char *label, size_t *n)
-{
-	struct keep k;
-	struct ckpt_turn t;
-	char name[KEEP_NAMELEN];
-	int rfd, fd, rc, r;
-
-	*n = 0;
-	while ((r = keep_unrecorded(s, name)) > 0) {
-		memset(&k, 0, sizeof k);
-		k.s = s;
-		snprintf(k.name, sizeof k.name, "%s", name);
-		if ((rfd = openat(s->dirfd, "replaced", DFLAGS)) < 0)
-			return -1;
-		fd = openat(rfd, name, DFLAGS);
-		fsx_close(rfd);
-		if (fd < 0)
-			return -1;
-		if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, &t) < 0) {
-			close(fd);
-			return -1;
-		}
-		rc = recover_dir(ck, rootfd, fd, "", &t, 0);
-		close(fd);
-		if (rc == 0 && t.n > 0) {
-			mem_free(t.label);
-			if ((t.label = mem_strdup(label)) == NULL ||
-			    ckpt_save(ck, &t) < 0)
-				rc = -1;
-			else
-				(*n)++;
-		}
-		ckpt_turn_clear(&t);
-		if (rc < 0 || set_mark(&k, 1) < 0)
-			return -1;
-	}
-	return r;
 }

@@ -110,11 +110,19 @@ void	keep_join(struct keep *, int on);
  * there is none. Its session must not go with it unasked.
  */
 #define KEEP_NAMELEN	16
+#define KEEP_TURN_MARK	".turn"
 int	keep_whole(const struct keep *);
 int	keep_unrecorded(struct session *, char name[KEEP_NAMELEN]);
 
 /*
- * An apply cut short before its turn (keep_unrecorded) is recorded now,
+ * Make replaced/<name>.turn (on) or take it away, synced: all that
+ * replaced/<name> holds is in a turn, open or settled, or not.
+ */
+int	keep_mark(struct session *, const char *name, int on);
+
+/*
+ * keep_recover.c: an apply cut short before its turn (keep_unrecorded),
+ * or by an arcturn that recorded its turn after it landed, is recorded now,
  * so that undo reaches what it replaced: each object replaced/<N> holds
  * at a mirror path P (a regular file or a symlink) is P's before state
  * (stored again as a blob), what stands at P beneath rootfd now its
