@@ -3,7 +3,6 @@
  * landed (checkpoint.h: ckpt_settle_landed).
  */
 #include <errno.h>
-#include <string.h>
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checkpoint_impl.h"
