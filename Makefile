@@ -55,11 +55,12 @@ CORE_MODS  = lib/edit lib/fsx lib/fsx_replace lib/hash lib/jsonfile lib/mem \
              policy/roots policy/strlist policy/writecheck \
              diff/diff diff/udiff apply/apply apply/apply_new apply/apply_phase \
              apply/apply_swap \
-             checkpoint/checkpoint checkpoint/checkpoint_record \
+             checkpoint/checkpoint checkpoint/checkpoint_land \
+             checkpoint/checkpoint_record \
              checkpoint/checkpoint_state checkpoint/rewind \
              session/changes session/changes_base session/conflict \
-             session/keep session/plan session/review session/session \
-             session/session_apply session/session_base \
+             session/keep session/keep_recover session/plan session/review session/session \
+             session/session_apply session/session_base session/session_land \
              session/session_rmtree session/session_run session/shadow \
              session/shadow_base session/workspace session/wsview \
              sandbox/sandbox
@@ -210,7 +211,7 @@ check: tests
 # make stress: the long fault sweeps (README, Quick start): every mutating
 # system call of the checkpoint commands, then apply's kill and race runs.
 stress: $(BUILD)/arcturn
-	tests/stress/ckpt-sweep $(BUILD)/arcturn --ops undo,rewind,write,turn,apply
+	tests/stress/ckpt-sweep $(BUILD)/arcturn --ops undo,rewind,write,turn,apply,exec
 	tests/stress/kill9 $(BUILD)/arcturn 20
 	tests/stress/apply-race $(BUILD)/arcturn 10 8
 

@@ -143,6 +143,26 @@ sweep(int pfd, struct swept *sw)
 	fsx_sweep_tmp(pfd);
 }
 
+/*
+ * Remove the directory dirfd/name once the temp names in it are swept
+ * (fsx_sweep_tmp: a swap name stays while it may hold a saved version).
+ */
+static int
+rmdir_swept(int dirfd, const char *name)
+{
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0 || fsx_sweep_tmp(fd) <= 0) {
+		fsx_close(fd);
+		errno = ENOTEMPTY;
+		return -1;
+	}
+	close(fd);
+	return unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
 /* The last component of a workspace-relative path. */
 static const char *
 last(const char *path)
@@ -503,6 +523,10 @@ swap(struct apply_item *it, const struct apply_env *env, struct prep *p)
 	case APPLY_RMDIR:
 		if (unlinkat(p->pfd, p->name, AT_REMOVEDIR) == 0 ||
 		    errno == ENOENT)
+			return 0;
+		/* what a killed apply left in it is no entry of anybody's */
+		if ((errno == ENOTEMPTY || errno == EEXIST) &&
+		    rmdir_swept(p->pfd, p->name) == 0)
 			return 0;
 		if (errno == ENOTEMPTY || errno == EEXIST)
 			return apply_refuse(it, R_NOTEMPTY);

@@ -245,6 +245,15 @@ apply_unkeep(struct apply_item *it, const struct apply_env *env)
 	it->kept = 0;
 }
 
+/* The base, moved aside and checked, goes: the item is done. */
+static int
+unlink_aside(struct apply_item *it, int pfd, const char *tmp)
+{
+	if (unlinkat(pfd, tmp, 0) < 0 && errno != ENOENT)
+		return apply_fail(it, errno);
+	return 0;
+}
+
 /*
  * The temp name tmp in pfd after a swap back: ours (inode tst) goes. Not
  * ours (tst NULL, or another inode): the user put another version in
@@ -385,9 +394,7 @@ apply_swap_in(struct apply_item *it, const struct apply_env *env, int pfd,
 		drop_tmp(it, env, pfd, tmp, tst);
 		return -1;
 	}
-	if (unlinkat(pfd, tmp, 0) < 0 && errno != ENOENT)
-		return apply_fail(it, errno);
-	return 0;
+	return unlink_aside(it, pfd, tmp);
 undo:
 	apply_unkeep(it, env);
 	unlinkat(pfd, tmp, 0);
@@ -445,9 +452,7 @@ apply_swap_delete(struct apply_item *it, const struct apply_env *env, int pfd,
 		drop_tmp(it, env, pfd, tmp, NULL);
 		return -1;
 	}
-	if (unlinkat(pfd, tmp, 0) < 0 && errno != ENOENT)
-		return apply_fail(it, errno);
-	return 0;
+	return unlink_aside(it, pfd, tmp);
 undo:
 	apply_unkeep(it, env);
 	return -1;

@@ -493,9 +493,8 @@ next_id(struct ckpt *c, unsigned long *next)
 	return 0;
 }
 
-/* The current turn's id in *id, 0 when there is none. */
-static int
-current(struct ckpt *c, unsigned long *id)
+int
+ckpt_current(struct ckpt *c, unsigned long *id)
 {
 	char *buf, name[NAMELEN + 2];
 	struct stat st;
@@ -559,7 +558,7 @@ ckpt_for_write(struct ckpt *c, struct ckpt_turn *t)
 	unsigned long id;
 
 	memset(t, 0, sizeof *t);
-	if (current(c, &id) < 0)
+	if (ckpt_current(c, &id) < 0)
 		return -1;
 	/* a damaged record is no turn to join: a turn of its own */
 	if (id > 0) {

@@ -44,6 +44,14 @@
  * it short) until the rewind, or the next one, settles it (rewind.h).
  * Retention keeps the blobs of an open turn's after states too.
  *
+ * An apply of a session (and so `exec --checkpoint`) records its turn
+ * open the same way before it lands a file, marked `open land` instead
+ * of `open`: before = what stands at each path it may change (stored),
+ * after = the state it lands there. Its after states are not in blobs/:
+ * such a turn is never finished but settled as it is found
+ * (ckpt_settle_landed), so that an undo after a kill takes back what
+ * landed.
+ *
  *   checkpoints/<K>/turns/<N>.after
  *				the after states a write or edit left since
  *				the record was last written, appended, one
@@ -102,11 +110,16 @@ struct ckpt_turn {
 	char		*label;		/* "" when none */
 	struct ckpt_entry *e;
 	size_t		 n;
-	int		 open;		/* unsettled (see open turn) */
+	int		 open;		/* unsettled (see open turn):
+					   CKPT_OPEN_REWIND or _LAND */
 	enum ckpt_damage damaged;	/* ckpt_list: the record is damaged
 					   (n 0, label "", time the file's) */
 	int		 damage_err;	/* CKPT_UNREADABLE: why */
 };
+
+/* The open turns: a rewind's (the next one finishes it), an apply's. */
+#define CKPT_OPEN_REWIND	1
+#define CKPT_OPEN_LAND		2
 
 /* Retention: keep the newest `keep` turns, blobs within maxbytes (0: any). */
 struct ckpt_limits {
@@ -224,6 +237,22 @@ int	ckpt_add(struct ckpt_turn *t, const char *rel,
  * retention.
  */
 int	ckpt_save(struct ckpt *, struct ckpt_turn *t);
+
+/*
+ * Settle t[o], a turn an apply recorded open (CKPT_OPEN_LAND) before it
+ * landed, of the list t[0..nt-1] (oldest first): each path's after state
+ * becomes what the first later turn found there, else what stands
+ * beneath rootfd now; a path that holds its before state leaves the
+ * turn (nothing landed there). A path that is a fifo, socket or device
+ * now keeps its before as its after (its blob stays named), or, with
+ * CKPT_LAND_DROP_OTHER (apply, whose session keeps what it replaced),
+ * leaves the turn. t[o] is changed in place and saved settled, or
+ * dropped when no path is left, unless it is the current turn (`arcturn
+ * turn`'s, which an apply joined). checkpoint_land.c.
+ */
+#define CKPT_LAND_DROP_OTHER	1
+int	ckpt_settle_landed(struct ckpt *, int rootfd, struct ckpt_turn *t,
+	    size_t nt, size_t o, int flags);
 
 /* "truncated", "corrupt", "not a regular file", "unreadable". */
 const char *ckpt_damage_name(enum ckpt_damage);

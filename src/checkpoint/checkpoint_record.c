@@ -15,6 +15,7 @@
 #define TURN_MAGIC	"arcturn-turn 1\n"
 #define AFTER_KEY	"after"
 #define OPEN_KEY	"open"
+#define LAND_KEY	"open land"
 
 /* The kinds a record holds (lib/pstate.h's words). */
 static int
@@ -115,7 +116,9 @@ ckpt_format(const struct ckpt_turn *t, char **buf, size_t *len)
 		sb_put(&b, t->e[i].path, strlen(t->e[i].path));
 		sb_put(&b, "\n", 1);
 	}
-	if (t->open)
+	if (t->open == CKPT_OPEN_LAND)
+		sb_put(&b, LAND_KEY "\n", sizeof LAND_KEY);
+	else if (t->open)
 		sb_put(&b, OPEN_KEY "\n", sizeof OPEN_KEY);
 	sb_put(&b, "end\n", 4);
 	return sb_done(&b, buf, len);
@@ -239,8 +242,12 @@ ckpt_parse(const char *buf, size_t len, struct ckpt_turn *t)
 	}
 	if (!r.bad && (size_t)(r.end - r.p) >= sizeof OPEN_KEY &&
 	    memcmp(r.p, OPEN_KEY "\n", sizeof OPEN_KEY) == 0) {
-		t->open = 1;
+		t->open = CKPT_OPEN_REWIND;
 		r.p += sizeof OPEN_KEY;
+	} else if (!r.bad && (size_t)(r.end - r.p) >= sizeof LAND_KEY &&
+	    memcmp(r.p, LAND_KEY "\n", sizeof LAND_KEY) == 0) {
+		t->open = CKPT_OPEN_LAND;
+		r.p += sizeof LAND_KEY;
 	}
 	rd_key(&r, "end");
 	if (!r.bad)

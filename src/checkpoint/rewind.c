@@ -685,10 +685,22 @@ rewind_run(struct ckpt *ck, int rootfd, const struct policy *pol,
 		env.roots = rp;
 		env.ws = ws;
 	}
-	/* a rewind cut short: finish it (the newest), or settle it */
+	/*
+	 * a rewind cut short: finish it (the newest), or settle it; an
+	 * apply cut short: settle it, and what landed is a turn to undo
+	 */
 	for (i = 0; i < rw->nt; i++) {
 		if (!rw->t[i].open)
 			continue;
+		if (rw->t[i].open == CKPT_OPEN_LAND) {
+			if (ckpt_settle_landed(ck, rootfd, rw->t, rw->nt,
+			    i, 0) < 0) {
+				rw->err = errno;
+				rw->errpath = "checkpoints";
+				goto out;
+			}
+			continue;
+		}
 		if (i == rw->nt - 1) {
 			rc = finish(ck, rootfd, &env, rp, ws, rw, &rw->t[i]);
 			goto out;

@@ -21,7 +21,9 @@
  * turn that is the newest (restores what still holds its before state,
  * settles it, and does nothing else: rw.finished), and settles one that
  * later turns followed, each path's after state being what the first
- * later turn found there.
+ * later turn found there. An apply's open turn (`open land`) is settled
+ * by what stands there (ckpt_settle_landed), whatever its place, and is
+ * then a turn like any other: an undo takes back what landed.
  *
  * Calling sequence, with the store open LOCK_EX (checkpoint.h):
  *

@@ -9,12 +9,14 @@
  * stays (something failed), says where. On a terminal, an apply that
  * takes over a second shows its progress on stderr (-q: never).
  *
- * apply is a checkpointed turn of its own (keep.h): `arcturn undo` right
- * after it restores the tree it found, and it says the turn's id. When
- * the store cannot be opened, nothing is applied (as write does: a change
- * that could not be undone is not made). When the turn cannot be recorded
- * afterwards, it says so and the session, with what apply replaced in
- * its replaced/ area, stays.
+ * apply is a checkpointed turn of its own, recorded before anything
+ * lands (session_land.h, the engine of the whole sequence): `arcturn
+ * undo` right after it, or after a kill, restores the tree it found, and
+ * it says the turn's id. When the store cannot be opened or the turn
+ * recorded, nothing is applied (as write does: a change that could not
+ * be undone is not made). When the turn cannot be settled afterwards, it
+ * says so (the next undo settles it) and the session, with what apply
+ * replaced in its replaced/ area, stays.
  */
 #include <sys/file.h>
 
@@ -30,7 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checkpoint/checkpoint.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/cmd_dryrun.h"
@@ -38,9 +39,7 @@
 #include "cli/say.h"
 #include "lib/hash.h"
 #include "lib/mem.h"
-#include "lib/path.h"
 #include "policy/config.h"
-#include "policy/roots.h"
 #include "sandbox/sandbox.h"
 #include "session/changes.h"
 #include "session/conflict.h"
@@ -49,6 +48,7 @@
 #include "session/review.h"
 #include "session/session.h"
 #include "session/session_apply.h"
+#include "session/session_land.h"
 #include "session/workspace.h"
 
 static const struct dryrun_question apply_q = {
@@ -216,133 +216,6 @@ progress_step(void *arg, const struct apply_item *it)
 	pthread_mutex_unlock(&pr->mu);
 }
 
-/*
- * path_canon of abs, also where a file stands where the change set makes
- * a directory (f becomes f/z: ENOTDIR): the part up to that file goes
- * through path_canon (its symlinks followed), the rest is appended.
- */
-static int
-canon_to_file(const char *abs, char **out)
-{
-	char *p, *slash, *c;
-	int rc;
-
-	*out = NULL;
-	if ((rc = path_canon(abs, PATH_LEXICAL, NULL, out)) == 0 ||
-	    errno != ENOTDIR)
-		return rc;
-	if ((p = mem_strdup(abs)) == NULL)
-		return -1;
-	while ((slash = strrchr(p, '/')) != NULL && slash != p) {
-		*slash = '\0';
-		if (path_canon(p, PATH_LEXICAL, NULL, &c) == 0) {
-			rc = (*out = path_join(c, abs + (slash - p) + 1)) ==
-			    NULL ? -1 : 0;
-			mem_free(c);
-			break;
-		}
-		if (errno != ENOTDIR)
-			break;
-	}
-	mem_free(p);
-	return *out != NULL ? 0 : -1;
-}
-
-/*
- * The policy at apply (roots.h): mark refused (changes.h) each selected
- * change that exec's sandbox would refuse, so that plan_apply leaves it
- * pending and says why. Sandbox mode off is no policy.
- */
-static int
-veto(struct workspace *x, struct changes *c, const int *sel, struct roots *rp,
-    struct workspace_err *e)
-{
-	struct policy q = x->p;
-	struct roots r;
-	const char *why;
-	char *abs, *canon;
-	size_t i, j;
-	int rc;
-
-	if (x->p.mode == MODE_OFF)
-		return 0;
-	/* apply writes the workspace: the protected paths are what it asks */
-	q.mode = MODE_WORKSPACE_WRITE;
-	if (roots_build(&q, ROOTS_PROTECT | ROOTS_MISSING, NULL, &r) < 0)
-		return workspace_fail(e, EXIT_USAGE, 0, "", "%s", r.why);
-	if (rp != NULL)
-		*rp = r;
-	for (i = 0; i < c->n; i++) {
-		if (!sel[i] || c->v[i].refuse != NULL)
-			continue;
-		/*
-		 * The path as apply names it, and canonical as the file
-		 * tools check it: a symlink in the real tree must not lead
-		 * a change onto a protected path. (One that leads out of
-		 * the workspace is apply's own refusal, which names it.)
-		 */
-		canon = NULL;
-		if ((abs = path_join(x->p.workspace, c->v[i].path)) == NULL) {
-			roots_free(&r);
-			if (rp != NULL)
-				memset(rp, 0, sizeof *rp);
-			return workspace_fail(e, EXIT_USAGE, errno, "", NULL);
-		}
-		if (canon_to_file(abs, &canon) < 0) {
-			mem_free(abs);
-			if (errno == ENOMEM) {
-				roots_free(&r);
-				if (rp != NULL)
-					memset(rp, 0, sizeof *rp);
-				return workspace_fail(e, EXIT_USAGE, errno, "",
-				    NULL);
-			}
-			c->v[i].refuse = "cannot be checked against the "
-			    "policy; refused";
-			continue;
-		}
-		rc = roots_check(&r, abs, &why);
-		if (rc == 0 && roots_check(&r, canon, &why) < 0 &&
-		    strcmp(why, "protected path") == 0)
-			rc = -1;
-		mem_free(abs);
-		mem_free(canon);
-		if (rc < 0)
-			c->v[i].refuse = strcmp(why, "protected path") == 0 ?
-			    "protected path; refused" :
-			    "outside the writable roots; refused";
-	}
-	if (rp == NULL)
-		roots_free(&r);
-	/* a hard link to a refused path would give it a second name */
-	for (i = 0; i < c->n; i++) {
-		if (!sel[i] || c->v[i].refuse != NULL ||
-		    c->v[i].link_to == NULL)
-			continue;
-		j = changes_find(c, c->v[i].link_to);
-		if (j < c->n && strcmp(c->v[j].path, c->v[i].link_to) == 0 &&
-		    c->v[j].refuse != NULL)
-			c->v[i].refuse = c->v[j].refuse;
-	}
-	return 0;
-}
-
-/* The checkpoint store of the session's workspace, made if need be. */
-static int
-open_store(struct workspace *x, struct ckpt **ck, struct workspace_err *e)
-{
-	struct ckpt_limits lim;
-	char why[PATH_MAX + 128];
-
-	lim.keep = x->p.ckpt_keep ? x->p.ckpt_keep : CKPT_KEEP_DEFAULT;
-	lim.maxbytes = x->p.ckpt_maxbytes;
-	if (ckpt_open(x->p.state, x->s.workspace, 1, LOCK_EX, &lim, ck) < 0)
-		return workspace_fail(e, EXIT_REFUSED, 0, "", "checkpoint: %s; "
-		    "nothing applied", checkpoint_why(&x->p, errno, why,
-		    sizeof why));
-	return 0;
-}
-
 /* Where the session keeps what apply replaced under name. */
 static void
 kept_path(char *buf, size_t len, const struct workspace *x, const char *name)
@@ -353,89 +226,53 @@ kept_path(char *buf, size_t len, const struct workspace *x, const char *name)
 	session_path(buf, len, x->p.state, x->id, part);
 }
 
-/*
- * What an earlier apply of the session kept and no turn holds (it was
- * cut short before its turn): said, and the session stays for it. 1 then
- * (or when the session cannot tell), else 0.
- */
-static int
-kept_earlier(struct workspace *x, FILE *out)
+/* Said when a session stays for what an earlier apply kept (name). */
+static void
+kept_earlier(const struct workspace *x, const char *name, FILE *out)
 {
-	char n[KEEP_NAMELEN], where[PATH_MAX];
-	int r;
+	char where[PATH_MAX];
 
-	if ((r = keep_unrecorded(&x->s, n)) == 0)
-		return 0;
-	if (r > 0) {
-		kept_path(where, sizeof where, x, n);
-		fprintf(out, "Content an earlier apply replaced, which no turn "
-		    "holds (the apply was cut short, or undo could not give "
-		    "it back), is kept in %s; `arcturn discard --yes` drops it "
-		    "with the session.\n", where);
-	}
-	return 1;
+	kept_path(where, sizeof where, x, name);
+	fprintf(out, "Content an earlier apply replaced, which no turn holds "
+	    "(the apply was cut short, or undo could not give it back), is "
+	    "kept in %s; `arcturn discard --yes` drops it with the "
+	    "session.\n", where);
+}
+
+static void
+sweep_hook(void *arg)
+{
+	workspace_sweep(arg, "apply");
 }
 
 /*
- * Apply what sel selects as a checkpointed turn labelled label, and say
- * how it went (e: the exit status).
+ * Apply what sel selects as a checkpointed turn labelled label
+ * (session_land), and say how it went (e: the exit status).
  */
 static void
 run_apply(struct workspace *x, struct changes *c, const int *sel, int quiet,
     const char *label, int join, int pfd, FILE *out, struct apply_json *aj,
     struct workspace_err *e)
 {
-	struct plan_result res;
-	struct apply_env env;
-	struct roots r;
+	struct sland l;
 	struct progress pr;
-	struct keep *k = NULL;
-	struct ckpt *ck = NULL;
 	char sn[SESSION_IDMAX + 16], turn[48] = "", where[PATH_MAX + 128] = "";
-	size_t i, kept;
-	unsigned long id = 0;
-	int recorded, whole, rc;
+	char why[PATH_MAX + 128];
+	enum sland_end end;
 
 	snprintf(sn, sizeof sn, "session %s", x->id);
-	memset(&r, 0, sizeof r);
-	if (veto(x, c, sel, &r, e) != 0)
-		return;
-	if (open_store(x, &ck, e) != 0) {
-		roots_free(&r);
-		return;
-	}
-	/* what a killed apply left, also beside paths it finished */
-	workspace_sweep(x, "apply");
-	/* what a killed apply replaced becomes a turn: undo reaches it */
-	if (keep_recover(&x->s, ck, x->rootfd, "apply (cut short)",
-	    &i) < 0)
-		say_warn("apply: %s: recording what an apply cut short "
-		    "replaced: %s (it stays in the session)", sn,
-		    dryrun_strerror(errno));
-	else if (i > 0 && !quiet)
-		fprintf(out, "An earlier apply was cut short: what it "
-		    "replaced is a turn now (arcturn checkpoints).\n");
-	if (keep_open(&x->s, ck, &k) < 0) {
-		workspace_fail(e, EXIT_USAGE, errno, sn, NULL);
-		roots_free(&r);
-		ckpt_close(ck);
-		return;
-	}
-	/* exec --checkpoint --join-turn: into the turn `arcturn turn` began */
-	keep_join(k, join);
-	memset(&env, 0, sizeof env);
-	env.keep = keep_keeper(k);
-	/*
-	 * The session's copies themselves, linked in: they go once applied.
-	 * Only with the mark that tells a later dry run to look for one
-	 * left linked (session_apply.h); else apply copies.
-	 */
-	env.give_src = session_apply_begin(&x->s) == 0;
-	/* and the engine asks the write check on each folder it opens */
-	if (x->p.mode != MODE_OFF) {
-		env.roots = &r;
-		env.ws = x->p.workspace;
-	}
+	memset(&l, 0, sizeof l);
+	l.p = &x->p;
+	l.s = &x->s;
+	l.rootfd = x->rootfd;
+	l.c = c;
+	l.sel = sel;
+	l.label = label;
+	l.join = join;
+	l.failed = apply_failed;
+	l.farg = aj;
+	l.sweep = sweep_hook;
+	l.sarg = x;
 	memset(&pr, 0, sizeof pr);
 	pr.tty = !quiet && isatty(STDERR_FILENO);
 	pr.fd = pfd;
@@ -444,72 +281,81 @@ run_apply(struct workspace *x, struct changes *c, const int *sel, int quiet,
 		clock_gettime(CLOCK_MONOTONIC, &pr.start);
 		pr.total = plan_count(c, sel);
 		progress_line(&pr);
-		env.progress = progress_step;
-		env.parg = &pr;
+		l.progress = progress_step;
+		l.parg = &pr;
 	}
-	rc = plan_apply(&x->s, x->rootfd, c, sel, &env, apply_failed, aj,
-	    &res);
-	roots_free(&r);
-	if (rc < 0) {
-		workspace_fail(e, EXIT_USAGE, errno, sn, NULL);
-		keep_close(k);
-		ckpt_close(ck);
+	end = session_land(&l);
+	if (l.progress != NULL)
+		pthread_mutex_destroy(&pr.mu);
+	if (l.recover_err != 0)
+		say_warn("apply: %s: recording what an apply cut short "
+		    "replaced: %s (it stays in the session)", sn,
+		    dryrun_strerror(l.recover_err));
+	else if (l.recovered > 0 && !quiet)
+		fprintf(out, "An earlier apply was cut short: what it "
+		    "replaced is a turn now (arcturn checkpoints).\n");
+	switch (end) {
+	case SLAND_POLICY:
+		workspace_fail(e, EXIT_USAGE, 0, "", "%s", l.why);
 		return;
+	case SLAND_STORE:
+	case SLAND_UNRECORDED:
+		workspace_fail(e, EXIT_REFUSED, 0, "", "checkpoint: %s; "
+		    "nothing applied", checkpoint_why(&x->p, l.err, why,
+		    sizeof why));
+		return;
+	case SLAND_ERROR:
+		workspace_fail(e, EXIT_USAGE, l.err, sn, NULL);
+		return;
+	case SLAND_DONE:
+		break;
 	}
 	if (pr.shown)
 		fputc('\n', stderr);
-	if (env.progress != NULL)
-		pthread_mutex_destroy(&pr.mu);
-	recorded = keep_turn(k, x->rootfd, c, label, &id) == 0;
-	if (!recorded)
-		say_err("apply: checkpoint: %s: the changes are applied "
-		    "but not recorded: what they replaced stays in the "
-		    "session, and the next apply records it as a turn",
-		    dryrun_strerror(errno));
-	if (id > 0)
-		snprintf(turn, sizeof turn, " (as turn %lu)", id);
-	kept = keep_count(k);
-	/* all it replaced is in the turn (undo gives it back), or not */
-	whole = recorded && keep_whole(k);
-	if (kept > 0 && (!res.all || !whole)) {
-		kept_path(where, sizeof where, x, keep_name(k));
+	if (!l.recorded)
+		say_err("apply: checkpoint: %s: the changes are applied but "
+		    "their turn is not settled: the next undo settles it and "
+		    "takes them back", dryrun_strerror(l.rec_err));
+	if (l.id > 0)
+		snprintf(turn, sizeof turn, " (as turn %lu)", l.id);
+	if (l.kept > 0 && (!l.res.all || !l.whole)) {
+		kept_path(where, sizeof where, x, l.name);
 		if (aj == NULL)
 			fprintf(out, "Replaced content kept in %s (%zu "
-			    "file(s)).\n", where, kept);
+			    "file(s)).\n", where, l.kept);
 	}
-	keep_close(k);	/* before the store: it ends the store's lazy mode */
-	ckpt_close(ck);
-	if (aj != NULL && (aj->doc = apply_doc(x->id, c, sel, id, aj,
+	if (aj != NULL && (aj->doc = apply_doc(x->id, c, sel, l.id, aj,
 	    where[0] != '\0' ? where : NULL)) == NULL)
 		say_err("apply: %s", strerror(ENOMEM));
-	/* unrecorded: what it replaced lives on in the session only */
-	if (res.all && (whole || kept == 0) &&
-	    !kept_earlier(x, aj != NULL ? stderr : out)) {
+	if (l.earlier > 0)
+		kept_earlier(x, l.earlier_name, aj != NULL ? stderr : out);
+	if (l.removed) {
 		x->open = 0;
-		if (session_remove(&x->s) < 0)
+		if (l.remove_err != 0) {
+			errno = l.remove_err;
 			say_errno("apply: removing session %s", x->id);
-	} else if (res.all && (res.left = plan_settle(&x->s, c)) < 0)
-		res.settle_err = errno;
-	if (res.left < 0)
+		}
+	}
+	if (l.res.left < 0)
 		say_err("apply: %s: dropping applied changes: %s", sn,
-		    strerror(res.settle_err));
-	else if (res.left > 0)
+		    strerror(l.res.settle_err));
+	else if (l.res.left > 0)
 		say_err("apply: %s: %d applied change(s) could not be dropped "
-		    "from the session", sn, res.left);
-	if (res.failed > 0) {
+		    "from the session", sn, l.res.left);
+	if (l.res.failed > 0) {
 		if (aj == NULL)
 			fprintf(out, "Applied %zu, failed %zu. Pending changes "
-			    "kept.\n", res.applied, res.failed);
-		if (!quiet && id > 0)
+			    "kept.\n", l.res.applied, l.res.failed);
+		if (!quiet && l.id > 0)
 			fprintf(out, "The applied changes are turn %lu "
-			    "(arcturn undo takes them back).\n", id);
+			    "(arcturn undo takes them back).\n", l.id);
 		workspace_fail(e, EXIT_REFUSED, 0, "", NULL);
 		return;
 	}
 	if (!quiet)
-		fprintf(out, "Applied %zu file(s)%s.\n", res.applied, turn);
-	/* applied, but undo cannot reach it yet: not a success */
-	e->status = recorded ? 0 : EXIT_REFUSED;
+		fprintf(out, "Applied %zu file(s)%s.\n", l.res.applied, turn);
+	/* applied, but its turn is open still: not a success */
+	e->status = l.recorded ? 0 : EXIT_REFUSED;
 }
 
 /*
@@ -551,24 +397,24 @@ static void
 drop_empty(struct workspace *x, FILE *out)
 {
 	struct workspace_err e = { .status = 0 };
-	struct ckpt *ck;
-	size_t n;
+	struct changes none = { NULL, 0, 0 };
+	struct sland l;
 
-	workspace_sweep(x, "apply");
-	/* what a cut-short apply replaced becomes a turn (run_apply) */
-	if (keep_unrecorded(&x->s, (char [KEEP_NAMELEN]){ 0 }) > 0 &&
-	    workspace_root(x, x->p.workspace, &e) == 0 &&
-	    open_store(x, &ck, &e) == 0) {
-		if (keep_recover(&x->s, ck, x->rootfd, "apply (cut short)",
-		    &n) == 0 && n > 0)
-			fprintf(out, "An earlier apply was cut short: what it "
-			    "replaced is a turn now (arcturn checkpoints).\n");
-		ckpt_close(ck);
-	}
-	if (kept_earlier(x, out))
-		return;
-	x->open = 0;
-	(void)session_remove(&x->s);
+	memset(&l, 0, sizeof l);
+	l.p = &x->p;
+	l.s = &x->s;
+	l.rootfd = workspace_root(x, x->p.workspace, &e) == 0 ? x->rootfd : -1;
+	l.c = &none;
+	l.sweep = sweep_hook;
+	l.sarg = x;
+	(void)session_land(&l);
+	if (l.recovered > 0)
+		fprintf(out, "An earlier apply was cut short: what it "
+		    "replaced is a turn now (arcturn checkpoints).\n");
+	if (l.earlier > 0)
+		kept_earlier(x, l.earlier_name, out);
+	if (l.removed)
+		x->open = 0;
 }
 
 int

@@ -152,8 +152,9 @@ list_text(struct ckpt_turn *t, size_t n)
 		if (t[i - 1].label[0] != '\0' && (fputs("  ", stdout) == EOF ||
 		    put_shown(t[i - 1].label) < 0))
 			return -1;
-		if (t[i - 1].open && fputs("  (cut short: the next undo "
-		    "finishes it)", stdout) == EOF)
+		if (t[i - 1].open && fputs(t[i - 1].open == CKPT_OPEN_LAND ?
+		    "  (cut short: the next undo takes back what landed)" :
+		    "  (cut short: the next undo finishes it)", stdout) == EOF)
 			return -1;
 		if (putchar('\n') == EOF)
 			return -1;

@@ -24,7 +24,19 @@
 #define DFLAGS		(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define COPY_BUF	(128 * 1024)
 #define KEEP_MAXN	100000
-#define TURN_MARK	".turn"
+
+/*
+ * What keep_begin saw at a path it hashed, the same before and after
+ * (dev, inode, size, times): put finds the same object there, the state
+ * and its blob are those of the turn, not read again.
+ */
+struct ident {
+	dev_t			 dev;
+	ino_t			 ino;
+	off_t			 size;
+	struct timespec		 mtim, ctim;
+	int			 ok;
+};
 
 /* What put snapshotted of one path: its state before the apply. */
 struct kept_state {
@@ -44,6 +56,11 @@ struct keep {
 	size_t			 count;
 	int			 whole;		/* keep_turn: all in its turn */
 	int			 join;		/* keep_join */
+	struct ckpt_turn	 t;		/* keep_begin's, recorded open */
+	size_t			 nold;		/* entries t had when joined */
+	struct ident		*id;		/* of t's entries from nold */
+	int			 begun;
+	int			 marked;	/* replaced/<N>.turn is there */
 	struct apply_keeper	 keeper;
 };
 
@@ -76,22 +93,31 @@ area(struct keep *k)
 	return fd;
 }
 
-/*
- * replaced/<N>.turn: all that replaced/<N> holds is in a recorded turn
- * (keep_unrecorded), made after the turn and synced.
- */
-static int
-mark_recorded(struct keep *k)
+int
+keep_mark(struct session *s, const char *name, int on)
 {
-	char mark[KEEP_NAMELEN + sizeof TURN_MARK];
+	char mark[KEEP_NAMELEN + sizeof KEEP_TURN_MARK];
 	int rfd, rc;
 
-	snprintf(mark, sizeof mark, "%s%s", k->name, TURN_MARK);
-	if ((rfd = openat(k->s->dirfd, "replaced", DFLAGS)) < 0)
+	snprintf(mark, sizeof mark, "%s%s", name, KEEP_TURN_MARK);
+	if ((rfd = openat(s->dirfd, "replaced", DFLAGS)) < 0)
 		return -1;
-	rc = fsx_write_atomic(rfd, mark, "", 0, 0600, 0);
+	if (on)
+		rc = fsx_write_atomic(rfd, mark, "", 0, 0600, 0);
+	else
+		rc = unlinkat(rfd, mark, 0) < 0 && errno != ENOENT ? -1 :
+		    fsx_sync_dir(rfd);
 	fsx_close(rfd);
 	return rc;
+}
+
+static int
+set_mark(struct keep *k, int on)
+{
+	if (keep_mark(k->s, k->name, on) < 0)
+		return -1;
+	k->marked = on;
+	return 0;
 }
 
 /* The mirror directory of rel's parent under top (made, 0700): its fd. */
@@ -222,23 +248,94 @@ ks_forget(struct keep *k, const char *rel)
 	errno = e;
 }
 
+/* The index of rel among keep_begin's entries of t, or t.n. */
+static size_t
+begun_entry(const struct keep *k, const char *rel)
+{
+	size_t lo = k->nold, hi = k->t.n, mid;
+	int c;
+
+	/* in the change list's bytewise order */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(rel, k->t.e[mid].path)) == 0)
+			return mid;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return k->t.n;
+}
+
+static int
+same_ident(const struct ident *a, const struct stat *st)
+{
+	return a->ok && a->dev == st->st_dev && a->ino == st->st_ino &&
+	    a->size == st->st_size &&
+	    a->mtim.tv_sec == st->st_mtim.tv_sec &&
+	    a->mtim.tv_nsec == st->st_mtim.tv_nsec &&
+	    a->ctim.tv_sec == st->st_ctim.tv_sec &&
+	    a->ctim.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+static void
+take_ident(struct ident *a, const struct stat *st)
+{
+	a->dev = st->st_dev;
+	a->ino = st->st_ino;
+	a->size = st->st_size;
+	a->mtim = st->st_mtim;
+	a->ctim = st->st_ctim;
+	a->ok = 1;
+}
+
 /*
- * Snapshot dirfd/name, the object at rel, into the store (a blob) and
- * note its state as rel's before. No store: nothing to do.
+ * Whether the open turn holds st as rel's before. A joined turn that
+ * had rel holds its first before, and the versions after it are the
+ * turn's own (as for write): it holds rel.
  */
 static int
-snapshot(struct keep *k, const char *rel, int dirfd, const char *name)
+turn_holds(struct keep *k, const char *rel, const struct pstate *st)
+{
+	size_t i;
+
+	for (i = 0; i < k->nold; i++)
+		if (strcmp(k->t.e[i].path, rel) == 0)
+			return 1;
+	i = begun_entry(k, rel);
+	return i < k->t.n && pstate_same(&k->t.e[i].before, st);
+}
+
+/*
+ * Snapshot dirfd/name, the object at rel, into the store (a blob) and
+ * note its state as rel's before: the turn's, when keep_begin hashed
+ * that very object (its blob synced then). No store: nothing to do.
+ */
+static int
+snapshot(struct keep *k, const char *rel, int dirfd, const char *name,
+    struct pstate *out)
 {
 	struct kept_state *v;
 	struct pstate st;
+	struct stat now;
 	char *r;
-	size_t cap;
-	int rc = -1;
+	size_t cap, i;
+	int rc = -1, lazy;
 
 	if (k->ck == NULL)
 		return 0;
-	if (ckpt_state(k->ck, dirfd, name, 1, &st) < 0)
+	i = begun_entry(k, rel);
+	if (k->id != NULL && i < k->t.n &&
+	    fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    same_ident(&k->id[i - k->nold], &now)) {
+		st = k->t.e[i].before;
+		lazy = 0;
+	} else if (ckpt_state(k->ck, dirfd, name, 1, &st) < 0)
 		return -1;
+	else
+		lazy = st.kind == PSTATE_FILE;
+	*out = st;
 	if ((r = mem_strdup(rel)) == NULL)
 		return -1;
 	pthread_mutex_lock(&k->mu);
@@ -251,7 +348,7 @@ snapshot(struct keep *k, const char *rel, int dirfd, const char *name)
 	}
 	k->ks[k->nks].rel = r;
 	k->ks[k->nks].before = st;
-	k->ks[k->nks].lazy = st.kind == PSTATE_FILE;
+	k->ks[k->nks].lazy = lazy;
 	k->nks++;
 	r = NULL;
 	rc = 0;
@@ -266,15 +363,22 @@ put(void *arg, const char *rel, int dirfd, const char *name,
     struct apply_kept *out)
 {
 	struct keep *k = arg;
+	struct pstate was;
 	struct stat st;
 	const char *base;
 	int top, pfd, tries;
 
 	memset(out, 0, sizeof *out);
-	if (snapshot(k, rel, dirfd, name) < 0)
+	memset(&was, 0, sizeof was);
+	if (snapshot(k, rel, dirfd, name, &was) < 0)
 		return -1;
 	pthread_mutex_lock(&k->mu);
 	top = area(k);
+	/* not what the open turn holds (changed since keep_begin looked):
+	   the area is no longer all in a turn, before anything is moved */
+	if (top >= 0 && k->marked && k->ck != NULL &&
+	    !turn_holds(k, rel, &was) && set_mark(k, 0) < 0)
+		top = -1;
 	pthread_mutex_unlock(&k->mu);
 	if (top < 0 || (pfd = mirror_parent(top, rel, &base)) < 0) {
 		ks_forget(k, rel);
@@ -419,102 +523,184 @@ keep_name(const struct keep *k)
 	return k == NULL || k->dirfd < 0 ? NULL : k->name;
 }
 
-/* What the change list saw at a path it changed, as a checkpoint state. */
-static int
-seen(const struct change *ch, struct pstate *st)
+/* The state change i of c lands at its path: from the upper tree. */
+static void
+landing(struct keep *k, const struct change *ch, struct pstate *st)
 {
 	memset(st, 0, sizeof *st);
-	if (ch->old_kind == SHADOW_ABSENT)
+	switch (ch->status) {
+	case CHANGE_DELETED:
+	case CHANGE_RMDIR:
 		st->kind = PSTATE_ABSENT;
-	else if (ch->old_kind == SHADOW_DIR) {
+		return;
+	case CHANGE_MKDIR:
+	case CHANGE_DIRMODE:
 		st->kind = PSTATE_DIR;
-		st->mode = ch->old_mode & 07777;
-	} else
-		return 0;	/* a file put did not keep: not replaced */
-	return 1;
+		st->mode = ch->new_mode & 07777;
+		return;
+	default:
+		break;
+	}
+	if (ckpt_state(k->ck, k->s->upperfd, ch->path, 0, st) == 0 &&
+	    (st->kind == PSTATE_FILE || st->kind == PSTATE_LINK))
+		return;
+	/* what the list saw, without its hash (the settle reads it) */
+	memset(st, 0, sizeof *st);
+	st->kind = ch->new_kind == SHADOW_SYMLINK ? PSTATE_LINK : PSTATE_FILE;
+	st->mode = ch->new_mode & 07777;
 }
 
-/* Add rel to t (before given, after read now) unless it did not change. */
+/*
+ * The blobs of the before states t[from..] names, stored lazily, made
+ * durable (the record that names them follows): one syncfs where that
+ * is cheap, else each, then their directory (ckpt_save).
+ */
 static int
-turn_add(struct keep *k, struct ckpt_turn *t, int rootfd, const char *rel,
-    const struct pstate *before)
+sync_befores(struct keep *k, size_t from)
 {
-	struct pstate after;
-	struct ckpt_entry *e;
+	char hex[HASH_HEXLEN + 1];
+	size_t i, n = 0;
+	int fd, rc = 0;
 
-	if ((e = ckpt_find(t, rel)) != NULL) {
-		/* the first change of a path says before; a joined turn
-		   takes the after this apply left */
-		if (k->join && ckpt_state(k->ck, rootfd, rel, 0, &after) == 0)
-			e->after = after;
-		return 0;
+	for (i = from; i < k->t.n; i++)
+		n += k->t.e[i].before.kind == PSTATE_FILE ||
+		    k->t.e[i].before.kind == PSTATE_LINK;
+	if (n > 1 && os_syncfs_cheap(ckpt_blobs(k->ck)))
+		return os_syncfs(ckpt_blobs(k->ck));
+	for (i = from; i < k->t.n && rc == 0; i++) {
+		if (k->t.e[i].before.kind != PSTATE_FILE &&
+		    k->t.e[i].before.kind != PSTATE_LINK)
+			continue;
+		hash_hex(k->t.e[i].before.sha, hex);
+		fd = openat(ckpt_blobs(k->ck), hex, O_RDONLY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd < 0 || fsync(fd) < 0)
+			rc = -1;
+		fsx_close(fd);
 	}
-	if (ckpt_state(k->ck, rootfd, rel, 0, &after) < 0)
-		return errno == EAGAIN ? 0 : -1;	/* changing under us */
-	if (pstate_special(before) || pstate_special(&after) ||
-	    pstate_same(before, &after))
-		return 0;
-	return ckpt_add(t, rel, before, &after);
+	return rc;
 }
 
 int
-keep_turn(struct keep *k, int rootfd, const struct changes *c,
-    const char *label, unsigned long *id)
+keep_begin(struct keep *k, int rootfd, const struct changes *c,
+    const int *sel, const char *label)
 {
-	struct ckpt_turn t;
-	struct pstate st;
+	struct pstate before, after;
+	struct ident *v;
+	struct stat st0, st1;
+	size_t i, n, nid = 0, held = 0;
+	int seen;
+
+	if (k->ck == NULL)
+		return 0;
+	if ((!k->join && ckpt_turn_end(k->ck) < 0) ||
+	    ckpt_for_write(k->ck, &k->t) < 0)
+		return -1;
+	k->begun = 1;
+	k->nold = k->t.n;
+	for (i = 0; i < c->n; i++) {
+		if (!sel[i] || c->v[i].refuse != NULL)
+			continue;
+		/* a joined turn that has the path keeps its before; it is
+		   open all the same, so that a kill settles its after */
+		if (k->nold > 0 && ckpt_find(&k->t, c->v[i].path) != NULL) {
+			held++;
+			continue;
+		}
+		seen = fstatat(rootfd, c->v[i].path, &st0,
+		    AT_SYMLINK_NOFOLLOW) == 0;
+		if (ckpt_state(k->ck, rootfd, c->v[i].path, 1, &before) < 0) {
+			if (errno != EAGAIN)
+				return -1;
+			continue;	/* changing under us: apply refuses */
+		}
+		/* fifos, sockets, devices: no turn holds them */
+		if (pstate_special(&before))
+			continue;
+		landing(k, &c->v[i], &after);
+		if (ckpt_add(&k->t, c->v[i].path, &before, &after) < 0)
+			return -1;
+		n = k->t.n - k->nold;
+		if (n > nid) {
+			nid = nid ? nid * 2 : 64;
+			if ((v = mem_reallocarray(k->id, nid, sizeof *v)) ==
+			    NULL)
+				return -1;
+			k->id = v;
+		}
+		memset(&k->id[n - 1], 0, sizeof k->id[n - 1]);
+		if (seen && before.kind == PSTATE_FILE &&
+		    fstatat(rootfd, c->v[i].path, &st1,
+		    AT_SYMLINK_NOFOLLOW) == 0) {
+			take_ident(&k->id[n - 1], &st0);
+			if (!same_ident(&k->id[n - 1], &st1))
+				k->id[n - 1].ok = 0;
+		}
+	}
+	if (k->t.n == k->nold && held == 0)
+		return 0;
+	if (k->t.label == NULL || k->t.label[0] == '\0') {
+		mem_free(k->t.label);
+		if ((k->t.label = mem_strdup(label)) == NULL)
+			return -1;
+	}
+	k->t.open = CKPT_OPEN_LAND;
+	if (sync_befores(k, k->nold) < 0 || ckpt_save(k->ck, &k->t) < 0) {
+		k->t.open = 0;
+		return -1;
+	}
+	/* what put will keep is in that turn: the area is marked at once
+	   (put takes the mark away first where it is not) */
+	if (area(k) >= 0)
+		(void)set_mark(k, 1);
+	return 0;
+}
+
+int
+keep_turn(struct keep *k, int rootfd, unsigned long *id)
+{
+	struct pstate after;
 	size_t i, j;
-	int rc = 0;
+	int rc = 0, held;
 
 	*id = 0;
-	if (k->ck == NULL)
+	if (k->ck == NULL || !k->begun)
 		return 0;
 	/* what puts stored is synced (sync_kept); what is stored here, a
 	   chmod's bytes, is synced as it is stored: the record names it */
 	ckpt_lazy(k->ck, 0);
-	if ((!k->join && ckpt_turn_end(k->ck) < 0) ||
-	    ckpt_for_write(k->ck, &t) < 0)
-		return -1;
-	for (i = 0; i < c->n && rc == 0; i++) {
-		j = ks_find(k, c->v[i].path);
-		if (j < k->nks)
-			rc = turn_add(k, &t, rootfd, c->v[i].path,
-			    &k->ks[j].before);
-		else if (c->v[i].applied && seen(&c->v[i], &st))
-			rc = turn_add(k, &t, rootfd, c->v[i].path, &st);
-		else if (c->v[i].applied && c->v[i].status == CHANGE_MODE &&
-		    c->v[i].old_kind == SHADOW_FILE &&
-		    (rc = ckpt_state(k->ck, rootfd, c->v[i].path, 1,
-		    &st)) == 0 && st.kind == PSTATE_FILE) {
-			/* chmod only: the same bytes (stored), the old mode */
-			st.mode = c->v[i].old_mode & 07777;
-			rc = turn_add(k, &t, rootfd, c->v[i].path, &st);
-		}
-	}
+	/* before: what put kept, where it differs from what was seen */
+	for (i = k->nold; i < k->t.n; i++)
+		if ((j = ks_find(k, k->t.e[i].path)) < k->nks)
+			k->t.e[i].before = k->ks[j].before;
 	/* kept paths the change list does not name (none today) */
-	for (i = 0; i < k->nks && rc == 0; i++)
-		rc = turn_add(k, &t, rootfd, k->ks[i].rel, &k->ks[i].before);
-	/* bytes kept that the turn cannot give back (a file now a fifo) */
-	k->whole = 1;
+	for (i = 0; i < k->nks && rc == 0; i++) {
+		if (ckpt_find(&k->t, k->ks[i].rel) != NULL ||
+		    pstate_special(&k->ks[i].before))
+			continue;
+		memset(&after, 0, sizeof after);	/* the settle reads it */
+		rc = ckpt_add(&k->t, k->ks[i].rel, &k->ks[i].before, &after);
+	}
+	if (rc == 0 && (k->t.open || k->t.n > k->nold))
+		rc = ckpt_settle_landed(k->ck, rootfd, &k->t, 1, 0,
+		    CKPT_LAND_DROP_OTHER);
+	/* bytes kept that the turn cannot give back (a file now a fifo);
+	   the befores are what put kept (above), or a joined turn's */
+	held = 1;
 	for (i = 0; i < k->nks; i++)
 		if ((k->ks[i].before.kind == PSTATE_FILE ||
 		    k->ks[i].before.kind == PSTATE_LINK) &&
-		    ckpt_find(&t, k->ks[i].rel) == NULL)
-			k->whole = 0;
-	if (rc == 0 && t.n > 0) {
-		if (t.label == NULL || t.label[0] == '\0') {
-			mem_free(t.label);
-			t.label = mem_strdup(label);
-		}
-		if (t.label == NULL || ckpt_save(k->ck, &t) < 0)
-			rc = -1;
-		else
-			*id = t.id;
-	}
-	ckpt_turn_clear(&t);
-	if (rc < 0)
+		    ckpt_find(&k->t, k->ks[i].rel) == NULL)
+			held = 0;
+	k->whole = held && rc == 0;
+	if (rc == 0 && k->t.n > 0)
+		*id = k->t.id;
+	/* the mark says whether a turn (open still, maybe) holds it all */
+	if (held && !k->marked && k->dirfd >= 0)
+		(void)set_mark(k, 1);
+	else if (!held && k->marked && set_mark(k, 0) < 0)
 		k->whole = 0;
-	else if (k->whole && k->dirfd >= 0 && mark_recorded(k) < 0)
+	if (k->dirfd >= 0 && !k->marked)
 		k->whole = 0;
 	return rc;
 }
@@ -532,35 +718,6 @@ keep_whole(const struct keep *k)
 	return k->whole;
 }
 
-int
-keep_unrecorded(struct session *s, char name[KEEP_NAMELEN])
-{
-	char **names, mark[KEEP_NAMELEN + sizeof TURN_MARK];
-	struct stat st;
-	size_t n, i;
-	int rfd, found = 0;
-
-	if ((rfd = openat(s->dirfd, "replaced", DFLAGS)) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (fsx_list(rfd, NULL, NULL, &names, &n) < 0) {
-		fsx_close(rfd);
-		return -1;
-	}
-	for (i = 0; i < n && !found; i++) {
-		if (strlen(names[i]) >= KEEP_NAMELEN ||
-		    strspn(names[i], "0123456789") != strlen(names[i]))
-			continue;
-		snprintf(mark, sizeof mark, "%s%s", names[i], TURN_MARK);
-		if (fstatat(rfd, mark, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			snprintf(name, KEEP_NAMELEN, "%s", names[i]);
-			found = 1;
-		}
-	}
-	fsx_names_free(names, n);
-	fsx_close(rfd);
-	return found;
-}
-
 void
 keep_close(struct keep *k)
 {
@@ -573,6 +730,8 @@ keep_close(struct keep *k)
 	for (i = 0; i < k->nks; i++)
 		mem_free(k->ks[i].rel);
 	mem_free(k->ks);
+	mem_free(k->id);
+	ckpt_turn_clear(&k->t);
 	if (k->dirfd >= 0) {
 		/* the names made in replaced/ are part of what is kept */
 		fsync(k->dirfd);
@@ -580,91 +739,4 @@ keep_close(struct keep *k)
 	}
 	pthread_mutex_destroy(&k->mu);
 	mem_free(k);
-}
-
-/* Add what dirfd (replaced/<N>/prefix) holds to t, recursively. */
-static int
-recover_dir(struct ckpt *ck, int rootfd, int dirfd, const char *prefix,
-    struct ckpt_turn *t, int depth)
-{
-	struct pstate before, after;
-	struct stat st;
-	char **names, *rel;
-	size_t n, i;
-	int fd, rc = 0;
-
-	if (depth > 256) {
-		errno = ELOOP;
-		return -1;
-	}
-	if (fsx_list(dirfd, NULL, NULL, &names, &n) < 0)
-		return -1;
-	for (i = 0; i < n && rc == 0; i++) {
-		if (fsx_is_tmp_name(names[i]) ||
-		    fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if ((rel = *prefix != '\0' ? path_join(prefix, names[i]) :
-		    mem_strdup(names[i])) == NULL) {
-			rc = -1;
-			break;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			if ((fd = openat(dirfd, names[i], DFLAGS)) < 0)
-				rc = -1;
-			else {
-				rc = recover_dir(ck, rootfd, fd, rel, t,
-				    depth + 1);
-				close(fd);
-			}
-		} else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
-		    ckpt_find(t, rel) == NULL &&
-		    (rc = ckpt_state(ck, dirfd, names[i], 1, &before)) == 0 &&
-		    (rc = ckpt_state(ck, rootfd, rel, 0, &after)) == 0 &&
-		    !pstate_special(&after) && !pstate_same(&before, &after))
-			rc = ckpt_add(t, rel, &before, &after);
-		mem_free(rel);
-	}
-	fsx_names_free(names, n);
-	return rc;
-}
-
-int
-keep_recover(struct session *s, struct ckpt *ck, int rootfd,
-    const char *label, size_t *n)
-{
-	struct keep k;
-	struct ckpt_turn t;
-	char name[KEEP_NAMELEN];
-	int rfd, fd, rc, r;
-
-	*n = 0;
-	while ((r = keep_unrecorded(s, name)) > 0) {
-		memset(&k, 0, sizeof k);
-		k.s = s;
-		snprintf(k.name, sizeof k.name, "%s", name);
-		if ((rfd = openat(s->dirfd, "replaced", DFLAGS)) < 0)
-			return -1;
-		fd = openat(rfd, name, DFLAGS);
-		fsx_close(rfd);
-		if (fd < 0)
-			return -1;
-		if (ckpt_turn_end(ck) < 0 || ckpt_for_write(ck, &t) < 0) {
-			close(fd);
-			return -1;
-		}
-		rc = recover_dir(ck, rootfd, fd, "", &t, 0);
-		close(fd);
-		if (rc == 0 && t.n > 0) {
-			mem_free(t.label);
-			if ((t.label = mem_strdup(label)) == NULL ||
-			    ckpt_save(ck, &t) < 0)
-				rc = -1;
-			else
-				(*n)++;
-		}
-		ckpt_turn_clear(&t);
-		if (rc < 0 || mark_recorded(&k) < 0)
-			return -1;
-	}
-	return r;
 }

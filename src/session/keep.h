@@ -10,22 +10,27 @@
  *					deleted it (N = 1, 2, ...)
  *   overlays/<id>/replaced/<N>.turn	all of <N> is in a recorded turn
  *
- * And it is the apply's checkpoint turn (checkpoint.h): with a store,
- * put first snapshots the object into the store's blobs (a regular
- * file's bytes, a symlink's target) and notes its state as the path's
- * before; keep_turn then records the turn, so that `arcturn undo` right
- * after an apply restores the tree it found. Those blobs are stored
- * unsynced (ckpt_lazy, from keep_open to keep_close): the keeper's sync
- * fsyncs each, then the blobs directory, and apply calls it before it
- * replaces anything a put kept (one round per batch of items).
+ * And it is the apply's checkpoint turn (checkpoint.h), recorded first:
+ * with a store, keep_begin snapshots what stands at every path the apply
+ * may change into the store's blobs (a regular file's bytes, a symlink's
+ * target) and records the turn open (`open land`) before anything is
+ * touched; keep_turn settles it afterwards, so that `arcturn undo` right
+ * after an apply, or after a kill at any point of it, restores the tree
+ * it found. put snapshots the object it keeps too (the turn's before,
+ * should it differ). Those blobs are stored unsynced (ckpt_lazy, from
+ * keep_open to keep_close): keep_begin syncs its own before it records,
+ * the keeper's sync fsyncs put's, then the blobs directory, and apply
+ * calls it before it replaces anything a put kept (one round per batch
+ * of items).
  *
  * Calling sequence, under the session's LOCK_EX and the store's LOCK_EX:
  *
  *	keep_open(s, ck, &k);			(makes nothing yet; ck may
  *						 be NULL: no turn)
+ *	keep_begin(k, rootfd, &c, sel, "apply");	(failed: apply nothing)
  *	env.keep = keep_keeper(k);		(apply_run, from any thread)
  *	plan_apply(...);
- *	keep_turn(k, rootfd, &c, "apply", &id);
+ *	keep_turn(k, rootfd, &id);
  *	keep_count(k), keep_name(k)		(what the front end names)
  *	keep_close(k);
  *
@@ -39,11 +44,10 @@
  * (the item is not applied: nothing is replaced that undo could not
  * give back).
  *
- * The turn keep_turn records (a turn of its own; the current turn of
- * `arcturn turn` ends, as with rewind) holds every path the apply
- * changed, each once: before = what put kept of it, else what the change
- * list saw there (absent, or a directory and its mode); after = what is
- * there now. Paths whose state did not change, and fifos, sockets and
+ * The turn (a turn of its own; the current turn of `arcturn turn` ends,
+ * as with rewind) holds every path the apply changed, each once: before
+ * = what put kept of it, else what keep_begin found there; after = what
+ * is there now. Paths whose state did not change, and fifos, sockets and
  * devices (no checkpoint kind holds them), are left out.
  *
  * Functions return 0 or -1 with errno.
@@ -68,15 +72,27 @@ size_t	keep_count(const struct keep *);
 const char *keep_name(const struct keep *);
 
 /*
- * Record the apply's turn for the changes of c (those marked applied,
- * and every path put kept) beneath rootfd, labelled label. *id is its
- * id, 0 when nothing changed (nothing recorded) or there is no store.
+ * Record the apply's turn open, before anything lands: for each change
+ * of c that sel selects and no refusal names, before = what stands at
+ * its path beneath rootfd (stored, synced), after = what the session
+ * lands there; labelled label (a joined turn keeps its own). Nothing is
+ * recorded when no path can change. 0, or -1 with errno: then nothing
+ * may be applied (a change undo could not take back is not made).
  */
-int	keep_turn(struct keep *, int rootfd, const struct changes *c,
-	    const char *label, unsigned long *id);
+int	keep_begin(struct keep *, int rootfd, const struct changes *c,
+	    const int *sel, const char *label);
 
 /*
- * With on, keep_turn joins the turn `arcturn turn` opened, when one is
+ * Settle the turn keep_begin recorded, by what stands beneath rootfd now
+ * (ckpt_settle_landed; a path put kept takes what put kept as its
+ * before). *id is its id, 0 when nothing changed (nothing recorded) or
+ * there is no store. -1 with errno: the turn stays open (the next undo
+ * settles it).
+ */
+int	keep_turn(struct keep *, int rootfd, unsigned long *id);
+
+/*
+ * With on, keep_begin joins the turn `arcturn turn` opened, when one is
  * open, instead of ending it (a turn of its own when none is): the
  * turn keeps its label and stays open for the writes after, a path it
  * holds already keeps its before and takes the new after. `exec
@@ -94,11 +110,19 @@ void	keep_join(struct keep *, int on);
  * there is none. Its session must not go with it unasked.
  */
 #define KEEP_NAMELEN	16
+#define KEEP_TURN_MARK	".turn"
 int	keep_whole(const struct keep *);
 int	keep_unrecorded(struct session *, char name[KEEP_NAMELEN]);
 
 /*
- * An apply cut short before its turn (keep_unrecorded) is recorded now,
+ * Make replaced/<name>.turn (on) or take it away, synced: all that
+ * replaced/<name> holds is in a turn, open or settled, or not.
+ */
+int	keep_mark(struct session *, const char *name, int on);
+
+/*
+ * keep_recover.c: an apply cut short before its turn (keep_unrecorded),
+ * or by an arcturn that recorded its turn after it landed, is recorded now,
  * so that undo reaches what it replaced: each object replaced/<N> holds
  * at a mirror path P (a regular file or a symlink) is P's before state
  * (stored again as a blob), what stands at P beneath rootfd now its

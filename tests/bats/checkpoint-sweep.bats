@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # Fault sweeps of the checkpoint commands, short form (issue 26): kill -9
-# at every mutating system call of undo, rewind, write and turn, and
-# ENOSPC and EIO at every third, each point compared with a reference run
-# (tests/stress/ckpt-sweep says what is checked). `make stress` runs the
-# full form, exec --checkpoint included.
+# at every mutating system call of undo, rewind, write, turn, apply and
+# exec --checkpoint, and ENOSPC and EIO at every third, each point
+# compared with a reference run (tests/stress/ckpt-sweep says what is
+# checked). `make stress` runs the full form.
 
 load common
 
@@ -20,6 +20,11 @@ need_sweep() {
 	    -e inject=mkdirat,mkdir:error=ENOSPC:when=1 mkdir "$T/probe"
 	[ "$status" -ne 0 ] && [ ! -e "$T/probe" ] ||
 		skip "strace cannot inject faults here"
+}
+
+have_dry_exec() {
+	"$ARCTURN_BIN" sandbox status --json | grep -q '"dry_run_exec":true' ||
+		skip "exec --dry-run unavailable here: $("$ARCTURN_BIN" sandbox status | grep dry-run)"
 }
 
 # Every point of a sweep is counted and none fails; at least min points.
@@ -42,4 +47,13 @@ assert_sweep() {
 	run "$(sweep)" "$ARCTURN_BIN" --short --ops write,turn
 	assert_sweep 20
 	refute_output --partial "reference:"
+}
+
+@test "apply and exec --checkpoint cut short at any call: each path whole, undo takes back what landed" {
+	need_sweep
+	have_dry_exec
+	run "$(sweep)" "$ARCTURN_BIN" --short --ops apply,exec
+	assert_sweep 200
+	refute_output --partial "reference:"
+	refute_output --partial "skipped"
 }

@@ -521,6 +521,24 @@ project() {
 	assert_output --partial "exec: --join-turn adds --checkpoint's turn to the one"
 }
 
+@test "exec --checkpoint --join-turn that changes only paths the turn holds: their after states are settled, undo clean" {
+	have_dry_exec
+	project
+	before=$(tree)
+	arcturn turn --label "agent task"
+	arcturn write a.txt <<<"written"
+	run arcturn exec --checkpoint --join-turn -- sh -c 'echo x >a.txt'
+	assert_success
+	refute_output --partial "kept in"
+	run arcturn --json checkpoints
+	[ "$(jq '.turns | length' <<<"$output")" = 1 ]
+	[ "$(jq '.turns[0].open // false' <<<"$output")" = false ]
+	# a.txt's after state is the command's: no conflict
+	run arcturn undo
+	assert_success
+	[ "$(tree)" = "$before" ]
+}
+
 @test "exec --checkpoint: the command's status is kept; a conflict is refused and stays pending" {
 	have_dry_exec
 	printf 'orig\n' >f

@@ -302,40 +302,65 @@ kill_apply_at() {
 	assert_equal "$(cat a)" agent
 }
 
-# the next apply finds nothing pending and records what the killed one
-# replaced as a turn (issue 26), so that undo gives it back
-next_apply_records() {
+# the killed apply's turn was recorded open before its swap (issue 26):
+# it holds what the apply replaced, and the session's replaced/1 is
+# marked as held; the next apply finds nothing pending and drops the
+# session
+next_apply_drops() {
 	assert_equal "$(cat "$d/replaced/1/a")" precious
+	[ -e "$d/replaced/1.turn" ]
+	run arcturn checkpoints
+	assert_line --regexp '^turn 1  .*  1 path  apply  \(cut short: the next undo takes back what landed\)$'
 	run arcturn apply --yes
 	assert_success
 	assert_output --partial "No pending changes."
-	assert_output --partial "An earlier apply was cut short: what it replaced is a turn now"
-	run arcturn checkpoints
-	assert_line --regexp '^turn [0-9]+  .*  1 path  apply \(cut short\)$'
-	# the session, nothing pending and all it kept in a turn, is gone
+	refute_output --partial "An earlier apply was cut short"
 	[ ! -e "$d" ]
 }
 
-@test "an apply killed before its turn: the next apply records what it replaced as a turn; undo gives it back" {
-	# at the rename of its turn's record (the first is the mark's)
-	kill_apply_at renameat 2
-	next_apply_records
+@test "an apply killed before its turn is settled: the turn, recorded first, holds what it replaced; undo gives it back" {
+	# at the rename of its turn's settled record (the open record's,
+	# replaced/1.turn's and the applying mark's come first)
+	kill_apply_at renameat 4
+	next_apply_drops
 	run arcturn undo
 	assert_success
+	assert_output --partial "restored 1 path to before turn 1"
 	assert_equal "$(cat a)" precious
+	run arcturn checkpoints
+	refute_output --partial "cut short"
 }
 
 @test "an apply killed right after its swap: the next apply, with nothing pending, still removes its temp file" {
-	# at its first unlinkat: of the name that holds what the exchange
-	# moved aside (kept in replaced/1 by a link), before its turn
-	kill_apply_at unlinkat 1
+	# at its second unlinkat (the first: of the store's current turn):
+	# of the name that holds what the exchange moved aside (kept in
+	# replaced/1 by a link), before its turn is settled
+	kill_apply_at unlinkat 2
 	ls -A | grep -q '^\.arcturn-swp-' # what the kill left
-	next_apply_records
+	next_apply_drops
 	run ls -A
 	assert_output a
 	run arcturn undo
 	assert_success
 	assert_equal "$(cat a)" precious
+}
+
+@test "an apply killed with replaced/N unmarked (as before turns were recorded first): the next apply records what it replaced as a turn; undo gives it back" {
+	kill_apply_at renameat 4
+	rm "$d/replaced/1.turn"
+	run arcturn apply --yes
+	assert_success
+	assert_output --partial "No pending changes."
+	assert_output --partial "An earlier apply was cut short: what it replaced is a turn now"
+	run arcturn checkpoints
+	assert_line --regexp '^turn 2  .*  1 path  apply \(cut short\)$'
+	[ ! -e "$d" ]
+	# the open turn 1 and turn 2 hold the same version: one undo
+	run arcturn undo
+	assert_success
+	assert_equal "$(cat a)" precious
+	run arcturn checkpoints
+	refute_output --partial "cut short: the next undo"
 }
 
 @test "an apply killed between its swap and the swap back: the version the user saved meanwhile survives the next apply" {
