@@ -638,7 +638,8 @@ gate_init(int fd, const struct opts *o)
 	 * enough for any sun_path, and relative, so that a supervisor
 	 * further out (arcturn inside arcturn) resolves it in our view.
 	 */
-	if ((dfd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((dfd = openat(AT_FDCWD, "/proc/self/fd", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
 		return -1;
 	if (fchdir(dfd) < 0) {
 		close(dfd);

@@ -173,8 +173,7 @@ posix_child(int (*fn)(void *, int), void *arg, int flags,
 	memset(&c, 0, sizeof c);
 	c.fn = fn;
 	c.arg = arg;
-	if (pipe(pfd) < 0 || fcntl(pfd[0], F_SETFD, FD_CLOEXEC) < 0 ||
-	    fcntl(pfd[1], F_SETFD, FD_CLOEXEC) < 0) {
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "exec: pipe: %s", strerror(errno));
 		return -1;
 	}

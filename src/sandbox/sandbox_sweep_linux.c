@@ -295,7 +295,8 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 	int fd, sub, last, start, e;
 
 	*at = 1;
-	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	/* openat: musl's open(2) adds an fcntl for O_CLOEXEC (old kernels) */
+	if ((fd = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return W_FAIL;
 	for (;;) {
 		prev = p;
@@ -557,8 +558,8 @@ cache_dir(const struct policy *p, int make)
 {
 	int fd, sub, e;
 
-	if ((fd = open(p->state, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
+	if ((fd = openat(AT_FDCWD, p->state, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -1;
 	if (make && mkdirat(fd, "cache", 0700) < 0 && errno != EEXIST) {
 		e = errno;
