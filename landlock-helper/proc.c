@@ -262,7 +262,7 @@ proc_supervise(const struct opts *o, int mode, int ctl, int gate,
 	struct signalfd_siginfo si;
 	struct pollfd pf[3];
 	pid_t cmd, p;
-	int sfd, n, ws, st = 0, done = 0, gone = 0, listener, i;
+	int sfd, n, ws, st = 0, done = 0, gone = 0, listener, i, gatefail = 0;
 
 	sigprocmask(SIG_BLOCK, &waitset, NULL);
 	if ((sfd = signalfd(-1, &waitset, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
@@ -279,6 +279,7 @@ proc_supervise(const struct opts *o, int mode, int ctl, int gate,
 		say("exec: unix socket gate: /proc/self/fd", NULL, errno);
 		kill(cmd, SIGKILL);
 		listener = -1;
+		gatefail = 1;
 	}
 	while (!done) {
 		n = 0;
@@ -331,6 +332,9 @@ proc_supervise(const struct opts *o, int mode, int ctl, int gate,
 				;
 		}
 	}
+	/* the command was killed for the gate: the sandbox failed (125) */
+	if (gatefail)
+		st = 125 << 8;
 	gate_report();
 	if (gone)
 		_exit(128 + SIGKILL);

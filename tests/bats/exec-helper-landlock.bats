@@ -42,6 +42,7 @@ teardown() { stop_listener; escape_teardown; }
 @test "helper-landlock: root cannot write a device node made in the workspace" { t_device_in_workspace; }
 @test "helper-landlock: a regular file as stdin does not become writable" { t_stdin; }
 @test "helper-landlock: inherited descriptors do not lead out" { t_inherited_fds; }
+@test "helper-landlock: a socket gate that cannot start (no /proc) exits 125 and runs nothing" { t_gate_no_proc; }
 @test "helper-landlock: a current directory outside the workspace does not lead out" { t_cwd_outside; }
 @test "helper-landlock: TIOCSTI is refused" { t_tiocsti; }
 @test "helper-landlock: signals to outside processes are refused" { t_signals; }

@@ -35,6 +35,7 @@ teardown() { stop_listener; escape_teardown; }
 @test "helper: root cannot write a device node made in the workspace" { t_device_in_workspace; }
 @test "helper: a regular file as stdin does not become writable" { t_stdin; }
 @test "helper: inherited descriptors do not lead out" { t_inherited_fds; }
+@test "helper: a socket gate that cannot start (no /proc) exits 125 and runs nothing" { t_gate_no_proc; }
 @test "helper: a current directory outside the workspace does not lead out" { t_cwd_outside; }
 @test "helper: inherited descriptors are no handle for metadata changes" { t_fd_metadata; }
 @test "helper: TIOCSTI is refused" { t_tiocsti; }

@@ -437,6 +437,23 @@ t_cwd_outside() {
 
 # Other inherited descriptors: a directory outside (fd 3) and a file
 # outside opened read-only (fd 4) must not lead to writes there.
+# t_gate_no_proc: the socket gate cannot start without /proc (hidden
+# under a tmpfs): exec exits 125 saying so and the command never runs;
+# the control runs the same command with the same hidden /proc outside.
+t_gate_no_proc() {
+	unshare -rm true 2>/dev/null || skip "no user namespace for unshare"
+	local hide='mount -t tmpfs none /proc && exec "$@"'
+	run unshare -rm sh -c "$hide" sh sh -c 'echo ran >"$1"' sh "$T/control"
+	assert_success
+	assert_equal "$(cat "$T/control")" ran
+	run unshare -rm sh -c "$hide" sh "$ARCTURN_BIN" exec -- \
+	    sh -c 'echo ran >"$1"' sh "$T/cmd"
+	assert_equal "$status" 125
+	assert_output --partial "unix socket gate: /proc/self/fd"
+	run test -e "$T/cmd"
+	assert_failure
+}
+
 t_inherited_fds() {
 	make_outside
 	local before
