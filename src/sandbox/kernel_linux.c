@@ -3,6 +3,7 @@
  * a process, and the guards on inherited descriptors (kernel_linux.h).
  */
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -292,32 +293,50 @@ fail:
  * and the like are (a make jobserver keeps working). A regular file on
  * stdin becomes a pipe fed from it.
  */
+/* Mark fd close-on-exec when it is a regular file or a directory. */
+static void
+guard_fd(int fd)
+{
+	struct stat st;
+	int flags;
+
+	if ((flags = fcntl(fd, F_GETFD)) < 0 || (flags & FD_CLOEXEC) ||
+	    fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) ||
+	    S_ISDIR(st.st_mode)))
+		return;
+	(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
 int
 linux_fds_guard(char *err, size_t errlen)
 {
 	union { struct dirent d; char b[2048]; } buf;
 	struct dirent *e;
-	struct stat st;
-	long n, off;
-	int fd, dfd, flags;
+	struct rlimit rl;
+	long n, off, fd, top;
+	int dfd;
 
 	if (stdin_pipe(err, errlen) < 0)
 		return -1;
 	/* getdents64 itself: opendir's buffer is a mapping of its own */
 	if ((dfd = openat(AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return 0;	/* no /proc: nothing inherited can be listed */
+	    O_CLOEXEC)) < 0) {
+		/* no /proc to list them: ask every number that can be open,
+		   up to the hard limit (one lowered later can leave fds above
+		   the soft one) or the kernel's default nr_open, 2^20 */
+		top = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    rl.rlim_max != RLIM_INFINITY && rl.rlim_max < 1L << 20 ?
+		    (long)rl.rlim_max : 1L << 20;
+		for (fd = 3; fd < top; fd++)
+			guard_fd((int)fd);
+		return 0;
+	}
 	while ((n = syscall(SYS_getdents64, dfd, buf.b, sizeof buf.b)) > 0)
 		for (off = 0; off < n; off += e->d_reclen) {
 			e = (struct dirent *)(buf.b + off);
 			fd = atoi(e->d_name);
-			if (fd <= 2 || fd == dfd || e->d_name[0] == '.')
-				continue;
-			if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) ||
-			    S_ISDIR(st.st_mode)))
-				continue;
-			if ((flags = fcntl(fd, F_GETFD)) >= 0)
-				(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+			if (fd > 2 && fd != dfd && e->d_name[0] != '.')
+				guard_fd((int)fd);
 		}
 	close(dfd);
 	return 0;
