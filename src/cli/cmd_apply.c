@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -174,15 +175,24 @@ struct progress {
 	int		 fd;		/* --progress-fd, or -1 */
 };
 
-/* "DONE TOTAL\n" on pr->fd, whole; a reader gone is no error of apply's */
+/*
+ * "DONE TOTAL\n" on pr->fd, whole, when it can go out now: a reader that
+ * stops reading must not stop the apply (which holds the session), so a
+ * line that would block is left out (the next one carries the count). On
+ * a pipe, writable means a free buffer: a line this short never blocks.
+ * A reader gone is no error of apply's.
+ */
 static void
 progress_line(struct progress *pr)
 {
+	struct pollfd pf = { pr->fd, POLLOUT, 0 };
 	char line[64];
 	int n;
 
+	if (pr->fd < 0 || poll(&pf, 1, 0) != 1 || !(pf.revents & POLLOUT))
+		return;
 	n = snprintf(line, sizeof line, "%zu %zu\n", pr->done, pr->total);
-	if (pr->fd >= 0 && write(pr->fd, line, (size_t)n) != n)
+	if (write(pr->fd, line, (size_t)n) != n)
 		pr->fd = -1;
 }
 

@@ -167,6 +167,28 @@ sys.exit(subprocess.run([sys.argv[1], "apply", "--yes", "--progress-fd", str(w)]
 	[ "$(cat f)" = mine ]
 }
 
+@test "apply --progress-fd N: a reader that stops reading (a full pipe) does not stop the apply" {
+	local k
+	for k in $(seq 300); do echo "$k"; done >"$T/list"
+	while read -r k; do dw "n/f$k" <<<"$k" || return 1; done <"$T/list"
+	# a pipe of one page, filled before apply starts, never read: the
+	# apply ends (the timeout is a guard, not a measure), every file lands
+	run timeout 120 python3 -c 'import fcntl, os, subprocess, sys
+r, w = os.pipe()
+fcntl.fcntl(w, 1031, 4096)	# F_SETPIPE_SZ
+os.set_blocking(w, False)
+try:
+    while True:
+        os.write(w, b"x" * 512)
+except BlockingIOError:
+    pass
+os.set_blocking(w, True)
+sys.exit(subprocess.run([sys.argv[1], "apply", "--yes", "--progress-fd", str(w)], pass_fds=(w,)).returncode % 256)' "$ARCTURN_BIN"
+	assert_success
+	assert_output --regexp '^Applied 300 file\(s\) \(as turn [0-9]+\)\.$'
+	[ "$(cat n/f300)" = 300 ]
+}
+
 @test "symlink escape at apply: a dir replaced by a symlink out is refused, others land, nothing in OUT" {
 	mkdir -p sub && printf 'a\n' >sub/f && printf 'b\n' >top
 	dw sub/f <<<"A"
