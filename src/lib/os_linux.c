@@ -211,22 +211,24 @@ meminfo(const char *buf, const char *key)
 static int
 syncfs_reports_errors(void)
 {
-	static int yes = -1;
+	static int yes = -1;	/* apply's threads ask at once: atomic */
 	struct utsname u;
 	unsigned long maj, min;
 	char *end;
+	int v;
 
-	if (yes >= 0)
-		return yes;
-	yes = 0;
-	if (uname(&u) < 0)
-		return yes;
-	maj = strtoul(u.release, &end, 10);
-	if (*end != '.')
-		return yes;
-	min = strtoul(end + 1, NULL, 10);
-	yes = maj > 5 || (maj == 5 && min >= 8);
-	return yes;
+	if ((v = __atomic_load_n(&yes, __ATOMIC_RELAXED)) >= 0)
+		return v;
+	v = 0;
+	if (uname(&u) == 0) {
+		maj = strtoul(u.release, &end, 10);
+		if (*end == '.') {
+			min = strtoul(end + 1, NULL, 10);
+			v = maj > 5 || (maj == 5 && min >= 8);
+		}
+	}
+	__atomic_store_n(&yes, v, __ATOMIC_RELAXED);
+	return v;
 }
 
 int
