@@ -5,7 +5,6 @@
  * edit`'s (lib/edit.h); every write, command, review, discard and apply
  * runs the arcturn binary as a child with the CLI's arguments.
  */
-#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -75,7 +74,7 @@ view_read(const struct mcp_server *srv, const char *what, const char *path,
 	struct wsview v = { NULL, -1 };
 	struct workspace x;
 	char *rel = NULL;
-	int r, g = WORKSPACE_NONE, want;
+	int r, flags;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
@@ -86,20 +85,11 @@ view_read(const struct mcp_server *srv, const char *what, const char *path,
 	    &e)) < 0)
 		goto out;
 	*dry = x.p.dry_run;
-	want = r == 0 && (x.p.dry_run || (!edit && x.named));
-	if (want && (g = workspace_open(&x, what, 0, LOCK_SH, &e)) ==
-	    WORKSPACE_ERR)
+	flags = r == 0 ? WORKSPACE_VIEW_ROOT : 0;
+	if (r == 0 && (x.p.dry_run || (!edit && x.named)))
+		flags |= WORKSPACE_VIEW_SESSION;
+	if (workspace_view(&x, what, flags, &v, &e) < 0)
 		goto out;
-	if (g == WORKSPACE_GOT) {
-		if (workspace_same(&x, &e) < 0 ||
-		    workspace_root(&x, x.p.workspace, &e) < 0)
-			goto out;
-		v.s = &x.s;
-	} else if (r == 0 && workspace_root(&x, x.p.workspace, &e) < 0) {
-		e.status = EXIT_REFUSED;
-		goto out;
-	}
-	v.rootfd = x.rootfd;
 	if (wsview_read(&v, rel, MCP_READ_MAX, buf, len) < 0)
 		workspace_fail(&e, EXIT_REFUSED, errno, path, NULL);
 	else
