@@ -294,15 +294,11 @@ doc_begin(const struct workspace *x, const struct wsview *v, const char *rel)
 	return o;
 }
 
-/* Print the document o (NULL: out of memory): 0, else the exit status. */
+/* Print the document o, built when ok: 0, else the exit status. */
 static int
 doc_end(cJSON *o, int ok)
 {
-	if (!ok) {
-		cJSON_Delete(o);
-		o = NULL;
-	}
-	return say_print(o) == 0 ? 0 : EXIT_USAGE;
+	return say_print_built(o, ok) == 0 ? 0 : EXIT_USAGE;
 }
 
 /*
