@@ -408,9 +408,7 @@ mcp_find_call(const struct mcp_server *srv, const char *name,
 		    "not be empty") != 0;
 	if (rc != 0) {
 		mem_free(v);
-		*result = mcp_fail("arcturn: %s: %s", name, msg);
-		return *result == NULL ? mcp_bad(msg, msglen, MCP_EINTERNAL,
-		    "out of memory") : 0;
+		return MCP_BADARGS;
 	}
 	if (nav_open(srv, name, &nv, line, sizeof line) < 0)
 		*result = mcp_result(NULL, line, 1);

@@ -540,11 +540,8 @@ mcp_nav_call(const struct mcp_server *srv, const char *name,
 	    mcp_arg_str(args, "path", (strcmp(name, "get_file_info") == 0 ?
 	    MCP_ARG_REQUIRED : 0) | MCP_ARG_PATH, &path, NULL, msg,
 	    msglen) < 0 ||
-	    mcp_arg_count(args, "maxDepth", 64, 8, &depth, msg, msglen) < 0) {
-		*result = mcp_fail("arcturn: %s: %s", name, msg);
-		return *result == NULL ? mcp_bad(msg, msglen, MCP_EINTERNAL,
-		    "out of memory") : 0;
-	}
+	    mcp_arg_count(args, "maxDepth", 64, 8, &depth, msg, msglen) < 0)
+		return MCP_BADARGS;
 	if (path == NULL)
 		path = ".";
 	if (nav_open(srv, name, &nv, line, sizeof line) < 0) {

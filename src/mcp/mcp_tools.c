@@ -577,7 +577,7 @@ mcp_files_call(const struct mcp_server *srv, const char *name,
 		    msglen) < 0 ||
 		    mcp_arg_count(args, "limit", 1L << 30, 0, &limit, msg,
 		    msglen) < 0)
-			goto bad;
+			return MCP_BADARGS;
 		*result = tool_read(srv, path, offset ? offset : 1, limit);
 	} else if (strcmp(name, "write_file") == 0) {
 		if (mcp_arg_only(args, k_write, msg, msglen) < 0 ||
@@ -585,7 +585,7 @@ mcp_files_call(const struct mcp_server *srv, const char *name,
 		    &path, NULL, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "content", MCP_ARG_REQUIRED |
 		    MCP_ARG_BYTES, &content, &clen, msg, msglen) < 0)
-			goto bad;
+			return MCP_BADARGS;
 		*result = put(srv, "write", path, content, clen, NULL, NULL);
 	} else if (strcmp(name, "edit_file") == 0) {
 		if (mcp_arg_only(args, k_edit, msg, msglen) < 0 ||
@@ -594,18 +594,13 @@ mcp_files_call(const struct mcp_server *srv, const char *name,
 		    check_edits(cJSON_GetObjectItemCaseSensitive(args, "edits"),
 		    msg, msglen) < 0 ||
 		    mcp_arg_bool(args, "dryRun", &preview, msg, msglen) < 0)
-			goto bad;
+			return MCP_BADARGS;
 		*result = tool_edit(srv, path, cJSON_GetObjectItemCaseSensitive(
 		    args, "edits"), preview);
 	} else
 		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s",
 		    name);
 	if (*result == NULL)
-		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
-	return 0;
-bad:
-	/* input errors are results the model can act on (spec 2025-11-25) */
-	if ((*result = mcp_fail("arcturn: %s: %s", name, msg)) == NULL)
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	return 0;
 }
