@@ -114,6 +114,14 @@ link_denied(const struct apply_env *env, const char *link, int lpfd,
 	return rc != 0;
 }
 
+/* The file lr an APPLY_LINK item links to holds srcfd's bytes: 1 yes. */
+static int
+link_holds(const struct apply_item *it, int srcfd, const struct apply_real *lr)
+{
+	return lr->ps.kind == PSTATE_FILE && lr->ps.mode == PERM(it->mode) &&
+	    apply_same_bytes(srcfd, lr);
+}
+
 int
 apply_make_new(struct apply_item *it, const struct apply_env *env, int rootfd,
     int pfd, int srcfd, const char *target, char *tmp, struct stat *tst,
@@ -152,9 +160,7 @@ apply_make_new(struct apply_item *it, const struct apply_env *env, int rootfd,
 		if ((lr = mem_alloc(sizeof *lr)) == NULL ||
 		    apply_read_real(lpfd, lname, lr) < 0)
 			goto out;
-		if (lr->ps.kind != PSTATE_FILE ||
-		    lr->ps.mode != PERM(it->mode) ||
-		    !apply_same_bytes(srcfd, lr)) {
+		if (!link_holds(it, srcfd, lr)) {
 			errno = ESTALE;
 			goto out;
 		}
@@ -165,9 +171,7 @@ apply_make_new(struct apply_item *it, const struct apply_env *env, int rootfd,
 		    st.st_ino != lr->ino || st.st_dev != lr->dev ||
 		    (!apply_real_unchanged(&st, lr) &&
 		    (apply_read_real(pfd, tmp, lr) < 0 ||
-		    lr->ps.kind != PSTATE_FILE ||
-		    lr->ps.mode != PERM(it->mode) ||
-		    !apply_same_bytes(srcfd, lr)))) {
+		    !link_holds(it, srcfd, lr)))) {
 			unlinkat(pfd, tmp, 0);
 			errno = ESTALE;
 			goto out;

@@ -146,11 +146,7 @@ discard_doc(const char *session, const struct changes *c, const int *sel,
 		ok = cJSON_AddBoolToObject(o, "session_removed", removed) !=
 		    NULL;
 	}
-	if (!ok) {
-		cJSON_Delete(o);
-		o = NULL;
-	}
-	return say_print(o) == 0 ? 0 : EXIT_USAGE;
+	return say_print_built(o, ok) == 0 ? 0 : EXIT_USAGE;
 }
 
 /* discard of a session that cannot be opened: by its id, asked first. */

@@ -295,10 +295,11 @@ exec_json(const struct exec_doc *d, int rc, const struct sandbox_end *end)
 {
 	double ms = now_ms() - d->start;
 	cJSON *o;
+	int fail;
 
 	if (!end->ran)
 		return rc;	/* say_finish: the error document */
-	if ((o = say_doc(NULL)) == NULL ||
+	fail = (o = say_doc(NULL)) == NULL ||
 	    cJSON_AddNumberToObject(o, "status", rc) == NULL ||
 	    (end->sig == 0 ? cJSON_AddNumberToObject(o, "exit_code",
 	    end->status) : cJSON_AddNullToObject(o, "exit_code")) == NULL ||
@@ -312,13 +313,9 @@ exec_json(const struct exec_doc *d, int rc, const struct sandbox_end *end)
 	    (d->session[0] != '\0' ? cJSON_AddStringToObject(o, "session",
 	    d->session) : cJSON_AddNullToObject(o, "session")) == NULL ||
 	    cJSON_AddNumberToObject(o, "duration_ms", ms < 0 ? 0 :
-	    (double)(long long)(ms + 0.5)) ==
-	    NULL) {
-		cJSON_Delete(o);
-		o = NULL;
-	}
+	    (double)(long long)(ms + 0.5)) == NULL;
 	/* the command's status stands; a lost line is said on stderr */
-	(void)say_print(o);
+	(void)say_print_built(o, !fail);
 	return rc;
 }
 

@@ -22,7 +22,6 @@
  * content (text when it is UTF-8 without NUL, else base64; a file over
  * READ_JSON_MAX is refused).
  */
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -52,35 +51,6 @@
 
 #define EDIT_MAX	((size_t)256 << 20)
 #define READ_JSON_MAX	((size_t)64 << 20)	/* read --json: content cap */
-
-/*
- * Choose the view: with want, the session (opened with create and
- * lockop; when there is none and create is 0, the real tree), else the
- * real tree, whose root is opened only for a path inside the workspace.
- */
-static int
-view_open(struct workspace *x, const char *what, int inside, int want,
-    int create, int lockop, struct wsview *v, struct workspace_err *e)
-{
-	int r = WORKSPACE_NONE;
-
-	v->s = NULL;
-	v->rootfd = -1;
-	if (want && (r = workspace_open(x, what, create, lockop, e)) ==
-	    WORKSPACE_ERR)
-		return -1;
-	if (r == WORKSPACE_GOT) {
-		if (workspace_same(x, e) < 0 ||
-		    workspace_root(x, x->p.workspace, e) < 0)
-			return -1;
-		v->s = &x->s;
-	} else if (inside && workspace_root(x, x->p.workspace, e) < 0) {
-		e->status = EXIT_REFUSED;
-		return -1;
-	}
-	v->rootfd = x->rootfd;
-	return 0;
-}
 
 /* The policy on one path (roots.h, writecheck.h): what put asks. */
 struct guard {
@@ -222,6 +192,21 @@ begin(struct workspace *x, struct cli *c, int dry, int writes, char **rel,
 }
 
 /*
+ * The view (workspace_view) for begin's r: write and edit the session's
+ * under dry run; read also when a session is named, but only for a path
+ * inside the workspace (outside, it reads the real file).
+ */
+static int
+view_flags(const struct workspace *x, int r, int writes)
+{
+	int f = r == 0 ? WORKSPACE_VIEW_ROOT : 0;
+
+	if (writes ? x->p.dry_run : r == 0 && (x->p.dry_run || x->named))
+		f |= WORKSPACE_VIEW_SESSION;
+	return writes ? f | WORKSPACE_VIEW_WRITE : f;
+}
+
+/*
  * write and edit take no path outside the workspace, even one in another
  * writable root (the temp dir, a grant), and say so first: a grant's
  * hint would not let them in. -1 (e filled) for r, begin's 1.
@@ -309,15 +294,11 @@ doc_begin(const struct workspace *x, const struct wsview *v, const char *rel)
 	return o;
 }
 
-/* Print the document o (NULL: out of memory): 0, else the exit status. */
+/* Print the document o, built when ok: 0, else the exit status. */
 static int
 doc_end(cJSON *o, int ok)
 {
-	if (!ok) {
-		cJSON_Delete(o);
-		o = NULL;
-	}
-	return say_print(o) == 0 ? 0 : EXIT_USAGE;
+	return say_print_built(o, ok) == 0 ? 0 : EXIT_USAGE;
 }
 
 /*
@@ -387,8 +368,8 @@ cmd_write(struct cli *c)
 		    why);
 		goto out;
 	}
-	if (view_open(&x, "write", r == 0, x.p.dry_run, 1, LOCK_EX, &v,
-	    &e) < 0 || check_target(&v, rel, path, &kind, &e) != 0)
+	if (workspace_view(&x, "write", view_flags(&x, r, 1), &v, &e) < 0 ||
+	    check_target(&v, rel, path, &kind, &e) != 0)
 		goto out;
 	/* the checkpoint store's lock is held until the write is recorded */
 	if (r == 0 && checkpoint_before(&x, rel, path, &h, &e) < 0)
@@ -520,7 +501,7 @@ cmd_edit(struct cli *c)
 	if ((r = begin(&x, c, dry, 1, &rel, &e)) < 0 ||
 	    inside_only(&x, path, r, &e) < 0 ||
 	    guard_check(&x, path, rel, r == 0, &g, &e) != 0 ||
-	    view_open(&x, "edit", r == 0, x.p.dry_run, 1, LOCK_EX, &v, &e) < 0 ||
+	    workspace_view(&x, "edit", view_flags(&x, r, 1), &v, &e) < 0 ||
 	    check_target(&v, rel, path, &kind, &e) != 0)
 		goto out;
 	if (wsview_read(&v, rel, EDIT_MAX, &buf, &len) < 0) {
@@ -678,8 +659,7 @@ cmd_read(struct cli *c)
 		return EXIT_USAGE;
 	path = c->argv[optind];
 	if ((r = begin(&x, c, dry, 0, &rel, &e)) < 0 ||
-	    view_open(&x, "read", r == 0, r == 0 && (x.p.dry_run || x.named),
-	    0, LOCK_SH, &v, &e) < 0)
+	    workspace_view(&x, "read", view_flags(&x, r, 0), &v, &e) < 0)
 		goto out;
 	if ((fd = wsview_open(&v, rel)) < 0)
 		workspace_fail(&e, EXIT_REFUSED, errno, path, NULL);

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
+#include "cli/cmd_json.h"
 #include "cli/say.h"
 #include "policy/caches.h"
 #include "policy/config.h"
@@ -122,8 +123,7 @@ status_json(const struct sandbox_report *r, const struct policy *p)
 		goto fail;
 	return say_print(o);
 fail:
-	cJSON_Delete(o);
-	return say_print(NULL);
+	return say_print_built(o, 0);
 }
 
 /*
@@ -206,7 +206,7 @@ sandbox_unstamp_cmd(struct cli *c, const char *path)
 	struct policy p = { 0 };
 	char err[1024];
 	cJSON *o;
-	int n;
+	int n, ok;
 
 	if (cmd_load(c, &f, &p) < 0)
 		return EXIT_USAGE;
@@ -220,14 +220,10 @@ sandbox_unstamp_cmd(struct cli *c, const char *path)
 		return errno == ENOTSUP ? EXIT_USAGE : EXIT_REFUSED;
 	}
 	if (c->json) {
-		if ((o = say_doc(NULL)) == NULL ||
-		    (path != NULL ? cJSON_AddStringToObject(o, "path", path) :
-		    cJSON_AddNullToObject(o, "path")) == NULL ||
-		    cJSON_AddNumberToObject(o, "restored", n) == NULL) {
-			cJSON_Delete(o);
-			o = NULL;
-		}
-		return say_print(o) < 0 ? EXIT_USAGE : 0;
+		ok = (o = say_doc(NULL)) != NULL &&
+		    cmdjson_str(o, "path", path) == 0 &&
+		    cJSON_AddNumberToObject(o, "restored", n) != NULL;
+		return say_print_built(o, ok) < 0 ? EXIT_USAGE : 0;
 	}
 	if (err[0] != '\0' && !c->quiet)
 		printf("%s\n", err);

@@ -407,14 +407,11 @@ session_rm_cmd(struct workspace *x, struct cli *c, const char *id, int yes)
 		return EXIT_USAGE;
 	}
 	if (c->json) {
-		if ((o = say_doc("session-rm")) != NULL &&
-		    (cJSON_AddStringToObject(o, "id", id) == NULL ||
-		    cJSON_AddTrueToObject(o, "removed") == NULL ||
-		    cmdjson_num(o, "pending", (double)pend, pend < 0) < 0)) {
-			cJSON_Delete(o);
-			o = NULL;
-		}
-		return say_print(o) == 0 ? 0 : EXIT_USAGE;
+		r = (o = say_doc("session-rm")) != NULL &&
+		    cJSON_AddStringToObject(o, "id", id) != NULL &&
+		    cJSON_AddTrueToObject(o, "removed") != NULL &&
+		    cmdjson_num(o, "pending", (double)pend, pend < 0) == 0;
+		return say_print_built(o, r) == 0 ? 0 : EXIT_USAGE;
 	}
 	if (!c->quiet)
 		printf("Removed session %s.\n", id);

@@ -145,9 +145,9 @@ const char *mcp_sandbox_backend(const struct mcp_server *);
  * Call the tool name with args (an object, or NULL for none), through
  * the function mcp_schema.c's one table gives it. Returns 0
  * with *result set to a CallToolResult (isError true for a tool that
- * failed), or a JSON-RPC error code (MCP_EPARAMS: unknown tool or bad
- * arguments; MCP_EINTERNAL: out of memory) with msg (msglen bytes) saying
- * why.
+ * failed, or for arguments it refuses: `arcturn: NAME: WHY`), or a
+ * JSON-RPC error code (MCP_EPARAMS: unknown tool; MCP_EINTERNAL: out of
+ * memory) with msg (msglen bytes) saying why.
  */
 int	mcp_tools_call(const struct mcp_server *, const char *name,
 	    const cJSON *args, cJSON **result, char *msg, size_t msglen);

@@ -13,6 +13,14 @@
 
 #include <cJSON.h>
 
+/*
+ * What a tool's function returns for arguments it refuses, msg saying
+ * why (an argument helper's -1): mcp_tools_call makes it the isError
+ * result `arcturn: TOOL: MSG`, the input error a model can act on (spec
+ * 2025-11-25), not a JSON-RPC error.
+ */
+#define MCP_BADARGS	(-1)
+
 int	mcp_bad(char *msg, size_t msglen, int code, const char *fmt, ...)
 	    __attribute__((format(printf, 4, 5)));
 /*

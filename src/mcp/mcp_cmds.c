@@ -462,10 +462,5 @@ mcp_cmds_call(const struct mcp_server *srv, const char *name,
 	return 0;
 bad:
 	mem_free(v);
-	if (rc == -2)
-		return MCP_EINTERNAL;
-	/* input errors are results the model can act on (spec 2025-11-25) */
-	if ((*result = mcp_fail("arcturn: %s: %s", name, msg)) == NULL)
-		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
-	return 0;
+	return rc == -2 ? MCP_EINTERNAL : MCP_BADARGS;
 }

@@ -203,7 +203,6 @@ grep_one(struct walk *w, const char *rel, const char *sub,
     const struct nav_ent *e)
 {
 	struct grep *g = w->arg;
-	struct wsview v = { w->nv->s, w->nv->rootfd };
 	char *buf, *p, *end, *nl, save;
 	size_t len;
 	long no = 0;
@@ -212,7 +211,7 @@ grep_one(struct walk *w, const char *rel, const char *sub,
 	if (e->kind != NAV_FILE || (g->include != NULL &&
 	    !glob_match(g->include, sub, e->name)))
 		return 0;
-	if (wsview_read(&v, rel, MCP_READ_MAX, &buf, &len) < 0)
+	if (wsview_read(&w->nv->v, rel, MCP_READ_MAX, &buf, &len) < 0)
 		return errno == ENOMEM ? -1 : 0;	/* gone, too big */
 	g->files++;
 	if (memchr(buf, '\0', len < SEARCH_BINARY_PEEK ? len :
@@ -295,7 +294,6 @@ tool_read_many(const struct mcp_server *srv, struct nav *nv, char **paths,
     size_t np)
 {
 	struct nav_text t = { NULL, 0, srv->budget, 0 };
-	struct wsview v = { nv->s, nv->rootfd };
 	char line[PATH_MAX + 512], *rel, *buf, *txt;
 	size_t i, len, room, n;
 	cJSON *o, *arr, *e, *r;
@@ -313,7 +311,7 @@ tool_read_many(const struct mcp_server *srv, struct nav *nv, char **paths,
 		if (nav_rel(nv, "read_multiple_files", paths[i], &rel, line,
 		    sizeof line) < 0)
 			;
-		else if (wsview_read(&v, rel, MCP_READ_MAX, &buf, &len) < 0)
+		else if (wsview_read(&nv->v, rel, MCP_READ_MAX, &buf, &len) < 0)
 			snprintf(line, sizeof line, "arcturn: read: %s: %s",
 			    paths[i], strerror(errno));
 		else if ((txt = utf8_clean(buf, len, 0)) == NULL)
@@ -410,9 +408,7 @@ mcp_find_call(const struct mcp_server *srv, const char *name,
 		    "not be empty") != 0;
 	if (rc != 0) {
 		mem_free(v);
-		*result = mcp_fail("arcturn: %s: %s", name, msg);
-		return *result == NULL ? mcp_bad(msg, msglen, MCP_EINTERNAL,
-		    "out of memory") : 0;
+		return MCP_BADARGS;
 	}
 	if (nav_open(srv, name, &nv, line, sizeof line) < 0)
 		*result = mcp_result(NULL, line, 1);

@@ -2,7 +2,6 @@
  * The MCP server's view of the workspace for its navigation tools, and
  * list_directory, directory_tree and get_file_info (mcp_nav.h).
  */
-#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
@@ -26,28 +25,15 @@ nav_open(const struct mcp_server *srv, const char *what, struct nav *nv,
 {
 	struct workspace_err e = { .status = EXIT_USAGE };
 	struct cli c;
-	int g = WORKSPACE_NONE;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
 	c.session = srv->session;
-	nv->s = NULL;
-	nv->rootfd = -1;
 	workspace_init(&nv->x, &dryrun_notes);
-	if (dryrun_load(&nv->x, &c, srv->dry_run, &e) < 0)
-		goto fail;
-	if (nv->x.p.dry_run && (g = workspace_open(&nv->x, what, 0, LOCK_SH,
-	    &e)) == WORKSPACE_ERR)
-		goto fail;
-	if (g == WORKSPACE_GOT && workspace_same(&nv->x, &e) < 0)
-		goto fail;
-	if (workspace_root(&nv->x, nv->x.p.workspace, &e) < 0)
-		goto fail;
-	if (g == WORKSPACE_GOT)
-		nv->s = &nv->x.s;
-	nv->rootfd = nv->x.rootfd;
-	return 0;
-fail:
+	if (dryrun_load(&nv->x, &c, srv->dry_run, &e) == 0 &&
+	    workspace_view(&nv->x, what, WORKSPACE_VIEW_ROOT |
+	    (nv->x.p.dry_run ? WORKSPACE_VIEW_SESSION : 0), &nv->v, &e) == 0)
+		return 0;
 	dryrun_line(what, &e, line, size);
 	workspace_done(&nv->x);
 	return -1;
@@ -239,21 +225,21 @@ nav_list(struct nav *nv, const char *rel, struct nav_ent **out, size_t *nout)
 
 	*out = NULL;
 	*nout = 0;
-	if (nv->s != NULL) {
+	if (nv->v.s != NULL) {
 		/* the view's: a directory there, whichever tree holds it */
-		if (rel[0] != '\0' && (k = (size_t)shadow_lookup(nv->s,
-		    nv->rootfd, rel, &st)) != SHADOW_DIR) {
+		if (rel[0] != '\0' && (k = (size_t)shadow_lookup(nv->v.s,
+		    nv->v.rootfd, rel, &st)) != SHADOW_DIR) {
 			if ((int)k >= 0)
 				errno = k == SHADOW_ABSENT ? ENOENT : ENOTDIR;
 			return -1;
 		}
-		if ((fd = open_dir(nv->s->upperfd, rel)) >= 0) {
+		if ((fd = open_dir(nv->v.s->upperfd, rel)) >= 0) {
 			if (read_dir(fd, &v, &n, &cap, 1) < 0)
 				goto fail;
 			got = 1;
 		}
 	}
-	if ((fd = open_dir(nv->rootfd, rel)) >= 0) {
+	if ((fd = open_dir(nv->v.rootfd, rel)) >= 0) {
 		if (read_dir(fd, &v, &n, &cap, 0) < 0)
 			goto fail;
 		got = 1;
@@ -269,12 +255,12 @@ nav_list(struct nav *nv, const char *rel, struct nav_ent **out, size_t *nout)
 		v[k++] = v[i];
 	}
 	n = k;
-	if (nv->s != NULL) {
+	if (nv->v.s != NULL) {
 		/* what the merged view says each name is (whiteouts go) */
 		for (i = k = 0; i < n; i++) {
 			if ((p = nav_join(rel, v[i].name)) == NULL)
 				goto fail;
-			if (shadow_lookup(nv->s, nv->rootfd, p, &st) <= 0) {
+			if (shadow_lookup(nv->v.s, nv->v.rootfd, p, &st) <= 0) {
 				mem_free(p);
 				mem_free(v[i].name);
 				continue;
@@ -302,9 +288,9 @@ nav_stat(struct nav *nv, const char *rel, struct stat *st)
 	int fd, rc, save;
 
 	if (rel[0] == '\0')
-		return fstat(nv->rootfd, st);
-	if (nv->s != NULL) {
-		if ((rc = shadow_lookup(nv->s, nv->rootfd, rel, st)) < 0)
+		return fstat(nv->v.rootfd, st);
+	if (nv->v.s != NULL) {
+		if ((rc = shadow_lookup(nv->v.s, nv->v.rootfd, rel, st)) < 0)
 			return -1;
 		if (rc == SHADOW_ABSENT) {
 			errno = ENOENT;
@@ -312,7 +298,7 @@ nav_stat(struct nav *nv, const char *rel, struct stat *st)
 		}
 		return 0;
 	}
-	if ((fd = fsx_open_parent(nv->rootfd, rel, 0, &base)) < 0)
+	if ((fd = fsx_open_parent(nv->v.rootfd, rel, 0, &base)) < 0)
 		return -1;
 	rc = fstatat(fd, base, st, AT_SYMLINK_NOFOLLOW);
 	save = errno;
@@ -554,11 +540,8 @@ mcp_nav_call(const struct mcp_server *srv, const char *name,
 	    mcp_arg_str(args, "path", (strcmp(name, "get_file_info") == 0 ?
 	    MCP_ARG_REQUIRED : 0) | MCP_ARG_PATH, &path, NULL, msg,
 	    msglen) < 0 ||
-	    mcp_arg_count(args, "maxDepth", 64, 8, &depth, msg, msglen) < 0) {
-		*result = mcp_fail("arcturn: %s: %s", name, msg);
-		return *result == NULL ? mcp_bad(msg, msglen, MCP_EINTERNAL,
-		    "out of memory") : 0;
-	}
+	    mcp_arg_count(args, "maxDepth", 64, 8, &depth, msg, msglen) < 0)
+		return MCP_BADARGS;
 	if (path == NULL)
 		path = ".";
 	if (nav_open(srv, name, &nv, line, sizeof line) < 0) {

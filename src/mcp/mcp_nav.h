@@ -27,14 +27,15 @@
 #include "mcp/mcp.h"
 #include "mcp/mcp_args.h"
 #include "session/workspace.h"
+#include "session/wsview.h"
 
 enum { NAV_FILE, NAV_DIR, NAV_LINK, NAV_OTHER };
 
 /* The view: open it, resolve paths in it, list and stat, close it. */
 struct nav {
 	struct workspace	 x;
-	struct session	*s;		/* the session's view, or NULL */
-	int		 rootfd;
+	struct wsview	 v;		/* the session's view, or the real
+					   tree (workspace_view) */
 };
 
 struct nav_ent {

@@ -519,7 +519,11 @@ mcp_tools_call(const struct mcp_server *srv, const char *name,
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	rc = t->call(srv, name, args, result, msg, msglen);
 	cJSON_Delete(empty);
-	return rc;
+	if (rc != MCP_BADARGS)
+		return rc;
+	if ((*result = mcp_fail("arcturn: %s: %s", name, msg)) == NULL)
+		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
+	return 0;
 }
 
 int

@@ -5,7 +5,6 @@
  * edit`'s (lib/edit.h); every write, command, review, discard and apply
  * runs the arcturn binary as a child with the CLI's arguments.
  */
-#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -75,7 +74,7 @@ view_read(const struct mcp_server *srv, const char *what, const char *path,
 	struct wsview v = { NULL, -1 };
 	struct workspace x;
 	char *rel = NULL;
-	int r, g = WORKSPACE_NONE, want;
+	int r, flags;
 
 	memset(&c, 0, sizeof c);
 	c.dir = srv->dir;
@@ -86,20 +85,11 @@ view_read(const struct mcp_server *srv, const char *what, const char *path,
 	    &e)) < 0)
 		goto out;
 	*dry = x.p.dry_run;
-	want = r == 0 && (x.p.dry_run || (!edit && x.named));
-	if (want && (g = workspace_open(&x, what, 0, LOCK_SH, &e)) ==
-	    WORKSPACE_ERR)
+	flags = r == 0 ? WORKSPACE_VIEW_ROOT : 0;
+	if (r == 0 && (x.p.dry_run || (!edit && x.named)))
+		flags |= WORKSPACE_VIEW_SESSION;
+	if (workspace_view(&x, what, flags, &v, &e) < 0)
 		goto out;
-	if (g == WORKSPACE_GOT) {
-		if (workspace_same(&x, &e) < 0 ||
-		    workspace_root(&x, x.p.workspace, &e) < 0)
-			goto out;
-		v.s = &x.s;
-	} else if (r == 0 && workspace_root(&x, x.p.workspace, &e) < 0) {
-		e.status = EXIT_REFUSED;
-		goto out;
-	}
-	v.rootfd = x.rootfd;
 	if (wsview_read(&v, rel, MCP_READ_MAX, buf, len) < 0)
 		workspace_fail(&e, EXIT_REFUSED, errno, path, NULL);
 	else
@@ -587,7 +577,7 @@ mcp_files_call(const struct mcp_server *srv, const char *name,
 		    msglen) < 0 ||
 		    mcp_arg_count(args, "limit", 1L << 30, 0, &limit, msg,
 		    msglen) < 0)
-			goto bad;
+			return MCP_BADARGS;
 		*result = tool_read(srv, path, offset ? offset : 1, limit);
 	} else if (strcmp(name, "write_file") == 0) {
 		if (mcp_arg_only(args, k_write, msg, msglen) < 0 ||
@@ -595,7 +585,7 @@ mcp_files_call(const struct mcp_server *srv, const char *name,
 		    &path, NULL, msg, msglen) < 0 ||
 		    mcp_arg_str(args, "content", MCP_ARG_REQUIRED |
 		    MCP_ARG_BYTES, &content, &clen, msg, msglen) < 0)
-			goto bad;
+			return MCP_BADARGS;
 		*result = put(srv, "write", path, content, clen, NULL, NULL);
 	} else if (strcmp(name, "edit_file") == 0) {
 		if (mcp_arg_only(args, k_edit, msg, msglen) < 0 ||
@@ -604,18 +594,13 @@ mcp_files_call(const struct mcp_server *srv, const char *name,
 		    check_edits(cJSON_GetObjectItemCaseSensitive(args, "edits"),
 		    msg, msglen) < 0 ||
 		    mcp_arg_bool(args, "dryRun", &preview, msg, msglen) < 0)
-			goto bad;
+			return MCP_BADARGS;
 		*result = tool_edit(srv, path, cJSON_GetObjectItemCaseSensitive(
 		    args, "edits"), preview);
 	} else
 		return mcp_bad(msg, msglen, MCP_EPARAMS, "unknown tool: %.200s",
 		    name);
 	if (*result == NULL)
-		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
-	return 0;
-bad:
-	/* input errors are results the model can act on (spec 2025-11-25) */
-	if ((*result = mcp_fail("arcturn: %s: %s", name, msg)) == NULL)
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	return 0;
 }

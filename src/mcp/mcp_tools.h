@@ -48,7 +48,8 @@ int	mcp_child(const struct mcp_server *, const char *what,
 /*
  * A tool's function, as mcp_schema.c's table calls it (mcp_tools_call:
  * the tool is listed, there is a workspace, args is an object): 0 with
- * *result, or a JSON-RPC error code with msg.
+ * *result, MCP_BADARGS with msg (mcp_args.h: the caller makes it the
+ * isError result), or a JSON-RPC error code with msg.
  */
 typedef int mcp_tool_fn(const struct mcp_server *, const char *name,
     const cJSON *args, cJSON **result, char *msg, size_t msglen);

@@ -181,7 +181,7 @@ mcp_turns_call(const struct mcp_server *srv, const char *name,
 	    (rc = mcp_arg_bool(args, "force", &force, msg, msglen)) == 0)
 		*result = undo(srv, turn, force);
 	if (rc != 0)
-		*result = mcp_fail("arcturn: %s: %s", name, msg);
+		return MCP_BADARGS;
 	if (*result == NULL)
 		return mcp_bad(msg, msglen, MCP_EINTERNAL, "out of memory");
 	return 0;

@@ -3,6 +3,7 @@
  * root, the paths the user names resolved against it, and the sweep of
  * what a killed apply left in it.
  */
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -84,6 +85,31 @@ workspace_root(struct workspace *x, const char *root,
 		workspace_fail(e, EXIT_USAGE, errno, root, NULL);
 		return -1;
 	}
+	return 0;
+}
+
+int
+workspace_view(struct workspace *x, const char *what, int flags,
+    struct wsview *v, struct workspace_err *e)
+{
+	int write = (flags & WORKSPACE_VIEW_WRITE) != 0, r = WORKSPACE_NONE;
+
+	v->s = NULL;
+	v->rootfd = -1;
+	if ((flags & WORKSPACE_VIEW_SESSION) && (r = workspace_open(x, what,
+	    write, write ? LOCK_EX : LOCK_SH, e)) == WORKSPACE_ERR)
+		return -1;
+	if (r == WORKSPACE_GOT) {
+		if (workspace_same(x, e) < 0 ||
+		    workspace_root(x, x->p.workspace, e) < 0)
+			return -1;
+		v->s = &x->s;
+	} else if ((flags & WORKSPACE_VIEW_ROOT) &&
+	    workspace_root(x, x->p.workspace, e) < 0) {
+		e->status = EXIT_REFUSED;
+		return -1;
+	}
+	v->rootfd = x->rootfd;
 	return 0;
 }
 

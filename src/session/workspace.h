@@ -2,7 +2,8 @@
  * workspace: the workspace as a command sees it, opened once: its policy,
  * its dry-run session (open, locked) and the root fd, in one struct
  * workspace that the front ends (cli/, mcp/) fill and use. The file
- * commands read and write through the wsview (wsview.h) it gives.
+ * commands read and write through the wsview (wsview.h) workspace_view
+ * chooses.
  *
  * The session is --session ID, else ARCTURN_SESSION, else the default
  * session of the workspace (created by the first dry-run write). A named
@@ -11,8 +12,9 @@
  *
  * Calling sequence: workspace_init (with the front end's notes), fill
  * x->p (the front end loads the policy: dryrun_load in cli/), then
- * workspace_open or workspace_changes, workspace_root, and at the end
- * workspace_done, which frees the policy too.
+ * workspace_view, or workspace_open or workspace_changes and
+ * workspace_root, and at the end workspace_done, which frees the policy
+ * too.
  *
  * Nothing here prints. A function that fails fills a struct
  * workspace_err, which the front end renders (cli/cmd_dryrun.h:
@@ -29,6 +31,8 @@
 #include "policy/policy.h"
 #include "session/changes.h"
 #include "session/session.h"
+
+struct wsview;
 
 /*
  * What the workspace tells on the way, worded by the front end. A NULL
@@ -124,6 +128,26 @@ int	workspace_same(struct workspace *, struct workspace_err *);
 /* Open root as x->rootfd (once). */
 int	workspace_root(struct workspace *, const char *root,
 	    struct workspace_err *);
+
+/* How workspace_view chooses (flags, or-ed). */
+#define WORKSPACE_VIEW_SESSION	0x1	/* the session's tree, if any */
+#define WORKSPACE_VIEW_ROOT	0x2	/* the real tree's root: a path
+					   inside the workspace */
+#define WORKSPACE_VIEW_WRITE	0x4	/* create the session, LOCK_EX
+					   (else LOCK_SH, none created) */
+
+/*
+ * The view the file tools read and write through (wsview.h), chosen once
+ * for the CLI's write, edit and read and the MCP server's tools alike.
+ * With WORKSPACE_VIEW_SESSION, the selected session's shadow tree (opened
+ * and locked; it must belong to this workspace, and the root is opened),
+ * or the real tree when there is none (with WORKSPACE_VIEW_WRITE one is
+ * created); else the real tree. The real tree's root is opened only with
+ * WORKSPACE_VIEW_ROOT (v->rootfd is -1 otherwise: every path absolute);
+ * failing to open it there is EXIT_REFUSED. 0, or -1 with e filled.
+ */
+int	workspace_view(struct workspace *, const char *what, int flags,
+	    struct wsview *v, struct workspace_err *);
 
 /*
  * The pending changes of the workspace's session, for diff and apply:
