@@ -10,7 +10,6 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "cli/cmd_json.h"
 #include "cli/say.h"
 #include "policy/caches.h"
 #include "policy/config.h"
@@ -221,7 +220,8 @@ sandbox_unstamp_cmd(struct cli *c, const char *path)
 	}
 	if (c->json) {
 		ok = (o = say_doc(NULL)) != NULL &&
-		    cmdjson_str(o, "path", path) == 0 &&
+		    (path != NULL ? cJSON_AddStringToObject(o, "path", path) :
+		    cJSON_AddNullToObject(o, "path")) != NULL &&
 		    cJSON_AddNumberToObject(o, "restored", n) != NULL;
 		return say_print_built(o, ok) < 0 ? EXIT_USAGE : 0;
 	}

@@ -105,6 +105,9 @@ void	os_start_writeback(int fd);
  */
 int	os_open_nolinks(const char *path);
 
+/* A pipe whose two ends are close-on-exec: 0, or -1 with errno. */
+int	os_pipe_cloexec(int fd[2]);
+
 /*
  * Run fn(arg) in a child process that ends with the status fn returns,
  * and that shares our memory until it execs or ends, while we wait
@@ -115,7 +118,8 @@ int	os_open_nolinks(const char *path);
  */
 pid_t	os_spawn(int (*fn)(void *), void *arg);
 
-/* The status-change time of st, to the nanosecond. */
+/* The status-change and modification times of st, to the nanosecond. */
 struct timespec os_ctime(const struct stat *st);
+struct timespec os_mtime(const struct stat *st);
 
 #endif

@@ -321,3 +321,15 @@ os_spawn(int (*fn)(void *), void *arg)
 	errno = e;
 	return pid;
 }
+
+int
+os_pipe_cloexec(int fd[2])
+{
+	return pipe2(fd, O_CLOEXEC);
+}
+
+struct timespec
+os_mtime(const struct stat *st)
+{
+	return st->st_mtim;
+}

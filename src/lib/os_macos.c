@@ -179,3 +179,27 @@ os_open_nolinks(const char *path)
 	errno = ENOSYS;
 	return -1;
 }
+
+int
+os_pipe_cloexec(int fd[2])
+{
+	int e;
+
+	if (pipe(fd) < 0)
+		return -1;
+	if (fcntl(fd[0], F_SETFD, FD_CLOEXEC) < 0 ||
+	    fcntl(fd[1], F_SETFD, FD_CLOEXEC) < 0) {
+		e = errno;
+		close(fd[0]);
+		close(fd[1]);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+struct timespec
+os_mtime(const struct stat *st)
+{
+	return st->st_mtimespec;
+}

@@ -173,7 +173,7 @@ posix_child(int (*fn)(void *, int), void *arg, int flags,
 	memset(&c, 0, sizeof c);
 	c.fn = fn;
 	c.arg = arg;
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
+	if (os_pipe_cloexec(pfd) < 0) {
 		snprintf(err, errlen, "exec: pipe: %s", strerror(errno));
 		return -1;
 	}

@@ -271,12 +271,12 @@ begun_entry(const struct keep *k, const char *rel)
 static int
 same_ident(const struct ident *a, const struct stat *st)
 {
+	struct timespec m = os_mtime(st), c = os_ctime(st);
+
 	return a->ok && a->dev == st->st_dev && a->ino == st->st_ino &&
 	    a->size == st->st_size &&
-	    a->mtim.tv_sec == st->st_mtim.tv_sec &&
-	    a->mtim.tv_nsec == st->st_mtim.tv_nsec &&
-	    a->ctim.tv_sec == st->st_ctim.tv_sec &&
-	    a->ctim.tv_nsec == st->st_ctim.tv_nsec;
+	    a->mtim.tv_sec == m.tv_sec && a->mtim.tv_nsec == m.tv_nsec &&
+	    a->ctim.tv_sec == c.tv_sec && a->ctim.tv_nsec == c.tv_nsec;
 }
 
 static void
@@ -285,8 +285,8 @@ take_ident(struct ident *a, const struct stat *st)
 	a->dev = st->st_dev;
 	a->ino = st->st_ino;
 	a->size = st->st_size;
-	a->mtim = st->st_mtim;
-	a->ctim = st->st_ctim;
+	a->mtim = os_mtime(st);
+	a->ctim = os_ctime(st);
 	a->ok = 1;
 }
 
