@@ -57,3 +57,27 @@ assert_sweep() {
 	refute_output --partial "reference:"
 	refute_output --partial "skipped"
 }
+
+@test "exec --checkpoint with a full disk at any fsync: the session is said to keep changes only when some did not land" {
+	need_sweep
+	have_dry_exec
+	local k settled=0 kept=0
+	for k in $(seq 1 24); do
+		echo a >f
+		rm -rf "$HOME/.arcturn"
+		run strace -f -qq -o /dev/null -e trace=fsync \
+		    -e inject=fsync:error=ENOSPC:when="$k" \
+		    "$ARCTURN_BIN" exec --checkpoint -- sh -c 'echo b >f'
+		if [[ $output == *"their turn is not settled"* ]]; then
+			settled=$((settled + 1))
+			# all landed: nothing is left in the session to point at
+			[ "$(cat f)" = b ]
+			refute_output --partial "keeps what was not applied"
+		elif [[ $output == *"keeps what was not applied"* ]]; then
+			kept=$((kept + 1))
+		fi
+	done
+	# both kinds of point were met (the sweep reached the settle)
+	[ "$settled" -ge 1 ]
+	[ "$kept" -ge 1 ]
+}
