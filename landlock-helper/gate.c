@@ -627,9 +627,16 @@ gate_record(int sock, int dfd, const char *name)
 }
 
 int
-gate_init(int fd, const struct opts *o)
+gate_dir(void)
 {
-	int dfd;
+	return openat(AT_FDCWD, "/proc/self/fd", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC);
+}
+
+int
+gate_init(int fd, int dfd, const struct opts *o)
+{
+	int rc;
 
 	pol = o;
 	listener = fd;
@@ -638,14 +645,10 @@ gate_init(int fd, const struct opts *o)
 	 * enough for any sun_path, and relative, so that a supervisor
 	 * further out (arcturn inside arcturn) resolves it in our view.
 	 */
-	if ((dfd = openat(AT_FDCWD, "/proc/self/fd", O_PATH | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return -1;
-	if (fchdir(dfd) < 0) {
-		close(dfd);
-		return -1;
-	}
+	rc = fchdir(dfd);
 	close(dfd);
+	if (rc < 0)
+		return -1;
 	/* a peer gone away must not kill the supervisor */
 	signal(SIGPIPE, SIG_IGN);
 	return 0;

@@ -81,15 +81,19 @@ struct seccomp_notif_resp_ {
 /*
  * The supervisor (gate.c), under o's socket rules, for the listener that
  * gate_install (gate_filter.h) made. gate_clock, at the very start:
- * when the command's processes started (for the ctime rule). gate_init
- * records the listener and the policy, moves the calling process's cwd
- * to /proc/self/fd and returns 0, or -1 with errno; the threads that
+ * when the command's processes started (for the ctime rule). gate_dir
+ * opens /proc/self/fd (an fd, or -1 with errno), before the command
+ * exists: without it the gate cannot reach the command's descriptors,
+ * and nothing may run. gate_init records the listener and the policy,
+ * moves the calling process's cwd to that folder (dfd, closed) and
+ * returns 0, or -1 with errno; the threads that
  * serve the listener are gate_worker.h's. gate_report prints the refused
  * line (the first socket refused, how many more) on stderr, if anything
  * was refused.
  */
 void	gate_clock(void);
-int	gate_init(int listener, const struct opts *o);
+int	gate_dir(void);
+int	gate_init(int listener, int dfd, const struct opts *o);
 void	gate_report(void);
 
 /*

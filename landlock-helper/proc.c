@@ -263,6 +263,7 @@ proc_supervise(const struct opts *o, int mode, int ctl, int gate,
 	struct pollfd pf[3];
 	pid_t cmd, p;
 	int sfd, n, ws, st = 0, done = 0, gone = 0, listener, i, gatefail = 0;
+	int gdir = -1;
 
 	sigprocmask(SIG_BLOCK, &waitset, NULL);
 	if ((sfd = signalfd(-1, &waitset, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
@@ -273,9 +274,14 @@ proc_supervise(const struct opts *o, int mode, int ctl, int gate,
 		(void)fcntl(o->statusfd, F_SETFD, FD_CLOEXEC);
 	/* the command must not trace us or read our memory */
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* the gate's way to the command's descriptors, before it exists */
+	if (gate && (gdir = gate_dir()) < 0)
+		fail("exec: unix socket gate: /proc/self/fd", NULL);
 	cmd = spawn_command(&sp);
 	listener = sp.listener;
-	if (listener >= 0 && gate_init(listener, o) < 0) {
+	if (listener < 0 && gdir >= 0)
+		close(gdir);
+	if (listener >= 0 && gate_init(listener, gdir, o) < 0) {
 		say("exec: unix socket gate: /proc/self/fd", NULL, errno);
 		kill(cmd, SIGKILL);
 		listener = -1;
