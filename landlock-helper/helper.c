@@ -1,7 +1,7 @@
 /*
  * landlock-helper: confine the writes of one command and run it.
  *
- *	landlock-helper [-m | -M] [-n] [-g] [-o DIR -u UPPER -k WORK]
+ *	landlock-helper [-m | -M] [-n] [-g] [-o DIR -u UPPER -k WORK [-G FD]]
  *	    [-L FD] [-w PATH]... [-P PATH]... [-p PATH]...
  *	    [-s PATH]... [-t PATH]... [-a PATH]... [-A] -- CMD [ARG]...
  *	landlock-helper -I [-c FD] [-K SERIAL]... [-g] [-s PATH]... [-t PATH]...
@@ -22,6 +22,11 @@
  *		the mount layer (implies -M). The mount is volatile: UPPER
  *		is not synced at the end, and the WORK/work it leaves must be
  *		moved aside before the next mount (overlayfs refuses it).
+ *		-G FD: the session is not ready yet; mount only once the
+ *		byte 'g' comes on FD (arcturn readies it while the sandbox
+ *		is being built). Anything else, or the end of FD, ends the
+ *		helper with 125 and without a word: the command never
+ *		starts, and arcturn says why.
  *	-L FD	an open file (the session lock) that stays open until the
  *		last process of the command is gone; the command never has it
  *	-s PATH	a root whose pathname unix sockets the command may connect to
@@ -98,7 +103,7 @@ parse(int argc, char **argv, struct opts *o)
 {
 	int i;
 
-	o->lockfd = o->statusfd = -1;
+	o->lockfd = o->statusfd = o->gofd = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -141,6 +146,10 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'L':
 			if (number(v, &o->lockfd, 1 << 20) < 0)
+				return -1;
+			break;
+		case 'G':
+			if (number(v, &o->gofd, 1 << 20) < 0)
 				return -1;
 			break;
 		case 'c':
@@ -221,7 +230,8 @@ main(int argc, char **argv)
 			goto usage;
 		o.mount = 2;	/* never run a dry run against the real tree */
 		say_dryrun(1);
-	}
+	} else if (o.gofd >= 0)
+		goto usage;
 	if (o.init && o.mount)
 		goto usage;
 
@@ -255,7 +265,7 @@ main(int argc, char **argv)
 	return proc_exec(o.cmd, flags);
 usage:
 	fprintf(stderr, "usage: landlock-helper [-m | -M | -I] [-n] [-g] "
-	    "[-o DIR -u UPPER -k WORK] [-L FD] [-c FD] [-K SERIAL]... [-w PATH]... "
+	    "[-o DIR -u UPPER -k WORK [-G FD]] [-L FD] [-c FD] [-K SERIAL]... [-w PATH]... "
 	    "[-P PATH]... [-p PATH]... [-s PATH]... [-t PATH]... "
 	    "[-a PATH]... [-A] -- CMD [ARG]...\n");
 	return 125;

@@ -126,12 +126,33 @@ loopback_up(void)
  * volatile mount marks and overlayfs then refuses) aside before each run.
  * A kernel without the option just mounts without it.
  */
+/*
+ * -G: arcturn readies the session (its run mark, the work dir moved
+ * aside) while the sandbox is being built, and says 'g' when the overlay
+ * may go on it. Without that word (it could not, or it is gone) the
+ * helper ends here, quietly and with nothing run: arcturn speaks.
+ */
+static void
+wait_go(int fd)
+{
+	ssize_t n;
+	char c = 0;
+
+	while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1 || c != 'g')
+		_exit(125);
+	close(fd);
+}
+
 static void
 overlay(const struct opts *o)
 {
 	struct timespec ms = { 0, 1000000 };
 	int fs, mnt, tries;
 
+	if (o->gofd >= 0)
+		wait_go(o->gofd);
 	/*
 	 * EBUSY: upper or work is still in use by the last run's overlay,
 	 * whose init is ending (it holds the session lock until it is gone,

@@ -38,6 +38,7 @@ struct opts {
 	const char	*ovl;		/* -o: overlay on this path ... */
 	const char	*upper;		/* -u: ... with this upper dir */
 	const char	*work;		/* -k: ... and this work dir */
+	int		 gofd;		/* -G: ... once 'g' comes here; or -1 */
 	char		**cmd;
 };
 

@@ -283,6 +283,22 @@ record(struct workspace *x, const struct session_run *run)
 }
 
 /*
+ * The sandbox started for a run the session could not get ready for:
+ * ended before its overlay and the command (it says nothing; the caller
+ * does).
+ */
+static void
+unstart(struct sandbox_overlay_run *ov, struct sandbox_end *end)
+{
+	char err[256];
+
+	(void)sandbox_overlay_go(ov, 0);
+	(void)sandbox_overlay_wait(ov, end, err, sizeof err);
+	memset(end, 0, sizeof *end);
+	end->status = EXIT_OWN;
+}
+
+/*
  * exec --dry-run, for cmd_exec (which hands its policy over): the command
  * runs with overlayfs on the workspace and the session's upper dir, under
  * the session's exclusive lock; when it ends, the real state of every
@@ -334,10 +350,22 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 	(void)setenv(WORKSPACE_BUSY_ENV, x.id, 1);
 	session_path(upper, sizeof upper, x.p.state, x.id, "upper");
 	session_path(work, sizeof work, x.p.state, x.id, "work");
+	/*
+	 * The sandbox is built while the session gets ready for the run
+	 * below: the overlay waits for the word (sandbox_overlay_go).
+	 */
+	if (sandbox_overlay_start(&x.p, upper, work, x.s.lockfd, cmd, &ov,
+	    err, sizeof err) < 0) {
+		say_err("%s", err);
+		(void)unsetenv(WORKSPACE_BUSY_ENV);
+		workspace_done(&x);
+		return EXIT_OWN;
+	}
 	if ((fixed = session_unalias(&x.s, x.rootfd)) < 0) {
 		say_err("%s: session %s: looking for files an earlier apply "
 		    "left linked to the workspace: %s; not running the "
 		    "command", what, x.id, dryrun_strerror(errno));
+		unstart(ov, end);
 		workspace_done(&x);
 		return EXIT_OWN;
 	}
@@ -349,28 +377,31 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 	if (session_run_begin(&x.s, &run) < 0) {
 		say_err("exec --dry-run: session %s: preparing the overlay: %s; "
 		    "not running the command", x.id, dryrun_strerror(errno));
+		unstart(ov, end);
 		session_run_free(&run);
 		workspace_done(&x);
 		return EXIT_OWN;
 	}
 	if (settle_unrecorded(&x, &run) < 0) {
+		unstart(ov, end);
 		(void)session_run_end(&x.s, 1, 0);
 		session_run_free(&run);
 		workspace_done(&x);
 		return EXIT_OWN;
 	}
+	/*
+	 * The last run's work dir goes while the sandbox is still being
+	 * built (not beside the overlay's mount, on the same disk); then
+	 * the overlay may go on.
+	 */
+	session_run_sweep(&x.s);
+	(void)sandbox_overlay_go(ov, 1);
 	err[0] = '\0';
-	/* while the command runs: the last run's overlayfs work dir goes */
-	if ((rc = sandbox_overlay_start(&x.p, upper, work, x.s.lockfd, cmd,
-	    &ov, err, sizeof err)) == 0) {
-		session_run_sweep(&x.s);
-		rc = sandbox_overlay_wait(ov, end, err, sizeof err);
-	}
+	rc = sandbox_overlay_wait(ov, end, err, sizeof err);
 	changed = session_run_changed(&x.s, x.rootfd, &run);
-	if (rc < 0) {
+	if (err[0] != '\0')	/* the wait failed: rc is EXIT_OWN */
 		say_err("%s", err);
-		rc = EXIT_OWN;
-	} else if (ran != NULL)
+	else if (ran != NULL)
 		*ran = 1;
 	if (changed)
 		recorded = record(&x, &run);

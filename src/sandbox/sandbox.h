@@ -198,8 +198,15 @@ void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
  * Dry run: start argv under p with overlayfs mounted on the workspace
  * (lower: the workspace itself; upper and work: the session's dirs), so
  * that every change the command makes lands in upper: 0 with *run set
- * while the command runs (the caller may work meanwhile, the session's
- * sweep), then sandbox_overlay_wait waits for it, frees run, fills *end
+ * while the sandbox is being built. The overlay is mounted, and the
+ * command started, only on sandbox_overlay_go(run, 1): meanwhile the
+ * caller readies the session (the two overlap). sandbox_overlay_go(run,
+ * 0), or arcturn's end, ends the helper before the overlay and the
+ * command, quietly: the caller says why. go returns 0, or -1 when the
+ * helper had ended already (the wait tells how). The caller may work
+ * while the command runs too (the session's sweep); then
+ * sandbox_overlay_wait waits for it (saying no to a run not told go),
+ * frees run, fills *end
  * and returns end->status (its exit code, 128+N for signal N, 126/127;
  * EXIT_OWN with end->ran clear and one line in err when the wait
  * failed). Fails closed: start returns -1 with one line in err when the
@@ -231,6 +238,7 @@ struct sandbox_overlay_run;
 int	sandbox_overlay_start(const struct policy *p, const char *upper,
 	    const char *work, int lockfd, char **argv,
 	    struct sandbox_overlay_run **run, char *err, size_t errlen);
+int	sandbox_overlay_go(struct sandbox_overlay_run *run, int go);
 int	sandbox_overlay_wait(struct sandbox_overlay_run *run,
 	    struct sandbox_end *end, char *err, size_t errlen);
 

@@ -5,6 +5,7 @@
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -156,6 +157,7 @@ struct ovl {
 	const char	*upper;
 	const char	*work;
 	const char	*lockfd;	/* -L: the session lock's fd */
+	const char	*gofd;		/* -G: the word to mount comes here */
 };
 
 size_t
@@ -242,6 +244,10 @@ helper_argv(const struct policy *p, const struct roots *r, int mount,
 		if (ovl->lockfd != NULL) {
 			argv[n++] = "-L";
 			argv[n++] = (char *)ovl->lockfd;
+		}
+		if (ovl->gofd != NULL) {
+			argv[n++] = "-G";
+			argv[n++] = (char *)ovl->gofd;
 		}
 	}
 	for (k = 0; k < nl; k++)
@@ -357,14 +363,15 @@ struct spawn {
 	struct sigfwd		 sf;
 	pid_t			 parent;
 	int			 lockfd;
+	int			 gofd;		/* the helper's end of -G */
 	char			 err[512];
 };
 
 /*
  * The child: our dispositions back; killed when we die (even by SIGKILL),
  * so that the sandbox's init sees the helper go and ends the command;
- * the session lock kept open across the exec; then the helper (or err,
- * 125).
+ * the session lock and the end that says go kept open across the exec;
+ * then the helper (or err, 125).
  */
 static int
 spawn_child(void *arg)
@@ -377,6 +384,11 @@ spawn_child(void *arg)
 		_exit(EXIT_OWN);
 	if (sp->lockfd >= 0 && fcntl(sp->lockfd, F_SETFD, 0) < 0) {
 		snprintf(sp->err, sizeof sp->err, "exec: session lock: %s",
+		    strerror(errno));
+		_exit(EXIT_OWN);
+	}
+	if (sp->gofd >= 0 && fcntl(sp->gofd, F_SETFD, 0) < 0) {
+		snprintf(sp->err, sizeof sp->err, "exec --dry-run: %s",
 		    strerror(errno));
 		_exit(EXIT_OWN);
 	}
@@ -413,6 +425,7 @@ wait_end(struct sigfwd *sf, pid_t pid, struct sandbox_end *end)
 struct sandbox_overlay_run {
 	struct sigfwd	 sf;
 	pid_t		 pid;
+	int		 go;	/* our end of the helper's -G, or -1 */
 };
 
 int
@@ -424,10 +437,11 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 	struct sandbox_end gone;
 	struct spawn sp;
 	struct policy q = *p;
-	char lockarg[16];
-	struct ovl ovl = { p->workspace, upper, work, NULL };
+	char lockarg[16], goarg[16];
+	struct ovl ovl = { p->workspace, upper, work, NULL, NULL };
 	struct roots r;
 	pid_t pid;
+	int go[2];
 
 	*runp = NULL;
 	q.mode = MODE_WORKSPACE_WRITE;
@@ -444,20 +458,34 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 		snprintf(lockarg, sizeof lockarg, "%d", lockfd);
 		ovl.lockfd = lockarg;
 	}
+	/* a socket, so that a word to a helper gone raises no SIGPIPE */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0) {
+		snprintf(err, errlen, "exec --dry-run: starting the sandbox: "
+		    "%s", strerror(errno));
+		roots_free(&r);
+		return -1;
+	}
+	snprintf(goarg, sizeof goarg, "%d", go[0]);
+	ovl.gofd = goarg;
 	(void)sandbox_setenv("workspace-write,dry-run");
 	memset(&sp, 0, sizeof sp);
 	sp.state = q.state;
 	sp.lockfd = lockfd;
+	sp.gofd = go[0];
 	sp.parent = getpid();
 	/* argv points into r: r goes once the helper has exec'd */
 	if ((sp.argv = helper_argv(&q, &r, 2, &ovl, cmd)) == NULL) {
 		argv_error(err, errlen);
 		roots_free(&r);
+		close(go[0]);
+		close(go[1]);
 		return -1;
 	}
 	if ((run = mem_calloc(1, sizeof *run)) == NULL) {
 		mem_free(sp.argv);
 		roots_free(&r);
+		close(go[0]);
+		close(go[1]);
 		snprintf(err, errlen, "exec: %s", strerror(errno));
 		return -1;
 	}
@@ -470,6 +498,9 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 	pid = spawn_helper(&sp);
 	mem_free(sp.argv);
 	roots_free(&r);
+	close(go[0]);
+	if (pid < 0 || sp.err[0] != '\0')
+		close(go[1]);
 	if (pid < 0) {
 		snprintf(err, errlen, "exec: fork: %s", strerror(errno));
 		sigfwd_end(&sp.sf);
@@ -482,6 +513,7 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 		sigfwd_to(&sp.sf, pid);
 		run->sf = sp.sf;
 		run->pid = pid;
+		run->go = go[1];
 		*runp = run;
 		return 0;
 	}
@@ -490,9 +522,27 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 }
 
 int
+sandbox_overlay_go(struct sandbox_overlay_run *run, int go)
+{
+	ssize_t n = 1;
+
+	if (run->go < 0)
+		return 0;
+	if (go)
+		while ((n = send(run->go, "g", 1, MSG_NOSIGNAL)) < 0 &&
+		    errno == EINTR)
+			;
+	close(run->go);
+	run->go = -1;
+	/* the helper gone already: the wait tells how it ended */
+	return n == 1 ? 0 : -1;
+}
+
+int
 sandbox_overlay_wait(struct sandbox_overlay_run *run, struct sandbox_end *end,
     char *err, size_t errlen)
 {
+	(void)sandbox_overlay_go(run, 0);
 	if (wait_end(&run->sf, run->pid, end) < 0) {
 		snprintf(err, errlen, "exec: wait: %s", strerror(errno));
 		memset(end, 0, sizeof *end);

@@ -104,6 +104,15 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 }
 
 int
+sandbox_overlay_go(struct sandbox_overlay_run *run, int go)
+{
+	(void)run;
+	(void)go;
+	errno = EINVAL;
+	return -1;
+}
+
+int
 sandbox_overlay_wait(struct sandbox_overlay_run *run, struct sandbox_end *end,
     char *err, size_t errlen)
 {

@@ -577,7 +577,8 @@ backend_run(const struct policy *p, const struct sandbox_choice *ch,
 
 /*
  * exec --dry-run: cmd_dryrun_win.c refuses it before it gets here, so
- * sandbox_overlay_available and sandbox_overlay_start/_wait are not built.
+ * sandbox_overlay_available and sandbox_overlay_start/_go/_wait are not
+ * built.
  */
 const struct sandbox_platform sandbox_platform = {
 	.names = names,

@@ -14,7 +14,8 @@
  *			run that never ended, then leaves the mark `running`:
  *			a symlink whose target is the boot id; and notes what
  *			upper/'s directories hold (inode, entries, mode)
- *   session_run_sweep	deletes work.old; call it while the command runs
+ *   session_run_sweep	deletes work.old; call it off the path (exec
+ *			--dry-run: while the sandbox is being built)
  *   session_run_changed 1 when something in upper/ differs from what it
  *			was when the mark was made: a file, symlink, whiteout
  *			or fifo made or changed since (by ctime), a directory

@@ -9,6 +9,8 @@ load common
 load dryrun_helpers
 
 setup() { common_setup; }
+# a folder a test made immutable (root cannot be kept out otherwise)
+teardown() { [ -z "${IMMUTABLE:-}" ] || chattr -i "$IMMUTABLE"; }
 
 sess_id() { "$ARCTURN_BIN" --json session show | jq -r .id; }
 sess_dir() { echo "$HOME/.arcturn/overlays/$(sess_id)"; }
@@ -195,9 +197,14 @@ damaged() {
 @test "EMFILE: exec --dry-run with too few fds never leaves a change to apply blind" {
 	have_dry_exec
 	local n seen0=0 seen125=0 incomplete=0
+	# a change eight folders deep as well: recording it takes more
+	# descriptors than starting the sandbox, so that some limit lets
+	# the command run but not the record of what it changed
+	deep=d1/d2/d3/d4/d5/d6/d7/d8
 	for n in 6 7 8 9 10 11 12 13 14 15 16 20 32; do
 		echo base >f
-		run bash -c "ulimit -n $n; exec '$ARCTURN_BIN' exec --dry-run -- sh -c 'echo mine >f'"
+		rm -rf d1
+		run bash -c "ulimit -n $n; exec '$ARCTURN_BIN' exec --dry-run -- sh -c 'mkdir -p $deep && echo mine >$deep/g && echo mine >f'"
 		assert_equal "$(cat f)" base
 		case $status in
 		0) seen0=$((seen0 + 1)) ;;
@@ -537,4 +544,33 @@ next_apply_drops() {
 	# it said so after a second of waiting, then went on once let go
 	[ $(( (said - start) / 1000000 )) -ge 1000 ]
 	assert_line --partial "1 file changed"
+}
+
+@test "a session that cannot be made ready: 125 and one line; the sandbox built meanwhile runs nothing" {
+	have_dry_exec
+	run arcturn exec --dry-run -- sh -c "touch '$TMPDIR/ran0'"
+	assert_success
+	# control: the command runs, and its write outside the overlay is real
+	[ -e "$TMPDIR/ran0" ]
+	# the run's work dir cannot be moved aside: the session is readied
+	# while the helper builds the sandbox, and that fails
+	local work
+	work=$(sess_dir)/work
+	if is_root; then
+		chattr +i "$work" 2>/dev/null || skip "chattr +i: not on this file system"
+		IMMUTABLE=$work
+	else
+		chmod 0500 "$work"
+	fi
+	run arcturn exec --dry-run -- sh -c "touch '$TMPDIR/ran'"
+	if is_root; then chattr -i "$work"; IMMUTABLE=; else chmod 0700 "$work"; fi
+	assert_failure 125
+	# arcturn's line only: the helper ended without a word
+	assert_output --regexp '^arcturn: exec --dry-run: session [0-9a-f]+: preparing the overlay: .*; not running the command$'
+	[ "${#lines[@]}" -eq 1 ]
+	[ ! -e "$TMPDIR/ran" ]
+	# and the session is not left half-made: the next run works
+	run arcturn exec --dry-run -- sh -c "touch '$TMPDIR/ran'"
+	assert_success
+	[ -e "$TMPDIR/ran" ]
 }

@@ -17,6 +17,7 @@
 
 #define sandbox_platform	mac_sandbox_platform
 #define sandbox_overlay_start	mac_sandbox_overlay_start
+#define sandbox_overlay_go	mac_sandbox_overlay_go
 #define sandbox_overlay_wait	mac_sandbox_overlay_wait
 #define sandbox_overlay_available mac_sandbox_overlay_available
 #define sandbox_probe		mac_sandbox_probe
