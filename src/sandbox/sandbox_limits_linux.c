@@ -124,6 +124,11 @@ static const struct nosuid_rule native[] = {
 #ifdef ARCH_NATIVE
 #define NRULES(t)	(sizeof (t) / sizeof (t)[0])
 #define MAXINSN		256
+#define RULES_MAX	32	/* of one architecture */
+_Static_assert(NRULES(native) <= RULES_MAX, "native rules");
+#ifdef ARCH_COMPAT
+_Static_assert(NRULES(compat) <= RULES_MAX, "compat rules");
+#endif
 
 static size_t
 emit(struct nosuid_insn *f, size_t n, uint16_t code, uint32_t k, uint8_t jt,
@@ -136,43 +141,81 @@ emit(struct nosuid_insn *f, size_t n, uint16_t code, uint32_t k, uint8_t jt,
 	return n + 1;
 }
 
+/* One rule: its number, then what it checks (every way out returns). */
+static size_t
+emit_rule(struct nosuid_insn *f, size_t n, const struct nosuid_rule *r)
+{
+	switch (r->kind) {
+	case R_MODE:
+		n = emit(f, n, JEQ_K, r->nr, 0, 4);
+		n = emit(f, n, LD_ABS, DATA_ARG(r->a), 0, 0);
+		n = emit(f, n, JSET_K, SUID_BITS, 0, 1);
+		n = emit(f, n, RET_K, RET_ERRNO(EPERM), 0, 0);
+		return emit(f, n, RET_K, RET_ALLOW, 0, 0);
+	case R_OPEN:
+		n = emit(f, n, JEQ_K, r->nr, 0, 6);
+		n = emit(f, n, LD_ABS, DATA_ARG(r->a), 0, 0);
+		n = emit(f, n, JSET_K, CREATE_FLAGS, 0, 3);
+		n = emit(f, n, LD_ABS, DATA_ARG(r->b), 0, 0);
+		n = emit(f, n, JSET_K, SUID_BITS, 0, 1);
+		n = emit(f, n, RET_K, RET_ERRNO(EPERM), 0, 0);
+		return emit(f, n, RET_K, RET_ALLOW, 0, 0);
+	default:
+		n = emit(f, n, JEQ_K, r->nr, 0, 1);
+		return emit(f, n, RET_K, RET_ERRNO(r->kind == R_NOSYS ?
+		    ENOSYS : EOPNOTSUPP), 0, 0);
+	}
+}
+
+/*
+ * The rules r[0..nr), sorted by number, as a search tree on the number
+ * (in the accumulator): a call no rule names passes a few comparisons
+ * instead of every rule's. The kernel runs each new filter for every
+ * call number of every architecture when it is attached (to learn which
+ * calls it always allows), so the length of that path is paid on every
+ * exec, a microsecond or so per instruction here; the calls themselves
+ * are then never run through it.
+ */
+static size_t
+emit_tree(struct nosuid_insn *f, size_t n, const struct nosuid_rule *r,
+    size_t nr)
+{
+	size_t i, mid, at;
+
+	if (nr <= 3) {
+		for (i = 0; i < nr; i++)
+			n = emit_rule(f, n, &r[i]);
+		return emit(f, n, RET_K, RET_ALLOW, 0, 0);
+	}
+	mid = nr / 2;
+	at = n;
+	n = emit(f, n, JGE_K, r[mid].nr, 0, 0);
+	n = emit_tree(f, n, r, mid);
+	f[at].jt = (uint8_t)(n - at - 1);
+	return emit_tree(f, n, r + mid, nr - mid);
+}
+
 /* One architecture's rules: returns the new length. */
 static size_t
 emit_rules(struct nosuid_insn *f, size_t n, const struct nosuid_rule *r,
     size_t nr, int x32)
 {
-	size_t i;
+	struct nosuid_rule s[RULES_MAX], t;
+	size_t i, j;
 
+	/* sorted by number (a handful: insertion) */
+	for (i = 0; i < nr; i++) {
+		t = r[i];
+		for (j = i; j > 0 && s[j - 1].nr > t.nr; j--)
+			s[j] = s[j - 1];
+		s[j] = t;
+	}
 	n = emit(f, n, LD_ABS, DATA_NR, 0, 0);
 	if (x32) {	/* the x32 ABI: not checked here, so not offered */
 		n = emit(f, n, JGE_K, 0x40000000U, 0, 1);
 		n = emit(f, n, RET_K, RET_ERRNO(ENOSYS), 0, 0);
 	}
-	for (i = 0; i < nr; i++) {
-		switch (r[i].kind) {
-		case R_MODE:
-			n = emit(f, n, JEQ_K, r[i].nr, 0, 4);
-			n = emit(f, n, LD_ABS, DATA_ARG(r[i].a), 0, 0);
-			n = emit(f, n, JSET_K, SUID_BITS, 0, 1);
-			n = emit(f, n, RET_K, RET_ERRNO(EPERM), 0, 0);
-			n = emit(f, n, RET_K, RET_ALLOW, 0, 0);
-			break;
-		case R_OPEN:
-			n = emit(f, n, JEQ_K, r[i].nr, 0, 6);
-			n = emit(f, n, LD_ABS, DATA_ARG(r[i].a), 0, 0);
-			n = emit(f, n, JSET_K, CREATE_FLAGS, 0, 3);
-			n = emit(f, n, LD_ABS, DATA_ARG(r[i].b), 0, 0);
-			n = emit(f, n, JSET_K, SUID_BITS, 0, 1);
-			n = emit(f, n, RET_K, RET_ERRNO(EPERM), 0, 0);
-			n = emit(f, n, RET_K, RET_ALLOW, 0, 0);
-			break;
-		default:
-			n = emit(f, n, JEQ_K, r[i].nr, 0, 1);
-			n = emit(f, n, RET_K, RET_ERRNO(r[i].kind == R_NOSYS ?
-			    ENOSYS : EOPNOTSUPP), 0, 0);
-		}
-	}
-	return emit(f, n, RET_K, RET_ALLOW, 0, 0);
+	return emit_tree(f, n, s, nr);
 }
 
 int
