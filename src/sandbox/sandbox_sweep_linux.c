@@ -319,17 +319,31 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 			return W_OPEN;
 		}
 		*at = (size_t)(p - path);
-		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/*
+		 * Every change through the folder's own fd (O_PATH, its
+		 * /proc name): a name is never followed, even where a
+		 * process of the command could still swap it (Landlock
+		 * alone, no pid namespace). What does not open as a folder
+		 * is looked at.
+		 */
+		sub = open_dir(fd, comp);
+		e = errno;
+		if (sub < 0 && fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			e = errno;
 			close(fd);
 			errno = e;
 			return e == ENOENT ? W_GONE : W_FAIL;
 		}
-		if (!S_ISDIR(st.st_mode) && f == NULL) {
+		if (sub < 0 && S_ISDIR(st.st_mode)) {
+			close(fd);
+			errno = e;	/* a folder, and it did not open */
+			return W_FAIL;
+		}
+		if (sub < 0 && f == NULL) {
 			close(fd);
 			return W_GONE;	/* only looking */
 		}
-		if (!S_ISDIR(st.st_mode)) {
+		if (sub < 0) {
 			if (move_aside(fd, comp, to) < 0) {
 				e = errno;
 				close(fd);
@@ -344,19 +358,10 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 			close(fd);
 			return W_MOVED;
 		}
-		/*
-		 * Every change through the folder's own fd (O_PATH, its
-		 * /proc name): a name is never followed, even where a
-		 * process of the command could still swap it (Landlock
-		 * alone, no pid namespace).
-		 */
-		sub = open_dir(fd, comp);
-		e = errno;
 		close(fd);
-		if ((fd = sub) < 0 || fstat(fd, &st) < 0) {
-			e = fd < 0 ? e : errno;
-			if (fd >= 0)
-				close(fd);
+		if (fstat(fd = sub, &st) < 0) {
+			e = errno;
+			close(fd);
 			errno = e;
 			return W_FAIL;
 		}
