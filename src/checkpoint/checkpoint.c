@@ -84,9 +84,13 @@ ckpt_open(const char *state, const char *workspace, int create, int lockop,
 		c->lim = *lim;
 	hash_buf(workspace, strlen(workspace), d);
 	hash_hex(d, hex);
-	if (create && mkdir(state, 0700) < 0 && errno != EEXIST)
-		goto fail;
-	if ((sfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	/* made only when missing; openat: no fcntl after musl's open(2) */
+	sfd = openat(AT_FDCWD, state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sfd < 0 && errno == ENOENT && create &&
+	    (mkdir(state, 0700) == 0 || errno == EEXIST))
+		sfd = openat(AT_FDCWD, state, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+	if (sfd < 0 ||
 	    (cfd = subdir(sfd, "checkpoints", create)) < 0 ||
 	    (c->dirfd = subdir(cfd, hex, create)) < 0 ||
 	    /* a store that lost them gets them again, empty */

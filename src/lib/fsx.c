@@ -377,7 +377,8 @@ fsx_read_line(const char *path, char *buf, size_t len)
 	ssize_t n;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	/* openat: musl's open(2) adds an fcntl for O_CLOEXEC (old kernels) */
+	if ((fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	n = read(fd, buf, len - 1);
 	fsx_close(fd);

@@ -233,6 +233,8 @@ canon_once(const char *path, int flags, const struct path_ops *ops,
 		 */
 		if (first && !*again && !(flags & PATH_LEXICAL) &&
 		    lstat(res, &st) == 0) {
+			if (ops != NULL && ops->forget != NULL)
+				ops->forget(res, ops->arg);
 			errno = made_since(res, &st, ops) ? EAGAIN : ENOENT;
 			goto fail_res;
 		}
@@ -254,6 +256,109 @@ fail:
 	mem_free(w);
 	errno = e;
 	return -1;
+}
+
+/* ---- The memo (path_memo) ---- */
+
+struct path_memo_ent {
+	char	*path;
+	char	*real;		/* NULL: the answer was errno err */
+	int	 err;
+};
+
+/* Keep path's answer (real, or NULL with err): 0, or -1 with ENOMEM. */
+static int
+memo_keep(struct path_memo *m, const char *path, const char *real, int err)
+{
+	struct path_memo_ent *v, *x;
+	size_t cap;
+
+	if (m->n == PATH_MEMO_MAX)
+		return 0;
+	if (m->n == m->cap) {
+		cap = m->cap == 0 ? 16 : m->cap * 2;
+		if ((v = mem_realloc(m->v, cap * sizeof *v)) == NULL)
+			return -1;
+		m->v = v;
+		m->cap = cap;
+	}
+	x = &m->v[m->n];
+	x->real = NULL;
+	x->err = err;
+	if ((x->path = mem_strdup(path)) == NULL ||
+	    (real != NULL && (x->real = mem_strdup(real)) == NULL)) {
+		mem_free(x->path);
+		return -1;
+	}
+	m->n++;
+	return 0;
+}
+
+static char *
+memo_realpath(const char *path, void *arg)
+{
+	struct path_memo *m = arg;
+	char *r;
+	size_t i;
+	int e;
+
+	for (i = 0; i < m->n; i++) {
+		if (strcmp(m->v[i].path, path) != 0)
+			continue;
+		if (m->v[i].real != NULL)
+			return mem_strdup(m->v[i].real);
+		errno = m->v[i].err;
+		return NULL;
+	}
+	r = path_realpath(path, m->under);
+	e = errno;
+	if (r == NULL && e == ENOMEM)
+		return NULL;
+	if (memo_keep(m, path, r, e) < 0) {
+		mem_free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	errno = e;
+	return r;
+}
+
+static void
+memo_forget(const char *path, void *arg)
+{
+	(void)path;
+	path_memo_forget(arg);
+}
+
+void
+path_memo_init(struct path_memo *m, const struct path_ops *under)
+{
+	memset(m, 0, sizeof *m);
+	m->ops.realpath = memo_realpath;
+	m->ops.arg = m;
+	m->ops.forget = memo_forget;
+	m->under = under;
+}
+
+void
+path_memo_forget(struct path_memo *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		mem_free(m->v[i].path);
+		mem_free(m->v[i].real);
+	}
+	m->n = 0;
+}
+
+void
+path_memo_free(struct path_memo *m)
+{
+	path_memo_forget(m);
+	mem_free(m->v);
+	m->v = NULL;
+	m->cap = 0;
 }
 
 int

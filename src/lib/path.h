@@ -30,11 +30,15 @@ const char *path_tail(const char *path, const char *root);
  * The operating system behind path_canon, so that a test on Linux can
  * stand in for macOS's /var -> /private/var. realpath returns a canonical
  * path (mem_alloc'd, the caller frees it) or NULL with errno. NULL ops
- * means realpath(3).
+ * means realpath(3). forget, when set, is told of a path that path_canon
+ * saw change since realpath answered for it (a name realpath called
+ * missing that lstat then found), before realpath is asked about it again:
+ * a memo (below) drops what it kept. NULL: nothing is kept.
  */
 struct path_ops {
 	char	*(*realpath)(const char *, void *);
 	void	*arg;
+	void	(*forget)(const char *, void *);
 };
 
 #define PATH_LEXICAL	1	/* see path_canon */
@@ -70,6 +74,45 @@ char	*path_realpath(const char *path, const struct path_ops *ops);
  */
 int	path_canon(const char *path, int flags, const struct path_ops *ops,
 	    char **out);
+
+/*
+ * A memo of realpath answers, for one computation that asks about the
+ * same paths again and again (roots_build, one policy resolution): the
+ * first question about a path goes to under (NULL: path_realpath's
+ * system), a later one about the same string gets the same answer
+ * (canonical path or errno; ENOMEM is never kept), without a system call.
+ *
+ * It is a snapshot, so keep one only as long as one answer must hold for
+ * the whole computation, and never past it (a long-lived process, such as
+ * arcturn mcp, starts a new memo for each): the file system goes on
+ * changing. The caller forgets what it changes itself (path_memo_forget
+ * after a mkdir); path_canon tells it (ops.forget) what it saw change.
+ * Nothing here decides anything on an open file: a caller that checks and
+ * then uses an object still opens it and decides on what it opened.
+ *
+ *	struct path_memo m;
+ *	path_memo_init(&m, NULL);
+ *	path_canon(path, 0, &m.ops, &c);	(any number, any path_ops user)
+ *	path_memo_free(&m);
+ *
+ * m.ops's realpath returns NULL with ENOMEM when the answer cannot be
+ * kept, as any realpath may. At most PATH_MEMO_MAX answers are kept; any
+ * further ones are asked each time.
+ */
+#define PATH_MEMO_MAX	256
+
+struct path_memo_ent;
+
+struct path_memo {
+	struct path_ops		 ops;	/* hand &ops to path_canon */
+	const struct path_ops	*under;
+	struct path_memo_ent	*v;
+	size_t			 n, cap;
+};
+
+void	path_memo_init(struct path_memo *m, const struct path_ops *under);
+void	path_memo_forget(struct path_memo *m);	/* everything kept */
+void	path_memo_free(struct path_memo *m);
 
 /* a/b, with exactly one '/' between them (mem_alloc'd), or NULL. */
 char	*path_join(const char *a, const char *b);

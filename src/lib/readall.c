@@ -11,20 +11,21 @@
 #include "lib/mem.h"
 #include "lib/readall.h"
 
-int
-readall_fd(int fd, size_t max, char **bufp, size_t *lenp)
+/* readall_fd, with st the fd's fstat when it is a regular file (or NULL) */
+static int
+read_sized(int fd, const struct stat *st, size_t max, char **bufp,
+    size_t *lenp)
 {
-	struct stat st;
 	char *buf = NULL, *nb, probe;
 	size_t len = 0, cap = 4096;
 	ssize_t n;
 
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		if ((size_t)st.st_size > max) {
+	if (st != NULL) {
+		if ((size_t)st->st_size > max) {
 			errno = EFBIG;
 			return -1;
 		}
-		cap = (size_t)st.st_size + 1;
+		cap = (size_t)st->st_size + 1;
 	}
 	if ((buf = mem_alloc(cap)) == NULL)
 		return -1;
@@ -74,6 +75,16 @@ fail:
 }
 
 int
+readall_fd(int fd, size_t max, char **bufp, size_t *lenp)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		return read_sized(fd, &st, max, bufp, lenp);
+	return read_sized(fd, NULL, max, bufp, lenp);
+}
+
+int
 readall_path(const char *path, size_t max, char **bufp, size_t *lenp)
 {
 	struct stat st;
@@ -88,7 +99,7 @@ readall_path(const char *path, size_t max, char **bufp, size_t *lenp)
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		rc = -1;
 	} else
-		rc = readall_fd(fd, max, bufp, lenp);
+		rc = read_sized(fd, &st, max, bufp, lenp);
 	e = errno;
 	close(fd);
 	errno = e;

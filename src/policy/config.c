@@ -68,20 +68,26 @@ base_dir(struct config_ctx *c, const char *var, const char *varsub,
 static int
 real_dir(struct config_ctx *c, const char *dir, char **dst, const char *what)
 {
-	char real[PATH_MAX];
 	struct stat st;
+	char *real;
+	int rc;
 
-	if (path_real(dir, real) == NULL || stat(real, &st) != 0) {
+	if ((real = path_realpath(dir, c->po)) == NULL ||
+	    stat(real, &st) != 0) {
 		config_seterr(c, errno, "%s: %s: %s", what, dir,
 		    strerror(errno));
+		mem_free(real);
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		config_seterr(c, ENOTDIR, "%s: %s: %s", what, dir,
 		    strerror(ENOTDIR));
+		mem_free(real);
 		return -1;
 	}
-	return set_path(c, dst, real, what);
+	rc = set_path(c, dst, real, what);
+	mem_free(real);
+	return rc;
 }
 
 static int
@@ -95,7 +101,7 @@ load_user_config(struct config_ctx *c)
 	    sizeof dir, "user config") != 0)
 		return -1;
 	/* a file where a directory should be, a dangling link: no config */
-	if (path_canon(dir, 0, NULL, &real) != 0 && errno != ENOTDIR &&
+	if (path_canon(dir, 0, c->po, &real) != 0 && errno != ENOTDIR &&
 	    errno != ENOENT) {
 		config_seterr(c, errno, "user config: %s: %s", dir,
 		    strerror(errno));
@@ -231,7 +237,7 @@ resolve_state(struct config_ctx *c)
 	if (base_dir(c, "ARCTURN_HOME", "", "/.arcturn", path, sizeof path,
 	    "state dir") != 0)
 		return -1;
-	if (path_canon(path, 0, NULL, &c->p->state) != 0) {
+	if (path_canon(path, 0, c->po, &c->p->state) != 0) {
 		config_seterr(c, errno, "state dir: %s: %s", path,
 		    strerror(errno));
 		return -1;
@@ -258,7 +264,7 @@ resolve_home(struct config_ctx *c)
 			c->err[0] = '\0';
 		return 0;
 	}
-	if (path_canon(h, 0, NULL, &c->p->home) != 0 && errno == ENOMEM)
+	if (path_canon(h, 0, c->po, &c->p->home) != 0 && errno == ENOMEM)
 		return config_oom(c, "home");
 	return 0;
 }
@@ -269,7 +275,8 @@ config_load(struct policy *p, const struct config_flags *fl, char *err,
 {
 	static const struct config_flags none = { NULL, NULL, -1, -1, -1, -1,
 	    NULL, 0, NULL, 0 };
-	struct config_ctx c = { p, err, errlen, warn, arg, 0 };
+	struct path_memo memo;
+	struct config_ctx c = { p, err, errlen, warn, arg, 0, &memo.ops };
 	const char *tmp;
 	struct stat st;
 	int e;
@@ -278,6 +285,8 @@ config_load(struct policy *p, const struct config_flags *fl, char *err,
 		err[0] = '\0';
 	if (fl == NULL)
 		fl = &none;
+	/* the home dir comes up in three of the paths: asked once */
+	path_memo_init(&memo, NULL);
 	memset(p, 0, sizeof *p);
 	p->mode = MODE_WORKSPACE_WRITE;
 	p->network = 1;
@@ -302,9 +311,11 @@ config_load(struct policy *p, const struct config_flags *fl, char *err,
 	    resolve_home(&c) != 0 ||
 	    config_check_link(p, fl->dir, err, errlen) != 0)
 		goto fail;
+	path_memo_free(&memo);
 	return 0;
 fail:
 	e = errno;
+	path_memo_free(&memo);
 	policy_free(p);
 	errno = e;
 	return -1;

@@ -177,8 +177,9 @@ missing_home_grant(struct config_ctx *c, const char *path)
 	const char *h, *tail;
 	int e = ENOENT;
 
-	if (config_home(c, &h) != 0 || (home = path_realpath(h, NULL)) == NULL ||
-	    path_canon(path, 0, NULL, &canon) != 0) {
+	if (config_home(c, &h) != 0 ||
+	    (home = path_realpath(h, c->po)) == NULL ||
+	    path_canon(path, 0, c->po, &canon) != 0) {
 		e = errno == ENOMEM ? ENOMEM : ENOENT;
 		goto fail;
 	}

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 
+#include "lib/path.h"
 #include "policy/policy.h"
 
 #define CONFIG_FILE_MAX	(1024 * 1024)	/* bytes; larger config files are refused */
@@ -37,6 +38,7 @@ struct config_ctx {
 	config_warn_fn	*warn;
 	void		*warnarg;
 	int		 narrow;	/* the workspace config: only narrows */
+	const struct path_ops *po;	/* realpath for this load (a memo) */
 };
 
 /*

@@ -677,6 +677,12 @@ gitctl_init(struct gitctl *g, const char *home, const struct gitctl_ops *ops)
 	}
 }
 
+void
+gitctl_paths(struct gitctl *g, const struct path_ops *po)
+{
+	g->pop = po;
+}
+
 int
 gitctl_find(struct gitctl *g, const char *workspace)
 {

@@ -132,6 +132,12 @@ struct gitctl_cfg {
 void	gitctl_init(struct gitctl *g, const char *home,
 	    const struct gitctl_ops *ops);
 
+/*
+ * Resolve paths through po (path.h: a memo that roots keeps for one
+ * build, say) instead of ops->realpath; po must outlive g.
+ */
+void	gitctl_paths(struct gitctl *g, const struct path_ops *po);
+
 /* Find the workspace's repository: a[0], a[1] (above). 0 or -1. */
 int	gitctl_find(struct gitctl *g, const char *workspace);
 

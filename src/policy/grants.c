@@ -29,7 +29,7 @@ grants_make(struct policy *p, grants_note_fn *note, void *arg, char *err,
 	if (p->grants_new.n == 0)
 		return 0;
 	if (p->home == NULL ||
-	    (home = open(p->home, DIR_FLAGS & ~O_NOFOLLOW)) < 0) {
+	    (home = openat(AT_FDCWD, p->home, DIR_FLAGS & ~O_NOFOLLOW)) < 0) {
 		e = p->home == NULL ? ENOENT : errno;
 		snprintf(err, errlen, "grant: %s: home directory: %s",
 		    p->grants_new.v[0], strerror(e));

@@ -35,8 +35,9 @@ struct build {
 	int			 state;	/* the state dir is a root */
 	int			 e;	/* errno of the failure */
 	const struct roots_ops	*ops;
-	struct path_ops		 po;
-	const struct path_ops	*pop;	/* &po, or NULL for realpath(3) */
+	struct path_ops		 po;	/* ops->realpath, when set */
+	struct path_memo	 memo;	/* of po (or realpath(3)), this build */
+	const struct path_ops	*pop;	/* &memo.ops */
 	struct gitctl_ops	 gops;	/* ops, as gitctl takes them */
 	struct gitctl		 g;	/* the workspace's repository */
 	int			 git_hooks;	/* ".git/hooks" is protected */
@@ -62,12 +63,32 @@ git_fail(struct build *b)
 	return -1;
 }
 
+/* mkdir, and forget what the memo knew: a new folder changes answers. */
 static int
 make_dir(struct build *b, const char *path, mode_t mode)
 {
+	int rc;
+
 	if (b->ops == NULL || b->ops->mkdir == NULL)
 		return 0;
-	return b->ops->mkdir(path, mode, b->ops->arg);
+	if ((rc = b->ops->mkdir(path, mode, b->ops->arg)) == 0)
+		path_memo_forget(&b->memo);
+	return rc;
+}
+
+/*
+ * Whether path resolves now (through the memo): then mkdir would only
+ * say EEXIST, and is not asked. 0 for anything else, errno kept.
+ */
+static int
+resolves(struct build *b, const char *path)
+{
+	char *c;
+
+	if ((c = path_realpath(path, b->pop)) == NULL)
+		return 0;
+	mem_free(c);
+	return 1;
 }
 
 /*
@@ -164,7 +185,8 @@ build_writable(struct build *b)
 	if (writable(b, "temp dir", ROOTS_R_TMPDIR, p->tmpdir) < 0)
 		return -1;
 	if (b->state) {
-		if (make_dir(b, p->state, 0700) < 0 && errno != EEXIST)
+		if (!resolves(b, p->state) && (errno == ENOMEM ||
+		    (make_dir(b, p->state, 0700) < 0 && errno != EEXIST)))
 			return fail(b, "state dir", p->state);
 		if (writable(b, "state dir", ROOTS_R_STATE, p->state) < 0)
 			return -1;
@@ -291,8 +313,14 @@ protect_in(struct build *b, const char *what, const char *dir,
 
 	if ((s = path_join(dir, name)) == NULL)
 		return fail(b, what, name);
-	if (make)
+	if (make && !resolves(b, s)) {
+		if (errno == ENOMEM) {
+			rc = fail(b, what, s);
+			mem_free(s);
+			return rc;
+		}
 		(void)make_dir(b, s, 0700);
+	}
 	rc = protect(b, what, s, how);
 	mem_free(s);
 	return rc;
@@ -556,8 +584,10 @@ roots_build(const struct policy *p, int flags, const struct roots_ops *ops,
 	if (ops != NULL && ops->realpath != NULL) {
 		b.po.realpath = ops->realpath;
 		b.po.arg = ops->arg;
-		b.pop = &b.po;
 	}
+	/* each path once per build: git's files are asked about again */
+	path_memo_init(&b.memo, b.po.realpath != NULL ? &b.po : NULL);
+	b.pop = &b.memo.ops;
 	if (ops != NULL) {
 		b.gops.realpath = ops->realpath;
 		b.gops.isdir = ops->isdir;
@@ -566,6 +596,7 @@ roots_build(const struct policy *p, int flags, const struct roots_ops *ops,
 		b.gops.arg = ops->arg;
 	}
 	gitctl_init(&b.g, p->home, ops != NULL ? &b.gops : NULL);
+	gitctl_paths(&b.g, b.pop);
 	if (p->tmpdir == NULL || (p->mode == MODE_WORKSPACE_WRITE &&
 	    (p->workspace == NULL || p->state == NULL))) {
 		errno = EINVAL;
@@ -577,6 +608,7 @@ roots_build(const struct policy *p, int flags, const struct roots_ops *ops,
 	    ((flags & ROOTS_PROTECT) && build_protected(&b) < 0))
 		rc = -1;
 	gitctl_free(&b.g);
+	path_memo_free(&b.memo);
 	if (rc < 0) {
 		roots_free(r);
 		errno = b.e;

@@ -17,7 +17,10 @@
  *
  * Each is canonicalised through ops (path_canon: a missing tail is kept),
  * so /var/folders/x is /private/var/folders/x on macOS. The state dir is
- * created (0700) first when it is a root.
+ * created (0700) first when it is a root (mkdir is asked only when it
+ * does not resolve). One build asks ops->realpath about each path once
+ * (a path_memo, path.h, that lives as long as the call and is forgotten
+ * after each mkdir): the answers hold for the build, not after it.
  *
  * Linked worktrees and submodules (ROOTS_GIT, workspace-write only): when
  * the workspace's git admin dir (the gitdir a `.git` file names) lies

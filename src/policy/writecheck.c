@@ -65,7 +65,8 @@ same_folder(const char *dir, int dirfd)
 	size_t n;
 	int fd, sub, e;
 
-	if ((fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((fd = openat(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
 		return -1;
 	for (p = dir; *p != '\0'; p = q) {
 		while (*p == '/')

@@ -177,10 +177,12 @@ fd_chmod(int fd, mode_t mode)
 /*
  * The folders that exist above path's last component, now (before the
  * command: each prefix is looked at by its name, one call each, not
- * following its last component; those above it were folders).
+ * following its last component; those above it were folders). A prefix
+ * that prev (NULL: none) shares was just looked at for it: taken from pc.
  */
 static int
-chain_take(const char *path, struct chain *ch)
+chain_take(const char *path, struct chain *ch, const char *prev,
+    const struct chain *pc)
 {
 	char buf[PATH_MAX];
 	struct stat st;
@@ -197,6 +199,12 @@ chain_take(const char *path, struct chain *ch)
 	for (i = 1; i < len && ch->n < max; i++) {
 		if (buf[i] != '/' || buf[i - 1] == '/')
 			continue;
+		if (prev != NULL && ch->n < pc->n &&
+		    strncmp(prev, path, i + 1) == 0) {
+			ch->d[ch->n] = pc->d[ch->n];
+			ch->n++;
+			continue;
+		}
 		buf[i] = '\0';
 		if (lstat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
 			break;
@@ -311,17 +319,31 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 			return W_OPEN;
 		}
 		*at = (size_t)(p - path);
-		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/*
+		 * Every change through the folder's own fd (O_PATH, its
+		 * /proc name): a name is never followed, even where a
+		 * process of the command could still swap it (Landlock
+		 * alone, no pid namespace). What does not open as a folder
+		 * is looked at.
+		 */
+		sub = open_dir(fd, comp);
+		e = errno;
+		if (sub < 0 && fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			e = errno;
 			close(fd);
 			errno = e;
 			return e == ENOENT ? W_GONE : W_FAIL;
 		}
-		if (!S_ISDIR(st.st_mode) && f == NULL) {
+		if (sub < 0 && S_ISDIR(st.st_mode)) {
+			close(fd);
+			errno = e;	/* a folder, and it did not open */
+			return W_FAIL;
+		}
+		if (sub < 0 && f == NULL) {
 			close(fd);
 			return W_GONE;	/* only looking */
 		}
-		if (!S_ISDIR(st.st_mode)) {
+		if (sub < 0) {
 			if (move_aside(fd, comp, to) < 0) {
 				e = errno;
 				close(fd);
@@ -336,19 +358,10 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
 			close(fd);
 			return W_MOVED;
 		}
-		/*
-		 * Every change through the folder's own fd (O_PATH, its
-		 * /proc name): a name is never followed, even where a
-		 * process of the command could still swap it (Landlock
-		 * alone, no pid namespace).
-		 */
-		sub = open_dir(fd, comp);
-		e = errno;
 		close(fd);
-		if ((fd = sub) < 0 || fstat(fd, &st) < 0) {
-			e = fd < 0 ? e : errno;
-			if (fd >= 0)
-				close(fd);
+		if (fstat(fd = sub, &st) < 0) {
+			e = errno;
+			close(fd);
 			errno = e;
 			return W_FAIL;
 		}
@@ -383,30 +396,43 @@ walk(const char *path, const struct chain *ch, int *fdp, const char **name,
  * Protected paths that did not exist when the command started: what is
  * there now is moved aside (not deleted: it may be a file of the user's
  * that the command moved there), so that git run afterwards does not
- * read it.
+ * read it. Paths in the same folder (config.worktree, commondir) are
+ * looked at through the one fd the walk to the first of them opened.
  */
 static void
 sweep_absent(const struct roots *r, const struct chain *ac,
     struct findings *f)
 {
 	char to[NAME_MAX + 1];
-	const char *path, *name;
+	const char *path, *name, *prev = NULL;
 	struct stat st;
-	size_t i, at;
-	int fd;
+	size_t i, at, dl = 0;
+	int fd = -1;
 
 	for (i = 0; i < r->absent.n; i++) {
 		path = r->absent.v[i];
-		switch (walk(path, &ac[i], &fd, &name, &at, f)) {
-		case W_GONE:
-		case W_MOVED:
-			continue;
-		case W_FAIL:
-			failed(f, 'A', path, "exec: %s: a protected path that "
-			    "did not exist; cannot reach %.*s to see what the "
-			    "command left there (%s)", path, (int)at, path,
-			    strerror(errno));
-			continue;
+		if (fd >= 0 && strncmp(path, prev, dl) == 0 &&
+		    path[dl] != '\0' && strchr(path + dl, '/') == NULL)
+			name = path + dl;	/* prev's folder, open */
+		else {
+			if (fd >= 0)
+				close(fd);
+			fd = -1;
+			switch (walk(path, &ac[i], &fd, &name, &at, f)) {
+			case W_GONE:
+			case W_MOVED:
+				fd = -1;
+				continue;
+			case W_FAIL:
+				fd = -1;
+				failed(f, 'A', path, "exec: %s: a protected "
+				    "path that did not exist; cannot reach %.*s "
+				    "to see what the command left there (%s)",
+				    path, (int)at, path, strerror(errno));
+				continue;
+			}
+			prev = path;
+			dl = (size_t)(name - path);
 		}
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
@@ -421,8 +447,9 @@ sweep_absent(const struct roots *r, const struct chain *ac,
 			failed(f, 'A', path, "exec: %s: created during the run "
 			    "at a protected path that did not exist; cannot "
 			    "move it aside (%s)", path, strerror(errno));
-		close(fd);
 	}
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Read the watched files and their folders: r->watch.n snaps, or NULL. */
@@ -438,7 +465,8 @@ snap_take(const struct roots *r)
 	if ((sn = mem_calloc(r->watch.n + 1, sizeof *sn)) == NULL)
 		return NULL;
 	for (i = 0; i < r->watch.n; i++) {
-		if (chain_take(r->watch.v[i], &sn[i].ch) < 0)
+		if (chain_take(r->watch.v[i], &sn[i].ch, i > 0 ?
+		    r->watch.v[i - 1] : NULL, i > 0 ? &sn[i - 1].ch : NULL) < 0)
 			goto oom;
 		if (walk(r->watch.v[i], &sn[i].ch, &fd, &name, &at,
 		    NULL) != W_OPEN)
@@ -723,7 +751,8 @@ sweep_run(const struct policy *p, const struct roots *r, int b, char **cmd,
 	if ((ac = mem_calloc(r->absent.n + 1, sizeof *ac)) == NULL)
 		goto oom;
 	for (i = 0; i < r->absent.n; i++)
-		if (chain_take(r->absent.v[i], &ac[i]) < 0)
+		if (chain_take(r->absent.v[i], &ac[i], i > 0 ?
+		    r->absent.v[i - 1] : NULL, i > 0 ? &ac[i - 1] : NULL) < 0)
 			goto oom;
 	if ((sn = snap_take(r)) == NULL)
 		goto oom;

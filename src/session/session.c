@@ -96,17 +96,22 @@ session_store_open(const char *state, int create)
 {
 	int sfd, fd;
 
-	if (create && mkdir(state, 0700) < 0 && errno != EEXIST)
-		return -1;
-	sfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* made only when missing; openat: no fcntl after musl's open(2) */
+	sfd = openat(AT_FDCWD, state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sfd < 0 && errno == ENOENT && create) {
+		if (mkdir(state, 0700) < 0 && errno != EEXIST)
+			return -1;
+		sfd = openat(AT_FDCWD, state, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+	}
 	if (sfd < 0)
 		return -1;
-	if (create && mkdir_ok(sfd, SESSION_STORE, 0700) < 0) {
-		fsx_close(sfd);
-		return -1;
-	}
 	fd = openat(sfd, SESSION_STORE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create &&
+	    mkdir_ok(sfd, SESSION_STORE, 0700) == 0)
+		fd = openat(sfd, SESSION_STORE, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
 	fsx_close(sfd);
 	return fd;
 }

@@ -80,7 +80,8 @@ workspace_root(struct workspace *x, const char *root,
 {
 	if (x->rootfd >= 0)
 		return 0;
-	x->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	x->rootfd = openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC);
 	if (x->rootfd < 0) {
 		workspace_fail(e, EXIT_USAGE, errno, root, NULL);
 		return -1;

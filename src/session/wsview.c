@@ -79,7 +79,7 @@ real_parent(const struct wsview *v, const char *path, int mkdirs,
 	if ((dir = mem_strndup(path, slash == path ? 1 :
 	    (size_t)(slash - path))) == NULL)
 		return -1;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	e = errno;
 	mem_free(dir);
 	errno = e;
@@ -119,7 +119,7 @@ wsview_open(const struct wsview *v, const char *path)
 		return shadow_open(v->s, v->rootfd, path, &shadow);
 	}
 	if (path[0] == '/')
-		return regular(open(path, RFLAGS));
+		return regular(openat(AT_FDCWD, path, RFLAGS));
 	return regular(fsx_open_beneath(v->rootfd, path, RFLAGS, 0));
 }
 

@@ -81,6 +81,39 @@ t_numbered() {
 @test "helper: .git/commondir is moved aside though every numbered name was taken" { t_numbered helper; }
 @test "bwrap: .git/commondir is moved aside though every numbered name was taken" { t_numbered bwrap; }
 
+# --- two of them in one folder (the sweep looks at both through one fd),
+# the folder made read-only on the way out
+
+PLANT_BOTH='cp -r .git evil && rm -rf evil/hooks && cp ../fsmon evil/config
+cp ../fsmon .git/config.worktree
+echo ../evil > .git/commondir
+chmod 555 .git'
+
+t_both() {
+	use_backend "$1"
+	fsmon >"$T/fsmon"
+	git_repo "$T/ctl"
+	control "$T/ctl" "$PLANT_BOTH" status
+	chmod 755 "$T/ctl/.git"
+	git_repo "$WS"
+	local mode
+	mode=$(stat -c %a .git)
+	run arcturn exec -- sh -c "$PLANT_BOTH; echo planted=\$?"
+	echo "$output"
+	assert_success
+	assert_line planted=0
+	assert_output --regexp "\.git/config\.worktree: created during the run at a protected path that did not exist; moved aside to $WS/\.git/config\.worktree\.arcturn-aside-[a-z2-7]{12}"
+	[ ! -e .git/config.worktree ]
+	[ ! -e .git/commondir ]
+	assert_equal "$(ls .git | grep -c '^config\.worktree\.arcturn-aside-')" 1
+	assert_equal "$(ls .git | grep -c '^commondir\.arcturn-aside-')" 1
+	assert_equal "$(stat -c %a .git)" "$mode"
+	judge "$WS"
+}
+
+@test "helper: .git/config.worktree and .git/commondir planted in one run are both moved aside" { t_both helper; }
+@test "bwrap: .git/config.worktree and .git/commondir planted in one run are both moved aside" { t_both bwrap; }
+
 # --- an include.path file planted in a .git made read-only
 
 PLANT_INCLUDE='cp ../fsmon .git/extra.cfg; chmod 555 .git'

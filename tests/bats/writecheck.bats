@@ -128,14 +128,14 @@ race() {	# N PAT TO arcturn-args...
 @test "write: d swapped for a symlink to .git/hooks between the check and the open is refused; to other it lands there" {
 	have_strace
 	# after the lexical check write opens the workspace root, then d/
-	race 1 "open(\"$WS\", " .git/hooks write d/pre-commit <"$T/hook"
+	race 1 "openat(AT_FDCWD, \"$WS\", " .git/hooks write d/pre-commit <"$T/hook"
 	assert_failure 1
 	assert_output --partial 'protected path'
 	git_intact
 	[ ! -e d.real/pre-commit ]
 	# control: the same swap, to a plain folder
 	rm d && mv d.real d
-	race 1 "open(\"$WS\", " other write d/pre-commit <"$T/hook"
+	race 1 "openat(AT_FDCWD, \"$WS\", " other write d/pre-commit <"$T/hook"
 	assert_success
 	cmp "$T/hook" other/pre-commit
 }

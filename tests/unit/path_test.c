@@ -183,7 +183,7 @@ fake_realpath(const char *p, void *arg)
 static void
 t_ops(void)
 {
-	struct path_ops ops = { fake_realpath, NULL };
+	struct path_ops ops = { fake_realpath, NULL, NULL };
 	char *out;
 
 	CHECK(path_canon("/var/folders/x/T/new", 0, &ops, &out) == 0);
@@ -217,7 +217,7 @@ racing_realpath(const char *p, void *arg)
 static void
 t_made_meanwhile(void)
 {
-	struct path_ops ops = { racing_realpath, NULL };
+	struct path_ops ops = { racing_realpath, NULL, NULL };
 	char *out;
 
 	fresh();
@@ -229,6 +229,101 @@ t_made_meanwhile(void)
 	CHECK(symlink("nowhere", at("dangling")) == 0);
 	CHECK(path_canon(at("dangling"), 0, &ops, &out) == -1);
 	CHECK(errno == ENOENT);
+}
+
+/* A memo asks under once per path, answers and errno alike. */
+static int asked;
+
+static char *
+counting_realpath(const char *p, void *arg)
+{
+	(void)arg;
+	asked++;
+	return fake_realpath(p, NULL);
+}
+
+static void
+t_memo(void)
+{
+	struct path_ops under = { counting_realpath, NULL, NULL };
+	struct path_memo m;
+	char *out, *r;
+
+	path_memo_init(&m, &under);
+	asked = 0;
+	CHECK(path_canon("/var/folders/x/T/new", 0, &m.ops, &out) == 0);
+	CHECK_STR(out, "/private/var/folders/x/T/new");
+	mem_free(out);
+	CHECK(asked == 3);	/* .../new, .../T, /var/folders/x */
+	CHECK(path_canon("/var/folders/x/T/new", 0, &m.ops, &out) == 0);
+	CHECK_STR(out, "/private/var/folders/x/T/new");
+	mem_free(out);
+	CHECK(asked == 3);
+	CHECK((r = path_realpath("/var/folders/x/T", &m.ops)) == NULL);
+	CHECK(errno == ENOENT && asked == 3);
+	/* forgotten: asked again */
+	path_memo_forget(&m);
+	CHECK((r = path_realpath("/var/folders/x", &m.ops)) != NULL);
+	CHECK_STR(r, "/private/var/folders/x");
+	mem_free(r);
+	CHECK(asked == 4);
+	path_memo_free(&m);
+	path_memo_free(&m);	/* twice is harmless */
+}
+
+/*
+ * The race of t_made_meanwhile through a memo: path_canon tells it that
+ * "appears" changed (forget), so the next walk asks the system again
+ * instead of taking the kept ENOENT until it gives up.
+ */
+static void
+t_memo_made_meanwhile(void)
+{
+	struct path_ops under = { racing_realpath, NULL, NULL };
+	struct path_memo m;
+	char *out;
+
+	fresh();
+	made = 0;
+	path_memo_init(&m, &under);
+	CHECK(path_canon(at("appears/x"), 0, &m.ops, &out) == 0);
+	CHECK_STR(out, at("appears/x"));
+	CHECK(made == 2);
+	mem_free(out);
+	path_memo_free(&m);
+}
+
+/* The nth allocation fails, the memo's own among them: ENOMEM, clean. */
+static void
+t_memo_alloc_faults(void)
+{
+	struct path_ops under = { fake_realpath, NULL, NULL };
+	struct path_memo m;
+	char *out;
+	long n;
+	int rc;
+
+	for (n = 0;; n++) {
+		path_memo_init(&m, &under);
+		mem_fail_after(n);
+		/* twice: the second answer comes from the memo */
+		if ((rc = path_canon("/var/folders/x/T/new", 0, &m.ops,
+		    &out)) == 0) {
+			mem_free(out);
+			rc = path_canon("/var/folders/x/T/new", 0, &m.ops,
+			    &out);
+		}
+		path_memo_free(&m);
+		if (!mem_failed()) {
+			CHECK(rc == 0);
+			CHECK_STR(out, "/private/var/folders/x/T/new");
+			mem_free(out);
+			break;
+		}
+		CHECK(rc == -1 && errno == ENOMEM);
+	}
+	mem_fail_after(-1);
+	CHECK(n > 5);
 }
 
 static void
@@ -304,6 +399,9 @@ main(void)
 	TEST(t_long);
 	TEST(t_ops);
 	TEST(t_made_meanwhile);
+	TEST(t_memo);
+	TEST(t_memo_made_meanwhile);
+	TEST(t_memo_alloc_faults);
 	TEST(t_alloc_faults);
 	return tap_done();
 }

@@ -627,6 +627,56 @@ t_git_plain(void)
 	roots_free(&r);
 }
 
+/* Every path roots_build asks realpath about, in order (t_once). */
+static char asked[256][512];
+static int nasked;
+
+static char *
+counting_realpath(const char *path, void *arg)
+{
+	if (nasked < 256)
+		snprintf(asked[nasked++], sizeof asked[0], "%s", path);
+	return fake_realpath(path, arg);
+}
+
+/*
+ * One build asks about each path once (a memo: git's files, their
+ * folders and the home dir come up again and again), and a build where
+ * everything it makes exists already asks mkdir nothing.
+ */
+static void
+t_once(void)
+{
+	struct roots_ops cops = FAKEFS_OPS(&fs);
+	struct policy pol;
+	struct roots r, ref;
+	int a, b, n;
+
+	cops.realpath = counting_realpath;
+	git_init();
+	policy_init(&pol);
+	pol.home = "/home/me";
+	CHECK(roots_build(&pol, ROOTS_PROTECT | ROOTS_MISSING | ROOTS_GIT |
+	    ROOTS_MAKE | ROOTS_DEVICES, &ops, &ref) == 0);
+	fs.mkdirs = 0;
+	nasked = 0;
+	CHECK(roots_build(&pol, ROOTS_PROTECT | ROOTS_MISSING | ROOTS_GIT |
+	    ROOTS_MAKE | ROOTS_DEVICES, &cops, &r) == 0);
+	same_roots(&r, &ref);
+	CHECK(fs.mkdirs == 0);
+	CHECK(nasked > 10 && nasked < 256);
+	for (n = 0, a = 0; a < nasked; a++)
+		for (b = a + 1; b < nasked; b++)
+			if (strcmp(asked[a], asked[b]) == 0) {
+				fprintf(stderr, "# asked twice: %s\n",
+				    asked[a]);
+				n++;
+			}
+	CHECK(n == 0);
+	roots_free(&r);
+	roots_free(&ref);
+}
+
 /*
  * The workspace is a linked worktree of a repository elsewhere: its admin
  * dir and the common dir's objects/, refs/, logs/ become roots (ROOTS_GIT,
@@ -992,6 +1042,7 @@ main(void)
 	TEST(t_git_worktrees_modules);
 	TEST(t_git_hooks_path);
 	TEST(t_git_find);
+	TEST(t_once);
 	TEST(t_git_limits);
 	TEST(t_git_alloc_faults);
 	return tap_done();
