@@ -55,12 +55,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "caps.h"
+#include "fmt.h"
 #include "helper.h"
 #include "keys.h"
 #include "landlock.h"
@@ -76,7 +76,7 @@ number(const char *s, int *v, long max)
 	long n;
 
 	errno = 0;
-	n = strtol(s, &end, 10);
+	n = fmt_long(s, &end);
 	if (errno != 0 || end == s || *end != '\0' || n < 0 || n > max)
 		return -1;
 	*v = (int)n;
@@ -254,7 +254,7 @@ main(int argc, char **argv)
 	/* the kernel decides about sockets: become the command */
 	return proc_exec(o.cmd, flags);
 usage:
-	fprintf(stderr, "usage: landlock-helper [-m | -M | -I] [-n] [-g] "
+	fmt_err("usage: landlock-helper [-m | -M | -I] [-n] [-g] "
 	    "[-o DIR -u UPPER -k WORK] [-L FD] [-c FD] [-K SERIAL]... [-w PATH]... "
 	    "[-P PATH]... [-p PATH]... [-s PATH]... [-t PATH]... "
 	    "[-a PATH]... [-A] -- CMD [ARG]...\n");
