@@ -24,12 +24,9 @@ flush(struct out *o)
 	size_t off = 0;
 	ssize_t w;
 
-	while (off < o->at) {
-		if ((w = write(o->fd, o->buf + off, o->at - off)) > 0)
-			off += (size_t)w;
-		else if (w == 0 || errno != EINTR)
-			break;
-	}
+	/* as stdio: the rest after a short write, nothing more on an error */
+	while (off < o->at && (w = write(o->fd, o->buf + off, o->at - off)) > 0)
+		off += (size_t)w;
 	o->at = 0;
 }
 
@@ -62,19 +59,16 @@ static void
 vfmt(struct out *o, const char *f, va_list ap)
 {
 	const char *s;
-	size_t k;
 	long v;
 	int l;
 
-	while (*f != '\0') {
-		for (k = 0; f[k] != '\0' && f[k] != '%'; k++)
-			;
-		put(o, f, k);
-		if (f[k] == '\0')
-			break;
-		f += k + 1;
-		l = *f == 'l';
-		switch (f[l]) {
+	for (; *f != '\0'; f++) {
+		if (*f != '%') {
+			put(o, f, 1);
+			continue;
+		}
+		l = f[1] == 'l';
+		switch (f[1 + l]) {
 		case 'd':
 			v = l ? va_arg(ap, long) : va_arg(ap, int);
 			num(o, v < 0 ? -(unsigned long)v : (unsigned long)v,
@@ -94,13 +88,13 @@ vfmt(struct out *o, const char *f, va_list ap)
 		case '%':
 			if (l)
 				goto other;
-			put(o, "%", 1);
+			put(o, f, 1);
 			break;
 		case '\0':
 			return;
 		default:
 		other:
-			put(o, f - 1, (size_t)l + 2);
+			put(o, f, (size_t)l + 2);
 		}
 		f += l + 1;
 	}
@@ -117,7 +111,7 @@ fmt_buf(char *buf, size_t len, const char *f, ...)
 	va_end(ap);
 	if (len > 0)
 		buf[o.at] = '\0';
-	return o.n > INT_MAX ? INT_MAX : (int)o.n;
+	return (int)o.n;
 }
 
 void
