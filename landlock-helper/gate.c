@@ -214,7 +214,8 @@ status_nums(const char *buf, const char *key, long *v, int n, int last)
 	for (p += strlen(key); k < n || last; p = end) {
 		long x;
 
-		p += strspn(p, " \t");
+		while (*p == ' ' || *p == '\t')
+			p++;
 		if (*p < '0' || *p > '9')
 			break;
 		if ((x = fmt_long(p, &end)) < 0 || end == p)
@@ -621,7 +622,7 @@ gate_record(int sock, int dfd, const char *name)
 	}
 	pthread_mutex_lock(&mu);
 	if (recs == NULL)
-		recs = calloc(MAXREC, sizeof *recs);
+		recs = malloc(MAXREC * sizeof *recs);
 	if (recs == NULL) {
 		pthread_mutex_unlock(&mu);
 		close(fd);
