@@ -89,10 +89,11 @@ WIN_MODS   = lib/jsonfile lib/mem lib/path lib/readall lib/utf8 \
 # Portable modules of the other platforms, unit-tested here.
 TEST_MODS  = sandbox/labeljournal sandbox/seatbelt sandbox/winquote
 
-# Helper files that arcturn links too, so that both say a thing one way.
-HELPER_SHARED = userns_why
+# Helper files that arcturn links too, so that both say a thing one way
+# (fmt: userns_why formats with it).
+HELPER_SHARED = fmt userns_why
 CORE_OBJS = $(LINUX_MODS:%=$(BUILD)/obj/%.o) $(HELPER_SHARED:%=$(BUILD)/obj/%.o)
-HDRS      = $(wildcard src/*/*.h uapi/*.h) $(BUILD)/helper_sum.h landlock-helper/userns_why.h
+HDRS      = $(wildcard src/*/*.h uapi/*.h) $(BUILD)/helper_sum.h $(HELPER_SHARED:%=landlock-helper/%.h)
 HELPER_SRCS = $(wildcard landlock-helper/*.c)
 # Unit tests link the modules, not the command front ends.
 # mcp_run is the one MCP module with no front end under it: unit-tested

@@ -20,12 +20,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "gate.h"
 
 
@@ -148,11 +148,24 @@ gate_valid(uint64_t id)
 	return ioctl(listener, NOTIF_ID_VALID, &id) == 0;
 }
 
+/* strstr(buf, key) for a key that starts with \n, without strstr's 1.3 KB. */
+static const char *
+line_of(const char *buf, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (; (buf = strchr(buf, '\n')) != NULL; buf++)
+		if (strncmp(buf, key, n) == 0)
+			return buf;
+	return NULL;
+}
+
 /* The number after "\nkey" in /proc file path (0 when there is none). */
 static int
 proc_field(const char *path, const char *key)
 {
-	char buf[1024], *p;
+	const char *p;
+	char buf[1024];
 	ssize_t n;
 	int fd;
 
@@ -163,9 +176,9 @@ proc_field(const char *path, const char *key)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	if ((p = strstr(buf, key)) == NULL)
+	if ((p = line_of(buf, key)) == NULL)
 		return 0;
-	return atoi(p + strlen(key));
+	return (int)fmt_long(p + strlen(key), NULL);
 }
 
 /* The "Pid:" of a pidfd, as our /proc numbers it. */
@@ -174,7 +187,7 @@ fdinfo_pid(int pidfd)
 {
 	char path[64];
 
-	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+	fmt_buf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
 	return proc_field(path, "\nPid:");
 }
 
@@ -184,7 +197,7 @@ proc_tgid(pid_t tid)
 {
 	char path[64];
 
-	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	fmt_buf(path, sizeof path, "/proc/%d/status", (int)tid);
 	return (pid_t)proc_field(path, "\nTgid:");
 }
 
@@ -196,15 +209,16 @@ status_nums(const char *buf, const char *key, long *v, int n, int last)
 	char *end;
 	int k = 0;
 
-	if ((p = strstr(buf, key)) == NULL)
+	if ((p = line_of(buf, key)) == NULL)
 		return -1;
 	for (p += strlen(key); k < n || last; p = end) {
 		long x;
 
-		p += strspn(p, " \t");
+		while (*p == ' ' || *p == '\t')
+			p++;
 		if (*p < '0' || *p > '9')
 			break;
-		if ((x = strtol(p, &end, 10)) < 0 || end == p)
+		if ((x = fmt_long(p, &end)) < 0 || end == p)
 			break;
 		v[last ? 0 : k] = x;
 		k++;
@@ -220,7 +234,7 @@ gate_ids(int procpid, pid_t *tgid, uid_t uid[3], gid_t gid[3])
 	ssize_t n;
 	int fd, i;
 
-	snprintf(path, sizeof path, "/proc/%d/status", procpid);
+	fmt_buf(path, sizeof path, "/proc/%d/status", procpid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	n = read(fd, buf, sizeof buf - 1);
@@ -387,13 +401,13 @@ gate_pin(int procpid, const char *path, int dir)
 		how.flags |= O_DIRECTORY;
 	if (strncmp(path, "/proc/self/", 11) == 0 ||
 	    strncmp(path, "/proc/thread-self/", 18) == 0) {
-		snprintf(base, sizeof base, "/proc/%d", procpid);
+		fmt_buf(base, sizeof base, "/proc/%d", procpid);
 		rest = strchr(path + 6, '/') + 1;
 	} else if (path[0] == '/') {
-		snprintf(base, sizeof base, "/proc/%d/root", procpid);
+		fmt_buf(base, sizeof base, "/proc/%d/root", procpid);
 		how.resolve = RESOLVE_IN_ROOT;
 	} else
-		snprintf(base, sizeof base, "/proc/%d/cwd", procpid);
+		fmt_buf(base, sizeof base, "/proc/%d/cwd", procpid);
 	if ((bfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
 	if (*rest == '\0')
@@ -461,7 +475,7 @@ refuse(const char *path)
 {
 	pthread_mutex_lock(&mu);
 	if (nrefused++ == 0)
-		snprintf(refused, sizeof refused, "%s", path);
+		fmt_buf(refused, sizeof refused, "%s", path);
 	pthread_mutex_unlock(&mu);
 }
 
@@ -495,7 +509,7 @@ gate_decide(int fd)
 	}
 	if (pol->all || recorded(&st))
 		return 0;
-	snprintf(name, sizeof name, "%d", fd);
+	fmt_buf(name, sizeof name, "%d", fd);
 	if ((n = readlink(name, path, sizeof path - 1)) < 0) {
 		errno = EACCES;
 		return -1;
@@ -608,7 +622,7 @@ gate_record(int sock, int dfd, const char *name)
 	}
 	pthread_mutex_lock(&mu);
 	if (recs == NULL)
-		recs = calloc(MAXREC, sizeof *recs);
+		recs = malloc(MAXREC * sizeof *recs);
 	if (recs == NULL) {
 		pthread_mutex_unlock(&mu);
 		close(fd);
@@ -659,11 +673,11 @@ gate_report(void)
 {
 	pthread_mutex_lock(&mu);
 	if (nrefused == 1)
-		fprintf(stderr, "arcturn: exec: refused to connect to the unix "
+		fmt_err("arcturn: exec: refused to connect to the unix "
 		    "socket %s (outside the sandbox; --allow-unix PATH or "
 		    "\"unixSockets\" allows it)\n", refused);
 	else if (nrefused > 1)
-		fprintf(stderr, "arcturn: exec: refused to connect to the unix "
+		fmt_err("arcturn: exec: refused to connect to the unix "
 		    "socket %s and %lu more (outside the sandbox; --allow-unix "
 		    "PATH or \"unixSockets\" allows them)\n", refused,
 		    nrefused - 1);

@@ -12,11 +12,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "gate_calls.h"
 #include "gate_filter.h"
 #include "gate_send.h"
@@ -29,7 +29,7 @@ pinned_addr(struct sockaddr_un *su, socklen_t *len, int fd, const char *name)
 
 	memset(su, 0, sizeof *su);
 	su->sun_family = AF_UNIX;
-	n = snprintf(su->sun_path, sizeof su->sun_path, "%d%s%s", fd,
+	n = fmt_buf(su->sun_path, sizeof su->sun_path, "%d%s%s", fd,
 	    name != NULL ? "/" : "", name != NULL ? name : "");
 	if (n < 0 || (size_t)n >= sizeof su->sun_path) {
 		errno = ENAMETOOLONG;
@@ -130,14 +130,14 @@ do_bind(struct gate_call *c)
 	if ((path = gate_unix_path(&ss, len)) == NULL)
 		return bind(c->sock, (struct sockaddr *)&ss, len);
 	/* the folder pinned, the name made in it */
-	snprintf(dir, sizeof dir, "%s", path);
+	fmt_buf(dir, sizeof dir, "%s", path);
 	if ((name = strrchr(path, '/')) == NULL) {
-		snprintf(dir, sizeof dir, ".");
+		fmt_buf(dir, sizeof dir, ".");
 		name = path;
 	} else {
 		dir[name - path] = '\0';
 		if (dir[0] == '\0')
-			snprintf(dir, sizeof dir, "/");
+			fmt_buf(dir, sizeof dir, "/");
 		name++;
 	}
 	if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {

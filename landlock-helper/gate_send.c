@@ -364,7 +364,7 @@ send_one(struct gate_call *c, enum kind k, const struct kmsghdr *h,
 		return -1;
 	}
 	m.niov = h->iovlen;
-	if (m.niov > 0 && ((m.iov = calloc(m.niov, sizeof *m.iov)) == NULL ||
+	if (m.niov > 0 && ((m.iov = malloc(m.niov * sizeof *m.iov)) == NULL ||
 	    gate_readmem(c->tid, h->iov, m.iov, m.niov * sizeof *m.iov) < 0))
 		goto out;
 	if (load_name(c, k, &m, h->name, h->namelen > sizeof m.ss ?

@@ -60,12 +60,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "caps.h"
+#include "fmt.h"
 #include "helper.h"
 #include "keys.h"
 #include "landlock.h"
@@ -81,7 +81,7 @@ number(const char *s, int *v, long max)
 	long n;
 
 	errno = 0;
-	n = strtol(s, &end, 10);
+	n = fmt_long(s, &end);
 	if (errno != 0 || end == s || *end != '\0' || n < 0 || n > max)
 		return -1;
 	*v = (int)n;
@@ -264,8 +264,9 @@ main(int argc, char **argv)
 	/* the kernel decides about sockets: become the command */
 	return proc_exec(o.cmd, flags);
 usage:
-	fprintf(stderr, "usage: landlock-helper [-m | -M | -I] [-n] [-g] "
-	    "[-o DIR -u UPPER -k WORK [-G FD]] [-L FD] [-c FD] [-K SERIAL]... [-w PATH]... "
+	fmt_err("usage: landlock-helper [-m | -M | -I] [-n] [-g] "
+	    "[-o DIR -u UPPER -k WORK [-G FD]] [-L FD] [-c FD] "
+	    "[-K SERIAL]... [-w PATH]... "
 	    "[-P PATH]... [-p PATH]... [-s PATH]... [-t PATH]... "
 	    "[-a PATH]... [-A] -- CMD [ARG]...\n");
 	return 125;

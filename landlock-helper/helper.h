@@ -17,6 +17,7 @@
  *	keys.c		the user's keyrings kept from the command (keys.h)
  *	say.c		failure reporting: say, fail (say.h)
  *	userns_why.c	why there is no user namespace (arcturn links it)
+ *	fmt.c		printf and strtol without stdio (fmt.h; arcturn too)
  *	opts.h		the policy as parsed from argv
  *	../uapi/	the kernel definitions arcturn and the helper share
  *

@@ -8,10 +8,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "landlock.h"
 #include "say.h"
 #include "uapi/landlock_uapi.h"
@@ -228,7 +228,7 @@ ll_confine(const struct opts *o, int netns, int resolve_unix, int proc)
 		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    (fl = fcntl(fd, F_GETFL)) < 0 || (fl & O_ACCMODE) == O_RDONLY)
 			continue;
-		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+		fmt_buf(path, sizeof path, "/proc/self/fd/%d", fd);
 		add_rule(rfd, fd, h & FILE_RIGHTS, path);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

@@ -12,11 +12,11 @@
 #include <limits.h>
 #include <net/if.h>
 #include <sched.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "mount.h"
 #include "say.h"
 #include "userns_why.h"
@@ -54,21 +54,21 @@ mount_map(pid_t init)
 	gid_t gid = getgid();
 
 	if (uid == 0) {
-		snprintf(path, sizeof path, "/proc/%d/uid_map", (int)init);
+		fmt_buf(path, sizeof path, "/proc/%d/uid_map", (int)init);
 		if (writefile(path, "0 0 4294967295") < 0)
 			return -1;
-		snprintf(path, sizeof path, "/proc/%d/gid_map", (int)init);
+		fmt_buf(path, sizeof path, "/proc/%d/gid_map", (int)init);
 		return writefile(path, "0 0 4294967295");
 	}
-	snprintf(path, sizeof path, "/proc/%d/setgroups", (int)init);
+	fmt_buf(path, sizeof path, "/proc/%d/setgroups", (int)init);
 	if (writefile(path, "deny") < 0 && errno != ENOENT)
 		return -1;
-	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)init);
-	snprintf(buf, sizeof buf, "%u %u 1", (unsigned)uid, (unsigned)uid);
+	fmt_buf(path, sizeof path, "/proc/%d/uid_map", (int)init);
+	fmt_buf(buf, sizeof buf, "%u %u 1", (unsigned)uid, (unsigned)uid);
 	if (writefile(path, buf) < 0)
 		return -1;
-	snprintf(path, sizeof path, "/proc/%d/gid_map", (int)init);
-	snprintf(buf, sizeof buf, "%u %u 1", (unsigned)gid, (unsigned)gid);
+	fmt_buf(path, sizeof path, "/proc/%d/gid_map", (int)init);
+	fmt_buf(buf, sizeof buf, "%u %u 1", (unsigned)gid, (unsigned)gid);
 	return writefile(path, buf);
 }
 
@@ -204,7 +204,7 @@ own_tty(void)
 	for (fd = 0; fd <= 2; fd++) {
 		if (!isatty(fd))
 			continue;
-		snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
+		fmt_buf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
 		if ((n = readlink(fdpath, tty, sizeof tty - 1)) <= 0)
 			return;
 		tty[n] = '\0';
@@ -224,7 +224,7 @@ mount_nouserns(const char *what, int e)
 {
 	char why[320];
 
-	fprintf(stderr, "arcturn: %s%s: %s\n", say_prefix(), what,
+	fmt_err("arcturn: %s%s: %s\n", say_prefix(), what,
 	    userns_why(e, why, sizeof why));
 	_exit(125);
 }
@@ -257,7 +257,7 @@ mount_refused(const struct opts *o, int e)
 	if (o->mount == 2)
 		mount_nouserns("mount layer", e);
 	if (o->np > 0)
-		fprintf(stderr, "arcturn: note: no mount layer: %s; "
+		fmt_err("arcturn: note: no mount layer: %s; "
 		    "Landlock only, protected paths stay writable "
 		    "(see arcturn sandbox status)\n",
 		    userns_why(e, why, sizeof why));

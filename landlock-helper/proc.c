@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -102,7 +103,11 @@ mirror(int st)
 
 	if (WIFSIGNALED(st)) {
 		sig = WTERMSIG(st);
-		(void)setrlimit(RLIMIT_CORE, &none);
+		/*
+		 * setrlimit's call, without musl's fallback for kernels
+		 * before 2.6.36 (it links in __synccall: 1.5 KB)
+		 */
+		(void)syscall(SYS_prlimit64, 0, RLIMIT_CORE, &none, NULL);
 		signal(sig, SIG_DFL);
 		sigemptyset(&s);
 		sigaddset(&s, sig);

@@ -2,10 +2,10 @@
  * say.c: failure reporting (say.h).
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "say.h"
 
 static const char *prefix = "";
@@ -26,11 +26,10 @@ void
 say(const char *what, const char *path, int e)
 {
 	if (path != NULL)
-		fprintf(stderr, "arcturn: %s%s: %s: %s\n", prefix, what, path,
+		fmt_err("arcturn: %s%s: %s: %s\n", prefix, what, path,
 		    strerror(e));
 	else
-		fprintf(stderr, "arcturn: %s%s: %s\n", prefix, what,
-		    strerror(e));
+		fmt_err("arcturn: %s%s: %s\n", prefix, what, strerror(e));
 }
 
 _Noreturn void

@@ -3,11 +3,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "userns_why.h"
 
 #define MAX_NS	"user.max_user_namespaces"
@@ -22,7 +21,7 @@ knob(const char *name)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof path, "/proc/sys/%s", name);
+	fmt_buf(path, sizeof path, "/proc/sys/%s", name);
 	for (p = path + 10; *p != '\0'; p++)
 		if (*p == '.')
 			*p = '/';
@@ -33,7 +32,7 @@ knob(const char *name)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
+	return fmt_long(buf, NULL);
 }
 
 const char *
@@ -43,29 +42,29 @@ userns_why(int e, char *buf, size_t len)
 	long max = knob(MAX_NS);
 
 	if (max == 0)
-		snprintf(buf, len, "user namespaces are turned off on this "
+		fmt_buf(buf, len, "user namespaces are turned off on this "
 		    "machine (%s=0); turn them on with "
 		    "`sysctl -w %s=16384`", MAX_NS, MAX_NS);
 	else if (unpriv && knob(CLONE) == 0)
-		snprintf(buf, len, "user namespaces are turned off for "
+		fmt_buf(buf, len, "user namespaces are turned off for "
 		    "unprivileged users on this machine (%s=0); turn them on "
 		    "with `sysctl -w %s=1`", CLONE, CLONE);
 	else if (unpriv && knob(APPARMOR) == 1)
-		snprintf(buf, len, "AppArmor restricts unprivileged user "
+		fmt_buf(buf, len, "AppArmor restricts unprivileged user "
 		    "namespaces on this machine (%s=1); lift it with "
 		    "`sysctl -w %s=0`, or give arcturn an AppArmor profile "
 		    "with a `userns,` rule", APPARMOR, APPARMOR);
 	else if (e == ENOSPC)
-		snprintf(buf, len, "the limit on user namespaces is reached "
+		fmt_buf(buf, len, "the limit on user namespaces is reached "
 		    "(%s=%ld here, or the limit of an enclosing namespace); "
 		    "raise it with `sysctl -w %s=N`", MAX_NS, max, MAX_NS);
 	else if (e == EPERM || e == EACCES)
-		snprintf(buf, len, "user namespaces are refused here (%s: a "
+		fmt_buf(buf, len, "user namespaces are refused here (%s: a "
 		    "container's seccomp profile, a security module or a "
 		    "sysctl); allow unshare(CLONE_NEWUSER) to have them",
 		    strerror(e));
 	else
-		snprintf(buf, len, "user namespaces are unusable here (%s)",
+		fmt_buf(buf, len, "user namespaces are unusable here (%s)",
 		    strerror(e));
 	return buf;
 }
