@@ -26,7 +26,7 @@
  *		byte 'g' comes on FD (arcturn readies it while the sandbox
  *		is being built). Anything else, or the end of FD, ends the
  *		helper with 125 and without a word: the command never
- *		starts, and arcturn says why.
+ *		starts, and arcturn says why. The command never has FD.
  *	-L FD	an open file (the session lock) that stays open until the
  *		last process of the command is gone; the command never has it
  *	-s PATH	a root whose pathname unix sockets the command may connect to
@@ -206,7 +206,7 @@ init_main(void *arg, int ctl)
 	struct initargs *a = arg;
 	int proc = 0;
 
-	if (mount_layer(a->o))
+	if (mount_layer(a->o, ctl))
 		proc = proc_fresh();
 	say_dryrun(0);
 	caps_drop(a->gate);

@@ -43,7 +43,9 @@
  *     Landlock, which forbids mount changes once in force, and before
  *     no_new_privs and the capability drop, which would make the mounts
  *     impossible. A failure after the first mount change is hard (125):
- *     never a half-built layer.
+ *     never a half-built layer. A dry run's overlay (-o) goes on last,
+ *     once arcturn says the session is ready (-G, wait_go: no word, or
+ *     the helper gone, and init ends with nothing run; the fd closed).
  *  4. caps_drop, before Landlock: root loses what could undo the mounts
  *     or step around them (CAP_SYS_ADMIN, CAP_MKNOD, ...). With the gate
  *     the supervisor keeps CAP_SYS_PTRACE to reach into the command.

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -117,6 +118,33 @@ loopback_up(void)
 }
 
 /*
+ * -G: arcturn readies the session (its run mark, the work dir moved
+ * aside) while the sandbox is being built, and says 'g' when the overlay
+ * may go on it. Without that word (it could not, a signal stopped it, or
+ * it is gone), or with the helper gone (ctl hangs up: nothing would see
+ * the command end), init ends here, quietly and with nothing run:
+ * arcturn speaks. The fd is closed before anything else happens, so
+ * the command never has it.
+ */
+static void
+wait_go(int fd, int ctl)
+{
+	struct pollfd pf[2] = { { fd, POLLIN, 0 }, { ctl, POLLIN, 0 } };
+	ssize_t n = 0;
+	char c = 0;
+
+	while (poll(pf, 2, -1) < 0)
+		if (errno != EINTR)
+			_exit(125);
+	if (pf[1].revents == 0)
+		while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
+			;
+	if (n != 1 || c != 'g')
+		_exit(125);
+	close(fd);
+}
+
+/*
  * overlayfs on o->ovl with the session's upper and work dirs. userxattr:
  * we are in a user namespace, so overlayfs keeps its whiteouts as 0/0
  * character devices and its opaque marks as user.overlay.* xattrs.
@@ -126,33 +154,14 @@ loopback_up(void)
  * volatile mount marks and overlayfs then refuses) aside before each run.
  * A kernel without the option just mounts without it.
  */
-/*
- * -G: arcturn readies the session (its run mark, the work dir moved
- * aside) while the sandbox is being built, and says 'g' when the overlay
- * may go on it. Without that word (it could not, or it is gone) the
- * helper ends here, quietly and with nothing run: arcturn speaks.
- */
 static void
-wait_go(int fd)
-{
-	ssize_t n;
-	char c = 0;
-
-	while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
-		;
-	if (n != 1 || c != 'g')
-		_exit(125);
-	close(fd);
-}
-
-static void
-overlay(const struct opts *o)
+overlay(const struct opts *o, int ctl)
 {
 	struct timespec ms = { 0, 1000000 };
 	int fs, mnt, tries;
 
 	if (o->gofd >= 0)
-		wait_go(o->gofd);
+		wait_go(o->gofd, ctl);
 	/*
 	 * EBUSY: upper or work is still in use by the last run's overlay,
 	 * whose init is ending (it holds the session lock until it is gone,
@@ -264,7 +273,7 @@ mount_refused(const struct opts *o, int e)
 }
 
 int
-mount_layer(const struct opts *o)
+mount_layer(const struct opts *o, int ctl)
 {
 	int fds[HELPER_MAXPATHS], i, fd;
 	struct stat st;
@@ -333,7 +342,7 @@ mount_layer(const struct opts *o)
 				fail("mount layer: /dev/pts", NULL);
 		}
 	if (o->ovl != NULL)
-		overlay(o);
+		overlay(o, ctl);
 	/*
 	 * A mount point cannot be renamed or removed. Outermost first, so
 	 * that each clone holds no pin made before it.

@@ -56,8 +56,10 @@ _Noreturn void	mount_nouserns(const char *what, int e);
 
 /*
  * In init, once its ids are mapped: build the layer for o. Returns 1 with
- * it in place, 0 after a soft failure; exits 125 after a hard one.
+ * it in place, 0 after a soft failure; exits 125 after a hard one. ctl:
+ * init's end of its socket to the helper, watched while the overlay
+ * waits for arcturn's word (-G): the helper gone, init ends (125).
  */
-int	mount_layer(const struct opts *o);
+int	mount_layer(const struct opts *o, int ctl);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +283,27 @@ record(struct workspace *x, const struct session_run *run)
 	return 1;
 }
 
+/* The name of a signal sandbox_overlay_go may answer with, after "SIG". */
+static const char *
+sig_name(int sig)
+{
+	switch (sig) {
+	case SIGHUP:
+		return "HUP";
+	case SIGINT:
+		return "INT";
+	case SIGQUIT:
+		return "QUIT";
+	case SIGTERM:
+		return "TERM";
+	case SIGUSR1:
+		return "USR1";
+	case SIGUSR2:
+		return "USR2";
+	}
+	return "?";
+}
+
 /*
  * The sandbox started for a run the session could not get ready for:
  * ended before its overlay and the command (it says nothing; the caller
@@ -323,7 +345,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 	struct sandbox_overlay_run *ov;
 	struct workspace x;
 	char upper[PATH_MAX], work[PATH_MAX], err[1024];
-	int rc, changed, recorded = 1, full;
+	int rc, changed, recorded = 1, full, sig;
 	long fixed;
 
 	memset(end, 0, sizeof *end);
@@ -366,6 +388,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 		    "left linked to the workspace: %s; not running the "
 		    "command", what, x.id, dryrun_strerror(errno));
 		unstart(ov, end);
+		(void)unsetenv(WORKSPACE_BUSY_ENV);
 		workspace_done(&x);
 		return EXIT_OWN;
 	}
@@ -378,6 +401,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 		say_err("exec --dry-run: session %s: preparing the overlay: %s; "
 		    "not running the command", x.id, dryrun_strerror(errno));
 		unstart(ov, end);
+		(void)unsetenv(WORKSPACE_BUSY_ENV);
 		session_run_free(&run);
 		workspace_done(&x);
 		return EXIT_OWN;
@@ -385,6 +409,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 	if (settle_unrecorded(&x, &run) < 0) {
 		unstart(ov, end);
 		(void)session_run_end(&x.s, 1, 0);
+		(void)unsetenv(WORKSPACE_BUSY_ENV);
 		session_run_free(&run);
 		workspace_done(&x);
 		return EXIT_OWN;
@@ -395,7 +420,19 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 	 * the overlay may go on.
 	 */
 	session_run_sweep(&x.s);
-	(void)sandbox_overlay_go(ov, 1);
+	if ((sig = sandbox_overlay_go(ov, 1)) > 0) {
+		/* as a signal before the run began would have ended it */
+		say_err("%s: SIG%s before the command started; not running "
+		    "it", what, sig_name(sig));
+		unstart(ov, end);
+		end->sig = sig;
+		end->status = 128 + sig;
+		(void)session_run_end(&x.s, 0, 1);
+		(void)unsetenv(WORKSPACE_BUSY_ENV);
+		session_run_free(&run);
+		workspace_done(&x);
+		return end->status;
+	}
 	err[0] = '\0';
 	rc = sandbox_overlay_wait(ov, end, err, sizeof err);
 	changed = session_run_changed(&x.s, x.rootfd, &run);
@@ -413,7 +450,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 	 * Asked only when upper changed (the probe writes and syncs): with
 	 * nothing in it, nothing can land cut.
 	 */
-	if (rc >= 0 && changed && session_upper_full(&x.s, &full) == 1) {
+	if (changed && session_upper_full(&x.s, &full) == 1) {
 		say_err("%s: the file system of %s ran out of %s during the "
 		    "run: what the command wrote may be cut short; session %s "
 		    "keeps it for review (arcturn diff --session %s)", what,

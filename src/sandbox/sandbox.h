@@ -202,8 +202,11 @@ void	sandbox_probe(const struct policy *p, const struct sandbox_choice *ch,
  * command started, only on sandbox_overlay_go(run, 1): meanwhile the
  * caller readies the session (the two overlap). sandbox_overlay_go(run,
  * 0), or arcturn's end, ends the helper before the overlay and the
- * command, quietly: the caller says why. go returns 0, or -1 when the
- * helper had ended already (the wait tells how). The caller may work
+ * command, quietly: the caller says why. go returns 0; or the number of
+ * a signal that reached arcturn since start (HUP, INT, QUIT, TERM, USR1,
+ * USR2, a terminal's too): then it told the helper no, and the command
+ * never runs; or -1 when the helper had ended already (the wait tells
+ * how). The caller may work
  * while the command runs too (the session's sweep); then
  * sandbox_overlay_wait waits for it (saying no to a run not told go),
  * frees run, fills *end

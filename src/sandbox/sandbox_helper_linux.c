@@ -524,16 +524,27 @@ sandbox_overlay_start(const struct policy *p, const char *upper,
 int
 sandbox_overlay_go(struct sandbox_overlay_run *run, int go)
 {
+	sigset_t old;
 	ssize_t n = 1;
+	int sig;
 
 	if (run->go < 0)
 		return 0;
-	if (go)
+	/*
+	 * A signal arcturn got meanwhile (a terminal's Ctrl-C too, which
+	 * no command was there to get) is a no; one from now on is passed
+	 * on, and reaches the command once it runs.
+	 */
+	sig = sigfwd_block(&old);
+	if (go && sig == 0)
 		while ((n = send(run->go, "g", 1, MSG_NOSIGNAL)) < 0 &&
 		    errno == EINTR)
 			;
 	close(run->go);
 	run->go = -1;
+	sigfwd_unblock(&old);
+	if (go && sig != 0)
+		return sig;
 	/* the helper gone already: the wait tells how it ended */
 	return n == 1 ? 0 : -1;
 }

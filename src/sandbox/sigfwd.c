@@ -13,7 +13,7 @@
 static const int sigs[SIGFWD_N] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
     SIGUSR1, SIGUSR2 };
 
-static volatile sig_atomic_t target;
+static volatile sig_atomic_t target, caught;
 
 /* Pass on a signal a process sent us; a terminal's reached it already. */
 static void
@@ -22,6 +22,7 @@ pass_on(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 
 	(void)uc;
+	caught = sig;
 	if (target > 0 && (si->si_code == SI_USER || si->si_code == SI_QUEUE
 #ifdef SI_TKILL
 	    || si->si_code == SI_TKILL
@@ -44,7 +45,7 @@ sigfwd_hold(struct sigfwd *f)
 	sigemptyset(&fwd.sa_mask);
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &f->mask);
-	target = 0;
+	target = caught = 0;
 	for (i = 0; i < SIGFWD_N; i++) {
 		sigaction(sigs[i], NULL, &f->old[i]);
 		if (f->old[i].sa_handler != SIG_IGN)
@@ -103,4 +104,23 @@ sigfwd_end(struct sigfwd *f)
 		sigprocmask(SIG_SETMASK, &f->mask, NULL);
 		f->held = 0;
 	}
+}
+
+int
+sigfwd_block(sigset_t *old)
+{
+	sigset_t six;
+	size_t i;
+
+	sigemptyset(&six);
+	for (i = 0; i < SIGFWD_N; i++)
+		sigaddset(&six, sigs[i]);
+	sigprocmask(SIG_BLOCK, &six, old);
+	return caught;
+}
+
+void
+sigfwd_unblock(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
 }

@@ -18,6 +18,10 @@
  *			result, errno kept
  *   sigfwd_end		nothing passed on any more, the dispositions and
  *			mask as before sigfwd_hold (also after a failed fork)
+ *   sigfwd_block	block the six until sigfwd_unblock(old), and say the
+ *			last of them that arcturn got since sigfwd_hold, from
+ *			anyone (a terminal's too), or 0: a caller that has
+ *			not started the command yet takes it as a no
  *
  * One waiter at a time in a process (the target is one global that the
  * handler reads).
@@ -42,5 +46,7 @@ void	sigfwd_child(const struct sigfwd *, int keep);
 void	sigfwd_to(struct sigfwd *, pid_t target);
 pid_t	sigfwd_wait(struct sigfwd *, pid_t pid, int *st);
 void	sigfwd_end(struct sigfwd *);
+int	sigfwd_block(sigset_t *old);
+void	sigfwd_unblock(const sigset_t *old);
 
 #endif

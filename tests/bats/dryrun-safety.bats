@@ -574,3 +574,99 @@ next_apply_drops() {
 	assert_success
 	[ -e "$TMPDIR/ran" ]
 }
+
+# Run exec --dry-run on a terminal of its own; once its helper exists
+# (the sandbox is being built while the session is readied: the last
+# run's work dir, made large, is being removed), press Ctrl-C.
+CTRL_C_PY='
+import os, pty, signal, sys, time
+arcturn, marker = sys.argv[1], sys.argv[2]
+pid, fd = pty.fork()
+if pid == 0:
+    # as in a shell on a terminal (a background job of a script, as the
+    # tests may run, starts with SIGINT ignored, and so would arcturn)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.execv(arcturn, [arcturn, "exec", "--dry-run", "--", "sh", "-c",
+        "echo ran >>" + marker])
+kids = "/proc/%d/task/%d/children" % (pid, pid)
+for _ in range(20000):
+    try:
+        if open(kids).read().strip():
+            break
+    except OSError:
+        pass
+    time.sleep(0.001)
+else:
+    sys.exit("the helper never started")
+os.write(fd, b"\x03")
+out = b""
+while True:
+    try:
+        b = os.read(fd, 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+_, st = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+print("status", os.waitstatus_to_exitcode(st))
+'
+
+@test "Ctrl-C while the session is readied: the command never starts, 130, the session is fine" {
+	have_dry_exec
+	command -v python3 >/dev/null || skip "python3 is missing"
+	run arcturn exec --dry-run -- sh -c "echo ran >>'$TMPDIR/m0'"
+	assert_success
+	# control: a run reaches the command, whose write is real
+	[ "$(cat "$TMPDIR/m0")" = ran ]
+	# the last run's work dir, made large: removing it takes a while
+	local old
+	old=$(sess_dir)/work.old
+	mkdir -p "$old"
+	python3 -c 'import os, sys
+for i in range(30000):
+    os.close(os.open("%s/f%d" % (sys.argv[1], i), os.O_CREAT | os.O_WRONLY, 0o600))' "$old"
+	run python3 -c "$CTRL_C_PY" "$ARCTURN_BIN" "$TMPDIR/m1"
+	assert_success
+	assert_line --partial "arcturn: exec --dry-run: SIGINT before the command started; not running it"
+	assert_line "status 130"
+	[ ! -e "$TMPDIR/m1" ]
+	# nothing left half-done: the next run runs, with nothing to settle
+	run arcturn exec --dry-run -- sh -c "echo ran >>'$TMPDIR/m1'"
+	assert_success
+	assert_output ""
+	[ "$(cat "$TMPDIR/m1")" = ran ]
+}
+
+@test "the helper killed while the session is readied: its init runs nothing" {
+	have_dry_exec
+	run arcturn exec --dry-run -- sh -c "echo ran >>'$TMPDIR/m0'"
+	assert_success
+	[ "$(cat "$TMPDIR/m0")" = ran ]
+	local old pid rc helper="" tries
+	old=$(sess_dir)/work.old
+	mkdir -p "$old"
+	python3 -c 'import os, sys
+for i in range(30000):
+    os.close(os.open("%s/f%d" % (sys.argv[1], i), os.O_CREAT | os.O_WRONLY, 0o600))' "$old" ||
+		skip "python3 is missing"
+	"$ARCTURN_BIN" exec --dry-run -- sh -c "echo ran >>'$TMPDIR/m1'" \
+	    >"$T/out" 2>&1 &
+	pid=$!
+	for tries in $(seq 20000); do
+		helper=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null) || true
+		[ -z "$helper" ] || break
+	done
+	[ -n "$helper" ]
+	kill -KILL $helper
+	rc=0
+	wait "$pid" || rc=$?
+	# the helper's end is the run's end; init, left waiting for the
+	# word, saw it go and ended without mounting or starting anything
+	[ "$rc" -eq 137 ]
+	[ ! -e "$TMPDIR/m1" ]
+	run arcturn exec --dry-run -- sh -c "echo ran >>'$TMPDIR/m1'"
+	assert_success
+	[ "$(cat "$TMPDIR/m1")" = ran ]
+}
