@@ -130,15 +130,34 @@ _Static_assert(NRULES(native) <= RULES_MAX, "native rules");
 _Static_assert(NRULES(compat) <= RULES_MAX, "compat rules");
 #endif
 
+/*
+ * Past MAXINSN nothing is written and the length only grows, so that
+ * linux_nosuid refuses the program; so does a jump too far for its byte.
+ */
 static size_t
 emit(struct nosuid_insn *f, size_t n, uint16_t code, uint32_t k, uint8_t jt,
     uint8_t jf)
 {
-	f[n].code = code;
-	f[n].jt = jt;
-	f[n].jf = jf;
-	f[n].k = k;
+	if (n < MAXINSN) {
+		f[n].code = code;
+		f[n].jt = jt;
+		f[n].jf = jf;
+		f[n].k = k;
+	}
 	return n + 1;
+}
+
+/* f[at]'s jump (jt, else jf) to n, the next instruction to be emitted. */
+static size_t
+patch(struct nosuid_insn *f, size_t at, size_t n, int jt)
+{
+	if (n > MAXINSN || n - at - 1 > UINT8_MAX)
+		return MAXINSN + 1;
+	if (jt)
+		f[at].jt = (uint8_t)(n - at - 1);
+	else
+		f[at].jf = (uint8_t)(n - at - 1);
+	return n;
 }
 
 /* One rule: its number, then what it checks (every way out returns). */
@@ -191,7 +210,7 @@ emit_tree(struct nosuid_insn *f, size_t n, const struct nosuid_rule *r,
 	at = n;
 	n = emit(f, n, JGE_K, r[mid].nr, 0, 0);
 	n = emit_tree(f, n, r, mid);
-	f[at].jt = (uint8_t)(n - at - 1);
+	n = patch(f, at, n, 1);
 	return emit_tree(f, n, r + mid, nr - mid);
 }
 
@@ -235,15 +254,20 @@ linux_nosuid(char *err, size_t errlen)
 #else
 	n = emit_rules(f, n, native, NRULES(native), 0);
 #endif
-	f[at].jf = (uint8_t)(n - at - 1);
+	n = patch(f, at, n, 0);
 #ifdef ARCH_COMPAT
 	at = n;
 	n = emit(f, n, JEQ_K, ARCH_COMPAT, 0, 0);
 	n = emit_rules(f, n, compat, NRULES(compat), 0);
-	f[at].jf = (uint8_t)(n - at - 1);
+	n = patch(f, at, n, 0);
 #endif
 	/* any other ABI: nothing of it is checked, so none of it runs */
 	n = emit(f, n, RET_K, RET_ERRNO(ENOSYS), 0, 0);
+	if (n > MAXINSN) {
+		snprintf(err, errlen, "exec: seccomp filter against setuid "
+		    "bits: longer than %d instructions", MAXINSN);
+		return -1;
+	}
 	prog.len = (unsigned short)n;
 	prog.filter = f;
 	/* root has CAP_SYS_ADMIN, except in some containers: then nnp */
