@@ -169,7 +169,7 @@ proc_field(const char *path, const char *key)
 	ssize_t n;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
@@ -235,7 +235,7 @@ gate_ids(int procpid, pid_t *tgid, uid_t uid[3], gid_t gid[3])
 	int fd, i;
 
 	fmt_buf(path, sizeof path, "/proc/%d/status", procpid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
@@ -408,7 +408,8 @@ gate_pin(int procpid, const char *path, int dir)
 		how.resolve = RESOLVE_IN_ROOT;
 	} else
 		fmt_buf(base, sizeof base, "/proc/%d/cwd", procpid);
-	if ((bfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((bfd = openat(AT_FDCWD, base, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
 		return -1;
 	if (*rest == '\0')
 		rest = ".";
