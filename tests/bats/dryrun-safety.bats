@@ -575,6 +575,17 @@ next_apply_drops() {
 	[ -e "$TMPDIR/ran" ]
 }
 
+# The last run's work dir, made large (30,000 files): the next run's
+# readying, which removes it, takes a while.
+big_work_old() {
+	local old
+	old=$(sess_dir)/work.old
+	mkdir -p "$old"
+	python3 -c 'import os, sys
+for i in range(30000):
+    os.close(os.open("%s/f%d" % (sys.argv[1], i), os.O_CREAT | os.O_WRONLY, 0o600))' "$old"
+}
+
 # Run exec --dry-run on a terminal of its own; once its helper exists
 # (the sandbox is being built while the session is readied: the last
 # run's work dir, made large, is being removed), press Ctrl-C.
@@ -621,12 +632,7 @@ print("status", os.waitstatus_to_exitcode(st))
 	# control: a run reaches the command, whose write is real
 	[ "$(cat "$TMPDIR/m0")" = ran ]
 	# the last run's work dir, made large: removing it takes a while
-	local old
-	old=$(sess_dir)/work.old
-	mkdir -p "$old"
-	python3 -c 'import os, sys
-for i in range(30000):
-    os.close(os.open("%s/f%d" % (sys.argv[1], i), os.O_CREAT | os.O_WRONLY, 0o600))' "$old"
+	big_work_old
 	run python3 -c "$CTRL_C_PY" "$ARCTURN_BIN" "$TMPDIR/m1"
 	assert_success
 	assert_line --partial "arcturn: exec --dry-run: SIGINT before the command started; not running it"
@@ -644,13 +650,9 @@ for i in range(30000):
 	run arcturn exec --dry-run -- sh -c "echo ran >>'$TMPDIR/m0'"
 	assert_success
 	[ "$(cat "$TMPDIR/m0")" = ran ]
-	local old pid rc helper="" tries
-	old=$(sess_dir)/work.old
-	mkdir -p "$old"
-	python3 -c 'import os, sys
-for i in range(30000):
-    os.close(os.open("%s/f%d" % (sys.argv[1], i), os.O_CREAT | os.O_WRONLY, 0o600))' "$old" ||
-		skip "python3 is missing"
+	local pid rc helper="" tries
+	command -v python3 >/dev/null || skip "python3 is missing"
+	big_work_old
 	"$ARCTURN_BIN" exec --dry-run -- sh -c "echo ran >>'$TMPDIR/m1'" \
 	    >"$T/out" 2>&1 &
 	pid=$!
