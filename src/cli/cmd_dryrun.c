@@ -305,22 +305,6 @@ sig_name(int sig)
 }
 
 /*
- * The sandbox started for a run the session could not get ready for:
- * ended before its overlay and the command (it says nothing; the caller
- * does).
- */
-static void
-unstart(struct sandbox_overlay_run *ov, struct sandbox_end *end)
-{
-	char err[256];
-
-	(void)sandbox_overlay_go(ov, 0);
-	(void)sandbox_overlay_wait(ov, end, err, sizeof err);
-	memset(end, 0, sizeof *end);
-	end->status = EXIT_OWN;
-}
-
-/*
  * exec --dry-run, for cmd_exec (which hands its policy over): the command
  * runs with overlayfs on the workspace and the session's upper dir, under
  * the session's exclusive lock; when it ends, the real state of every
@@ -340,12 +324,12 @@ int
 dryrun_exec_as(struct policy *p, char **cmd, const char *what,
     struct sandbox_end *end, int *ran)
 {
-	struct session_run run;
+	struct session_run run = { 0 };
 	struct workspace_err e = { .status = EXIT_OWN };
 	struct sandbox_overlay_run *ov;
 	struct workspace x;
 	char upper[PATH_MAX], work[PATH_MAX], err[1024];
-	int rc, changed, recorded = 1, full, sig;
+	int rc, changed, recorded = 1, full, sig = 0, marked = 0;
 	long fixed;
 
 	memset(end, 0, sizeof *end);
@@ -387,10 +371,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 		say_err("%s: session %s: looking for files an earlier apply "
 		    "left linked to the workspace: %s; not running the "
 		    "command", what, x.id, dryrun_strerror(errno));
-		unstart(ov, end);
-		(void)unsetenv(WORKSPACE_BUSY_ENV);
-		workspace_done(&x);
-		return EXIT_OWN;
+		goto unstart;
 	}
 	if (fixed > 0)
 		say_note("%s: session %s: %ld file(s) still linked to the "
@@ -400,19 +381,12 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 	if (session_run_begin(&x.s, &run) < 0) {
 		say_err("exec --dry-run: session %s: preparing the overlay: %s; "
 		    "not running the command", x.id, dryrun_strerror(errno));
-		unstart(ov, end);
-		(void)unsetenv(WORKSPACE_BUSY_ENV);
-		session_run_free(&run);
-		workspace_done(&x);
-		return EXIT_OWN;
+		goto unstart;
 	}
+	marked = 1;
 	if (settle_unrecorded(&x, &run) < 0) {
-		unstart(ov, end);
-		(void)session_run_end(&x.s, 1, 0);
-		(void)unsetenv(WORKSPACE_BUSY_ENV);
-		session_run_free(&run);
-		workspace_done(&x);
-		return EXIT_OWN;
+		recorded = 0;
+		goto unstart;
 	}
 	/*
 	 * The last run's work dir goes while the sandbox is still being
@@ -424,14 +398,7 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 		/* as a signal before the run began would have ended it */
 		say_err("%s: SIG%s before the command started; not running "
 		    "it", what, sig_name(sig));
-		unstart(ov, end);
-		end->sig = sig;
-		end->status = 128 + sig;
-		(void)session_run_end(&x.s, 0, 1);
-		(void)unsetenv(WORKSPACE_BUSY_ENV);
-		session_run_free(&run);
-		workspace_done(&x);
-		return end->status;
+		goto unstart;
 	}
 	err[0] = '\0';
 	rc = sandbox_overlay_wait(ov, end, err, sizeof err);
@@ -471,4 +438,22 @@ dryrun_exec_as(struct policy *p, char **cmd, const char *what,
 	session_run_free(&run);
 	workspace_done(&x);
 	return rc;
+unstart:
+	/*
+	 * The session could not get ready, or a signal came first: the
+	 * sandbox ends before its overlay and the command (quietly: the line
+	 * was said above), then the run mark, where there is one, settles
+	 * (incomplete when settling the last run's bases failed).
+	 */
+	(void)sandbox_overlay_go(ov, 0);
+	(void)sandbox_overlay_wait(ov, end, err, sizeof err);
+	memset(end, 0, sizeof *end);
+	end->sig = sig;
+	end->status = sig > 0 ? 128 + sig : EXIT_OWN;
+	if (marked)
+		(void)session_run_end(&x.s, !recorded, recorded);
+	(void)unsetenv(WORKSPACE_BUSY_ENV);
+	session_run_free(&run);
+	workspace_done(&x);
+	return end->status;
 }
